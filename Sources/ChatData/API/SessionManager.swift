@@ -1,0 +1,100 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// Holds this device's tokens and refreshes them.
+///
+/// On a 401 the caller asks for a refresh, naming the token that failed: if another request
+/// already refreshed it, the new token is returned without a second refresh, so a burst of 401s
+/// costs one `POST /v1/auth/refresh`. A refresh refused with 401 ends the session for good:
+/// every later call answers `signedOut` at once.
+actor SessionManager {
+  nonisolated let executor: any SerialTaskExecutor
+  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+  private var session: SessionRecord
+  private let store: MessageStore
+  private let transport: any HTTPTransport
+  private let log: any LogSink
+  private var refreshing: Task<Result<String, APIError>, Never>?
+  private(set) var isSignedOut = false
+  private var signedOutWatchers: [@Sendable () async -> Void] = []
+
+  init(
+    session: SessionRecord, store: MessageStore, transport: any HTTPTransport, log: any LogSink,
+    executor: any SerialTaskExecutor
+  ) {
+    self.session = session
+    self.store = store
+    self.transport = transport
+    self.log = log
+    self.executor = executor
+  }
+
+  var userID: UserID { session.userID }
+
+  /// The current access token, or `signedOut`.
+  func accessToken() throws(APIError) -> String {
+    guard !isSignedOut else { throw .signedOut }
+    return session.accessToken
+  }
+
+  /// Called once when the session ends.
+  func onSignedOut(_ watcher: @escaping @Sendable () async -> Void) {
+    signedOutWatchers.append(watcher)
+  }
+
+  /// Refreshes the tokens after `failedToken` was refused, once for all callers.
+  func refresh(after failedToken: String) async throws(APIError) -> String {
+    guard !isSignedOut else { throw .signedOut }
+    if session.accessToken != failedToken { return session.accessToken }
+    if let refreshing { return try await refreshing.value.get() }
+    let task = executor.spawn { await self.performRefresh() }
+    refreshing = task
+    let result = await task.value
+    refreshing = nil
+    return try result.get()
+  }
+
+  private func performRefresh() async -> Result<String, APIError> {
+    let body = try? JSONEncoder().encode(RefreshDTO(refreshToken: session.refreshToken))
+    let request = HTTPRequest(
+      method: "POST", path: "/v1/auth/refresh",
+      headers: ["Content-Type": "application/json; charset=utf-8"], body: body)
+    let response: HTTPResponse
+    do {
+      response = try await transport.send(request)
+    } catch {
+      return .failure(APIClient.map(error))
+    }
+    switch response.status {
+    case 200:
+      guard let tokens = try? JSONDecoder().decode(TokensDTO.self, from: response.body),
+        let expiresAt = APIDate.parse(tokens.expiresAt)
+      else { return .failure(.malformedReply("refresh")) }
+      session.accessToken = tokens.accessToken
+      session.refreshToken = tokens.refreshToken
+      session.expiresAt = expiresAt
+      do {
+        try await store.saveSession(session)
+      } catch {
+        log.write(LogRecord(.error, "session.save_failed", [("error", "\(error)")]))
+      }
+      log.write(LogRecord(.info, "session.refreshed"))
+      return .success(tokens.accessToken)
+    case 401:
+      await signOut()
+      return .failure(.signedOut)
+    default:
+      return .failure(APIClient.classify(response))
+    }
+  }
+
+  /// Ends the session: every later call answers `signedOut`.
+  func signOut() async {
+    guard !isSignedOut else { return }
+    isSignedOut = true
+    log.write(LogRecord(.warning, "session.signed_out"))
+    for watcher in signedOutWatchers { await watcher() }
+  }
+}

@@ -1,0 +1,341 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// The composition root: the one object an app creates at launch. It owns the database, the
+/// one socket, and the shared repositories, and wires the socket's events to their owners.
+///
+/// - `start()` when the app comes to the foreground: opens the socket; on every connect the
+///   engine learns which conversations changed (`/v1/sync`), catches them up, then flushes the
+///   outbox and owed read receipts.
+/// - `stop()` when it goes to the background: closes the socket; a send in flight finishes or
+///   stays queued for the next start.
+/// - `signOut()` deletes the database and closes everything.
+public final class ChatEngine: Sendable {
+  /// The seams, with the real implementations as defaults where the platform has one.
+  public struct Environment: Sendable {
+    public var http: any HTTPTransport
+    public var live: any LiveTransport
+    public var clock: any EngineClock
+    public var random: any RandomSource
+    public var ids: (any MessageIDGenerator)?
+    public var network: any NetworkMonitor
+    public var log: any LogSink
+    /// The serial executor every part of the engine runs on; nil makes one with its own thread.
+    public var executor: (any SerialTaskExecutor)?
+
+    public init(
+      http: any HTTPTransport, live: any LiveTransport, clock: any EngineClock = SystemClock(),
+      random: any RandomSource = SystemRandomSource(), ids: (any MessageIDGenerator)? = nil,
+      network: any NetworkMonitor = NoNetworkMonitor(), log: any LogSink = NoLogSink(),
+      executor: (any SerialTaskExecutor)? = nil
+    ) {
+      self.http = http
+      self.live = live
+      self.clock = clock
+      self.random = random
+      self.ids = ids
+      self.network = network
+      self.log = log
+      self.executor = executor
+    }
+  }
+
+  /// Live conversations: watch, send, retry, history, read.
+  public let messages: any MessageRepository
+  /// The conversation list and search.
+  public let conversationList: any ConversationListRepository
+  public var currentUserID: UserID { context.me }
+
+  let context: EngineContext
+  let location: Database.Location
+  let session: SessionManager
+  let messagesSource: MessagesRepository
+  let receiptsSource: ReceiptsRepository
+  let conversationsSource: ConversationsRepository
+  let typingSource: TypingRepository
+  let live: LiveConnection
+  private let ownsExecutor: Bool
+  private let networkTask: Task<Void, Never>
+
+  // MARK: - Opening
+
+  /// Signs in with `POST /v1/auth/dev-login` (a server in dev mode) and opens the database at
+  /// `location`, which must be empty or belong to the same user and device.
+  public static func devSignIn(
+    user: UserID, device: DeviceID, database location: Database.Location,
+    environment: Environment
+  ) async throws(ChatError) -> ChatEngine {
+    let tokens: TokensDTO
+    do {
+      tokens = try await APIClient.devLogin(user: user, device: device, transport: environment.http)
+    } catch {
+      throw error.chatError
+    }
+    guard let expiresAt = APIDate.parse(tokens.expiresAt) else {
+      throw .unavailable(retryAfterSeconds: nil)
+    }
+    let session = SessionRecord(
+      userID: user, deviceID: device, accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken, expiresAt: expiresAt)
+    return try await open(location, environment: environment, newSession: session)
+  }
+
+  /// Opens the database of a device that signed in before.
+  public static func open(_ location: Database.Location, environment: Environment)
+    async throws(ChatError) -> ChatEngine
+  {
+    try await open(location, environment: environment, newSession: nil)
+  }
+
+  private static func open(
+    _ location: Database.Location, environment: Environment, newSession: SessionRecord?
+  ) async throws(ChatError) -> ChatEngine {
+    let ownsExecutor = environment.executor == nil
+    let executor = environment.executor ?? DatabaseExecutor(name: "chat.engine")
+    func fail(_ error: ChatError) -> ChatError {
+      if ownsExecutor, let thread = executor as? DatabaseExecutor { thread.shutdown() }
+      return error
+    }
+    let store: MessageStore
+    let session: SessionRecord
+    do {
+      store = try await MessageStore.open(location, executor: executor)
+      let saved = try await store.session()
+      if let newSession {
+        if let saved, saved.userID != newSession.userID || saved.deviceID != newSession.deviceID {
+          throw ChatError.invalidInput(
+            "this database belongs to \(saved.userID) on \(saved.deviceID); sign out first")
+        }
+        try await store.saveSession(newSession)
+        session = newSession
+      } else if let saved {
+        session = saved
+      } else {
+        throw ChatError.signedOut
+      }
+    } catch let error as ChatError {
+      throw fail(error)
+    } catch let error as StoreError {
+      throw fail(error.chatError)
+    } catch {
+      throw fail(.storage("\(error)"))
+    }
+    let ids =
+      environment.ids ?? UUIDv7Generator(now: { [clock = environment.clock] in clock.now() })
+    // IDs made by an earlier launch still waiting in the outbox keep sorting before new ones.
+    for message in (try? await store.unsent()) ?? [] { ids.observe(message.clientID) }
+    return ChatEngine(
+      location: location, store: store, session: session, environment: environment, ids: ids,
+      executor: executor, ownsExecutor: ownsExecutor)
+  }
+
+  private init(
+    location: Database.Location, store: MessageStore, session record: SessionRecord,
+    environment: Environment, ids: any MessageIDGenerator, executor: any SerialTaskExecutor,
+    ownsExecutor: Bool
+  ) {
+    self.location = location
+    self.ownsExecutor = ownsExecutor
+    let session = SessionManager(
+      session: record, store: store, transport: environment.http, log: environment.log,
+      executor: executor)
+    self.session = session
+    let context = EngineContext(
+      executor: executor, me: record.userID, store: store,
+      api: APIClient(transport: environment.http, session: session), clock: environment.clock,
+      random: environment.random, ids: ids, log: environment.log,
+      metrics: ClientMetrics(executor: executor), backoff: Backoff())
+    self.context = context
+    let receipts = ReceiptsRepository(context: context)
+    let conversations = ConversationsRepository(context: context)
+    let messages = MessagesRepository(
+      context: context,
+      onSynced: { conversation, synced in
+        await receipts.markDelivered(upTo: synced, in: conversation)
+      },
+      onUnknownConversation: { _ = try? await conversations.sync() })
+    let router = Router(
+      messages: messages, receipts: receipts, conversations: conversations, log: environment.log)
+    let live = LiveConnection(
+      context: context, transport: environment.live, session: session,
+      onFrame: { await router.route($0) },
+      onConnected: {
+        // Learn what changed, catch up, and only then trust the socket; then send what waits.
+        _ = try? await conversations.sync()
+        await messages.catchUpAll()
+        await messages.networkReturned()
+        await receipts.postOwedReads()
+      })
+    let typing = TypingRepository(context: context, sendFrame: { await live.send($0) })
+    router.typing = typing
+    self.messagesSource = messages
+    self.receiptsSource = receipts
+    self.conversationsSource = conversations
+    self.typingSource = typing
+    self.live = live
+    self.messages = CompositeMessageRepository(
+      context: context, messages: messages, receipts: receipts, typing: typing, live: live)
+    self.conversationList = ConversationList(source: conversations, live: live)
+    let reachability = environment.network.reachability()
+    networkTask = context.spawn {
+      for await reachable in reachability where reachable {
+        await live.networkReturned()
+        await messages.networkReturned()
+      }
+    }
+    context.spawn {
+      await session.onSignedOut {
+        await live.signedOut()
+        await messages.stop()
+        await receipts.stop()
+      }
+    }
+  }
+
+  // MARK: - Lifecycle
+
+  /// The app is in the foreground: connect, catch up, send.
+  public func start() async {
+    await receiptsSource.start()
+    await messagesSource.start()
+    await live.start()
+  }
+
+  /// The app is leaving the foreground: close the socket, start no new send.
+  public func stop() async {
+    await messagesSource.stop()
+    await receiptsSource.stop()
+    await live.stop()
+  }
+
+  /// Stops and releases the engine's thread. The engine cannot be used afterwards.
+  public func close() async {
+    await stop()
+    networkTask.cancel()
+    await messagesSource.outboxDrained()
+    await context.store.finishSubscriptions()
+    if ownsExecutor, let thread = context.executor as? DatabaseExecutor {
+      await thread.waitUntilIdle()
+      thread.shutdown()
+    }
+  }
+
+  /// Signs out: closes everything and deletes the database with the tokens in it.
+  public func signOut() async throws(ChatError) {
+    await close()
+    guard case .file(let path) = location else { return }
+    do {
+      try Database.deleteFiles(at: path)
+    } catch {
+      throw .storage("could not delete the database: \(error)")
+    }
+  }
+
+  // MARK: - One-shot work (command-line tools)
+
+  /// What `sync()` did.
+  public struct SyncReport: Sendable, Equatable {
+    public var conversationsChanged: Int
+    public var outboxRemaining: Int
+  }
+
+  /// Catches up everything, newest page first for conversations never opened, and posts the
+  /// outbox once. Throws when the server cannot be reached.
+  public func sync() async throws(ChatError) -> SyncReport {
+    let changed: Int
+    do {
+      changed = try await conversationsSource.sync()
+    } catch {
+      throw error.chatError
+    }
+    try await messagesSource.catchUpEverything()
+    let remaining = await messagesSource.drainOutbox()
+    await receiptsSource.postOwedReads()
+    return SyncReport(conversationsChanged: changed, outboxRemaining: remaining)
+  }
+
+  /// Messages waiting to be accepted by the server.
+  public func outboxCount() async -> Int {
+    (try? await context.store.outboxCount()) ?? 0
+  }
+
+  /// The client's figures now.
+  public func metrics() async -> ClientMetricsSnapshot {
+    await context.metrics.current()
+  }
+
+  /// The socket's state now and on every change.
+  public func connectionStates() -> AsyncStream<ConnectionState> {
+    live.stateStream()
+  }
+}
+
+/// Routes each socket frame by its `type` to the repository that owns it.
+final class Router: @unchecked Sendable {
+  // @unchecked: `typing` is set once during the engine's initialisation, before any frame.
+  let messages: MessagesRepository
+  let receipts: ReceiptsRepository
+  let conversations: ConversationsRepository
+  var typing: TypingRepository?
+  let log: any LogSink
+
+  init(
+    messages: MessagesRepository, receipts: ReceiptsRepository,
+    conversations: ConversationsRepository, log: any LogSink
+  ) {
+    self.messages = messages
+    self.receipts = receipts
+    self.conversations = conversations
+    self.log = log
+  }
+
+  func route(_ frame: String) async {
+    guard let event = LiveEventDTO.decode(frame) else {
+      log.write(LogRecord(.warning, "live.unreadable_frame", [("bytes", "\(frame.utf8.count)")]))
+      return
+    }
+    switch event {
+    case .message(_, let message):
+      await messages.receive(message)
+      if let conversation = ConversationID(rawValue: message.conversationId),
+        let sender = UserID(rawValue: message.senderId)
+      {
+        await typing?.messageArrived(from: sender, in: conversation)
+      }
+    case .receipt(let conversation, let user, let delivered, let read):
+      await receipts.receive(
+        conversationID: conversation, userID: user, deliveredUpTo: delivered, readUpTo: read)
+    case .typing(let conversation, let user):
+      await typing?.receive(conversationID: conversation, userID: user)
+    case .conversation(let conversation):
+      await conversations.receive(conversation)
+    case .unknown(let type):
+      log.write(LogRecord(.debug, "live.unknown_event", [("type", type)]))
+    }
+  }
+}
+
+/// The conversation list's repository: the conversations source plus the socket's state.
+struct ConversationList: ConversationListRepository {
+  let source: ConversationsRepository
+  let live: LiveConnection
+
+  func conversations() -> AsyncStream<[ConversationSummary]> {
+    source.conversations()
+  }
+
+  func createConversation(title: String, memberIDs: [UserID]) async throws(ChatError)
+    -> ConversationID
+  {
+    try await source.create(title: title, memberIDs: memberIDs)
+  }
+
+  func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] {
+    try await source.search(query, limit: limit)
+  }
+
+  func connectionStates() -> AsyncStream<ConnectionState> {
+    live.stateStream()
+  }
+}

@@ -1,0 +1,105 @@
+import ChatDomain
+import SQLite
+
+/// The client's figures (seed 000 §12): send-to-sent time, send failure rate, outbox size,
+/// reconnects, catch-up size, time to open a conversation. Counts and durations only: no
+/// message text, no IDs.
+actor ClientMetrics {
+  nonisolated let executor: any SerialTaskExecutor
+  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+  private var snapshot = ClientMetricsSnapshot()
+  private var sendToSent = DurationSamples()
+  private var openTimes = DurationSamples()
+
+  init(executor: any SerialTaskExecutor) {
+    self.executor = executor
+  }
+
+  func recordSendAttempt() { snapshot.sendAttempts += 1 }
+  func recordAccepted() { snapshot.sendsAccepted += 1 }
+  /// From "saved as sending" to "sent", by whichever path the acknowledgement came (the post's
+  /// reply or the socket's echo); only for messages saved by this run.
+  func recordSendToSent(_ duration: Duration) { sendToSent.add(duration) }
+  func recordTemporaryFailure() { snapshot.temporaryFailures += 1 }
+  func recordRejected() { snapshot.sendsRejected += 1 }
+  func recordConnected(reconnect: Bool) {
+    snapshot.connections += 1
+    if reconnect { snapshot.reconnects += 1 }
+  }
+  func recordCatchUp(messages: Int) {
+    snapshot.catchUps += 1
+    snapshot.catchUpMessages += messages
+    snapshot.lastCatchUpSize = messages
+  }
+  func recordGap() { snapshot.gapsDetected += 1 }
+  func recordOpen(after duration: Duration) { openTimes.add(duration) }
+  func recordOutboxSize(_ size: Int) { snapshot.outboxSize = size }
+
+  func current() -> ClientMetricsSnapshot {
+    var result = snapshot
+    result.sendToSent = sendToSent.summary
+    result.timeToOpen = openTimes.summary
+    return result
+  }
+}
+
+/// The client's figures at one moment, readable by the host app.
+public struct ClientMetricsSnapshot: Sendable, Equatable {
+  public var sendAttempts = 0
+  public var sendsAccepted = 0
+  /// Messages the server refused (4xx): they turned failed.
+  public var sendsRejected = 0
+  /// Posts that ended in a temporary error (timeout, offline, 5xx, 429) and will be retried.
+  public var temporaryFailures = 0
+  public var outboxSize = 0
+  public var connections = 0
+  public var reconnects = 0
+  public var catchUps = 0
+  public var catchUpMessages = 0
+  public var lastCatchUpSize = 0
+  public var gapsDetected = 0
+  public var sendToSent = DurationSummary()
+  public var timeToOpen = DurationSummary()
+
+  /// Rejected and temporarily failed posts over all posts.
+  public var sendFailureRate: Double {
+    sendAttempts == 0 ? 0 : Double(sendsRejected + temporaryFailures) / Double(sendAttempts)
+  }
+}
+
+/// Percentiles of a duration, over the most recent samples.
+public struct DurationSummary: Sendable, Equatable {
+  public var count = 0
+  public var p50: Duration = .zero
+  public var p99: Duration = .zero
+  public var max: Duration = .zero
+}
+
+/// The last 1,000 samples of a duration.
+struct DurationSamples {
+  private var samples: [Duration] = []
+  private var next = 0
+  private var total = 0
+  private let capacity = 1000
+
+  mutating func add(_ sample: Duration) {
+    total += 1
+    if samples.count < capacity {
+      samples.append(sample)
+    } else {
+      samples[next] = sample
+      next = (next + 1) % capacity
+    }
+  }
+
+  var summary: DurationSummary {
+    guard !samples.isEmpty else { return DurationSummary() }
+    let sorted = samples.sorted()
+    func percentile(_ p: Double) -> Duration {
+      sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
+    }
+    return DurationSummary(
+      count: total, p50: percentile(0.5), p99: percentile(0.99), max: sorted.last ?? .zero)
+  }
+}

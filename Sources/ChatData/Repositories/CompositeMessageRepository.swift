@@ -1,0 +1,176 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// Combines message rows and receipt numbers into `Message` values (seed 000 part 4), and
+/// passes each action to the repository that owns it. It owns no source of its own.
+///
+/// - Send state comes from the row: no sequence → sending (or failed if marked), else sent.
+/// - Receipt state comes from the numbers: none ever loaded → unknown; up to `readUpTo` → read;
+///   up to `deliveredUpTo` → delivered; else not delivered.
+/// - Order: by sequence; messages still sending go last, in client-ID order.
+/// - A screen sees a window of the newest 50 held messages; `loadOlder` widens it by 50, from
+///   the database first and from the server only when the database has no more.
+actor CompositeMessageRepository: MessageRepository {
+  nonisolated let context: EngineContext
+  nonisolated var unownedExecutor: UnownedSerialExecutor {
+    context.executor.asUnownedSerialExecutor()
+  }
+
+  nonisolated var currentUserID: UserID { context.me }
+
+  static let windowStep = 50
+
+  private let messagesSource: MessagesRepository
+  private let receiptsSource: ReceiptsRepository
+  private let typingSource: TypingRepository
+  private let live: LiveConnection
+  private var windows: [ConversationID: Int] = [:]
+
+  init(
+    context: EngineContext, messages: MessagesRepository, receipts: ReceiptsRepository,
+    typing: TypingRepository, live: LiveConnection
+  ) {
+    self.context = context
+    self.messagesSource = messages
+    self.receiptsSource = receipts
+    self.typingSource = typing
+    self.live = live
+  }
+
+  // MARK: - Watching
+
+  nonisolated func messages(in conversation: ConversationID) -> AsyncStream<[Message]> {
+    let context = context
+    let openedAt = context.clock.uptime()
+    let opened = OnceFlag()
+    let inner = context.observe(
+      relevant: { $0.conversations.contains(conversation) },
+      query: {
+        await self.current(conversation)
+      })
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: [Message].self, bufferingPolicy: .bufferingNewest(1))
+    let task = context.spawn {
+      await self.beginWatching(conversation)
+      for await messages in inner {
+        continuation.yield(messages)
+        if opened.set() {
+          await context.metrics.recordOpen(after: context.clock.uptime() - openedAt)
+        }
+      }
+      continuation.finish()
+    }
+    continuation.onTermination = { _ in
+      task.cancel()
+      context.spawn { await self.endWatching(conversation) }
+    }
+    return stream
+  }
+
+  /// On watch, ask both sources to sync; the database answers the screen meanwhile.
+  private func beginWatching(_ conversation: ConversationID) async {
+    if windows[conversation] == nil { windows[conversation] = Self.windowStep }
+    await messagesSource.watch(conversation)
+    let receipts = receiptsSource
+    context.spawn { await receipts.sync(conversation) }
+  }
+
+  private func endWatching(_ conversation: ConversationID) async {
+    await messagesSource.unwatch(conversation)
+  }
+
+  private func current(_ conversation: ConversationID) async -> [Message]? {
+    let window = windows[conversation] ?? Self.windowStep
+    guard let snapshot = try? await context.store.snapshot(conversation, limit: window) else {
+      return nil
+    }
+    return snapshot.messages.map {
+      RecordMapping.message($0, receipts: snapshot.receipts, me: context.me)
+    }
+  }
+
+  nonisolated func conversation(_ conversation: ConversationID) -> AsyncStream<
+    ConversationSummary?
+  > {
+    let context = context
+    return context.observe(
+      relevant: { $0.conversations.contains(conversation) },
+      query: {
+        let row = try? await context.store.listRow(conversation)
+        return .some(row.map { RecordMapping.summary($0, me: context.me) })
+      })
+  }
+
+  // MARK: - Actions
+
+  @discardableResult
+  func send(_ text: String, in conversation: ConversationID) async throws(ChatError) -> MessageID {
+    try await messagesSource.send(text, in: conversation)
+  }
+
+  func retry(_ id: MessageID) async {
+    await messagesSource.retry(id)
+  }
+
+  func loadOlder(in conversation: ConversationID) async throws(ChatError) -> Bool {
+    let window = windows[conversation] ?? Self.windowStep
+    let snapshot: ConversationSnapshot
+    do {
+      snapshot = try await context.store.snapshot(conversation, limit: window)
+    } catch {
+      throw error.chatError
+    }
+    if snapshot.olderHeld > 0 {
+      windows[conversation] = window + Self.windowStep
+      await context.store.invalidate(conversation)
+      return true
+    }
+    let more = try await messagesSource.loadOlder(in: conversation)
+    windows[conversation] = window + Self.windowStep
+    await context.store.invalidate(conversation)
+    return more
+  }
+
+  nonisolated func markRead(upTo sequence: Int, in conversation: ConversationID) {
+    let receipts = receiptsSource
+    context.spawn { await receipts.markRead(upTo: sequence, in: conversation) }
+  }
+
+  nonisolated func typingUsers(in conversation: ConversationID) -> AsyncStream<[UserID]> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: [UserID].self, bufferingPolicy: .bufferingNewest(1))
+    let typing = typingSource
+    let task = context.spawn {
+      for await users in await typing.typingUsers(in: conversation) {
+        continuation.yield(users)
+      }
+      continuation.finish()
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+
+  nonisolated func userIsTyping(in conversation: ConversationID) {
+    let typing = typingSource
+    context.spawn { await typing.userIsTyping(in: conversation) }
+  }
+
+  nonisolated func connectionStates() -> AsyncStream<ConnectionState> {
+    live.stateStream()
+  }
+}
+
+/// True the first time `set()` is called.
+final class OnceFlag: @unchecked Sendable {
+  // @unchecked: `done` is only touched while holding `lock`.
+  private let lock = NSLock()
+  private var done = false
+
+  func set() -> Bool {
+    lock.withLock {
+      defer { done = true }
+      return !done
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// Owns conversations: `GET /v1/sync?cursor=`, `POST /v1/conversations` and the socket's
+/// conversation events; and, as the `ConversationListRepository`, reads the list from the same
+/// database (seed 000 §11: a second reader; no shared store, no change bus).
+actor ConversationsRepository {
+  nonisolated let context: EngineContext
+  nonisolated var unownedExecutor: UnownedSerialExecutor {
+    context.executor.asUnownedSerialExecutor()
+  }
+
+  /// Most members a conversation holds, the creator included (API.md).
+  static let maximumMembers = 256
+
+  private var syncing: Task<Result<Int, APIError>, Never>?
+
+  init(context: EngineContext) {
+    self.context = context
+  }
+
+  private var store: MessageStore { context.store }
+
+  /// Learns which conversations changed since the last cursor (all of them the first time) and
+  /// saves them. Concurrent calls share one request. Returns how many changed.
+  @discardableResult
+  func sync() async throws(APIError) -> Int {
+    if let syncing { return try await syncing.value.get() }
+    let task = context.executor.spawn { await self.performSync() }
+    syncing = task
+    let result = await task.value
+    syncing = nil
+    return try result.get()
+  }
+
+  private func performSync() async -> Result<Int, APIError> {
+    let cursor = try? await store.syncCursor()
+    let dto: SyncDTO
+    do {
+      dto = try await context.api.sync(cursor: cursor ?? nil)
+    } catch {
+      return .failure(error)
+    }
+    await save(dto.conversations)
+    try? await store.saveSyncCursor(dto.cursor)
+    return .success(dto.conversations.count)
+  }
+
+  /// A conversation event from the socket: created, or its members changed.
+  func receive(_ dto: ConversationDTO) async {
+    await save([dto])
+  }
+
+  private func save(_ dtos: [ConversationDTO]) async {
+    let conversations = dtos.compactMap(ServerConversation.init)
+    let lastMessages = dtos.compactMap { $0.lastMessage.flatMap(MessageRecord.init) }
+    if conversations.count != dtos.count {
+      context.log.write(
+        LogRecord(
+          .warning, "sync.unreadable_conversations",
+          [("count", "\(dtos.count - conversations.count)")]))
+    }
+    do {
+      try await store.saveConversations(conversations, lastMessages: lastMessages, me: context.me)
+    } catch {
+      context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
+    }
+  }
+
+  /// Creates a conversation on the server and saves it.
+  func create(title: String, memberIDs: [UserID]) async throws(ChatError) -> ConversationID {
+    let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !trimmed.isEmpty else { throw .invalidInput("the title is empty") }
+    let members = Array(Set(memberIDs + [context.me])).sorted()
+    guard members.count <= Self.maximumMembers else {
+      throw .invalidInput(
+        "too many members (\(members.count), at most \(Self.maximumMembers) with you)")
+    }
+    let dto: ConversationDTO
+    do {
+      dto = try await context.api.createConversation(
+        CreateConversationDTO(
+          title: trimmed, memberIds: members.filter { $0 != context.me }.map(\.rawValue)))
+    } catch {
+      throw error.chatError
+    }
+    guard let conversation = ServerConversation(dto) else {
+      throw .unavailable(retryAfterSeconds: nil)
+    }
+    await save([dto])
+    return conversation.id
+  }
+
+  /// My conversations for the list, newest activity first, on every change.
+  nonisolated func conversations() -> AsyncStream<[ConversationSummary]> {
+    let context = context
+    return context.observe(
+      relevant: { _ in true },
+      query: {
+        guard let rows = try? await context.store.listRows() else { return nil }
+        return rows.map { RecordMapping.summary($0, me: context.me) }
+      })
+  }
+
+  /// Searches the messages on this device, newest first.
+  func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] {
+    do {
+      return try await store.search(query, limit: limit).map {
+        RecordMapping.hit($0, me: context.me)
+      }
+    } catch {
+      throw error.chatError
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// Owns receipts (seed 000 part 6): `GET` receipts, `POST` read and delivered, and the socket's
+/// receipt events, saved to the store.
+///
+/// Receipts are "up to" numbers, so one request covers every message below it. Posting follows
+/// one rule for both numbers, per conversation: at most one request every two seconds, and only
+/// when the number went up. A failed post is not retried on its own: the next, higher number
+/// covers it, and a read number the server never confirmed is posted again at the next start.
+/// A failed `GET` keeps the numbers already saved; with none saved, ticks stay unknown.
+actor ReceiptsRepository {
+  nonisolated let context: EngineContext
+  nonisolated var unownedExecutor: UnownedSerialExecutor {
+    context.executor.asUnownedSerialExecutor()
+  }
+
+  /// The shortest time between two posts of the same number in one conversation.
+  static let minimumInterval: Duration = .seconds(2)
+
+  enum Kind: Hashable, Sendable {
+    case read, delivered
+  }
+
+  private struct Key: Hashable {
+    var kind: Kind
+    var conversation: ConversationID
+  }
+
+  private struct Poster {
+    var wanted = 0
+    var posted = 0
+    var lastPost: Duration?
+    var busy = false
+  }
+
+  private var posters: [Key: Poster] = [:]
+  private var isRunning = false
+
+  init(context: EngineContext) {
+    self.context = context
+  }
+
+  private var store: MessageStore { context.store }
+
+  func start() {
+    isRunning = true
+    // Sorted, so a replayed run posts in the same order.
+    let keys = posters.keys.sorted {
+      ($0.conversation.rawValue, $0.kind == .read ? 0 : 1)
+        < ($1.conversation.rawValue, $1.kind == .read ? 0 : 1)
+    }
+    for key in keys { kick(key) }
+  }
+
+  func stop() {
+    isRunning = false
+  }
+
+  // MARK: - Reading receipts
+
+  /// Fetches the receipt numbers now. A failure keeps what was saved.
+  func sync(_ conversation: ConversationID) async {
+    do {
+      let dto = try await context.api.receipts(in: conversation)
+      try await store.saveReceipts(
+        ReceiptsRecord(deliveredUpTo: dto.deliveredUpTo, readUpTo: dto.readUpTo),
+        members: dto.members.compactMap(MemberReceiptRecord.init), in: conversation,
+        me: context.me)
+    } catch {
+      context.log.write(
+        LogRecord(.info, "receipts.fetch_failed", [("conversation", "\(conversation)")]))
+    }
+  }
+
+  /// A receipt event from the socket: one member's numbers rose.
+  func receive(conversationID: String, userID: String, deliveredUpTo: Int, readUpTo: Int) async {
+    guard let conversation = ConversationID(rawValue: conversationID),
+      let user = UserID(rawValue: userID), deliveredUpTo >= 0, readUpTo >= 0
+    else {
+      context.log.write(LogRecord(.warning, "live.unreadable_receipt"))
+      return
+    }
+    do {
+      try await store.saveMemberReceipt(
+        MemberReceiptRecord(userID: user, deliveredUpTo: deliveredUpTo, readUpTo: readUpTo),
+        in: conversation, me: context.me)
+    } catch {
+      context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
+    }
+  }
+
+  // MARK: - Sending receipts
+
+  /// I have seen everything up to `sequence`: the unread count drops now, the server hears
+  /// within two seconds.
+  func markRead(upTo sequence: Int, in conversation: ConversationID) async {
+    guard sequence > 0 else { return }
+    _ = try? await store.raiseOwnRead(conversation, upTo: sequence)
+    request(.read, upTo: sequence, in: conversation)
+  }
+
+  /// This device holds everything up to `sequence`.
+  func markDelivered(upTo sequence: Int, in conversation: ConversationID) {
+    guard sequence > 0 else { return }
+    request(.delivered, upTo: sequence, in: conversation)
+  }
+
+  /// Posts read numbers raised here that the server never confirmed (a previous run ended
+  /// first, or the post failed).
+  func postOwedReads() async {
+    guard let owed = try? await store.unacknowledgedReads() else { return }
+    for (conversation, sequence) in owed {
+      request(.read, upTo: sequence, in: conversation)
+    }
+  }
+
+  private func request(_ kind: Kind, upTo sequence: Int, in conversation: ConversationID) {
+    let key = Key(kind: kind, conversation: conversation)
+    var poster = posters[key] ?? Poster()
+    poster.wanted = max(poster.wanted, sequence)
+    posters[key] = poster
+    kick(key)
+  }
+
+  /// Starts posting for `key` when a number is owed and nothing is posting it yet.
+  private func kick(_ key: Key) {
+    guard isRunning, let poster = posters[key], poster.wanted > poster.posted, !poster.busy
+    else { return }
+    posters[key]?.busy = true
+    context.spawn { await self.runPoster(key) }
+  }
+
+  /// Posts the wanted number, waiting out the interval since the last post; repeats while the
+  /// number keeps rising.
+  private func runPoster(_ key: Key) async {
+    while isRunning, let poster = posters[key], poster.wanted > poster.posted {
+      if let last = poster.lastPost {
+        let wait = last + Self.minimumInterval - context.clock.uptime()
+        if wait > .zero {
+          try? await context.clock.sleep(for: wait)
+          continue
+        }
+      }
+      let number = poster.wanted
+      posters[key]?.lastPost = context.clock.uptime()
+      do {
+        switch key.kind {
+        case .read:
+          try await context.api.postRead(upTo: number, in: key.conversation)
+          try? await store.acknowledgeRead(key.conversation, upTo: number)
+        case .delivered:
+          try await context.api.postDelivered(upTo: number, in: key.conversation)
+        }
+        posters[key]?.posted = max(posters[key]?.posted ?? 0, number)
+      } catch {
+        context.log.write(
+          LogRecord(
+            .info, "receipts.post_failed", [("kind", "\(key.kind)"), ("reason", error.label)]))
+        if !error.isTemporary {
+          // A refused number (e.g. above the server's newest) is never owed again.
+          posters[key]?.posted = max(posters[key]?.posted ?? 0, number)
+          if key.kind == .read { try? await store.acknowledgeRead(key.conversation, upTo: number) }
+        }
+        break
+      }
+    }
+    posters[key]?.busy = false
+  }
+}

@@ -1,0 +1,69 @@
+import ChatDomain
+import Foundation
+
+/// Store record → domain model: the second step of the two-step mapping (seed 000 §6.4).
+enum RecordMapping {
+  /// A message with its two states: the send state from the row, the receipt state from the
+  /// numbers. Receipt states are about my own sent messages; others' are `unknown`.
+  static func message(_ record: MessageRecord, receipts: ReceiptsRecord?, me: UserID) -> Message {
+    let send: SendState =
+      switch record.state {
+      case .sending: .sending
+      case .sent: .sent
+      case .failed: .failed(reason: record.failure ?? "refused by the server")
+      }
+    return Message(
+      id: record.clientID, conversationID: record.conversationID, senderID: record.senderID,
+      text: record.text, sentAt: record.sentAt, sequence: record.sequence, send: send,
+      receipt: receipt(for: record, receipts: receipts, me: me))
+  }
+
+  /// No numbers ever loaded → unknown (never "not delivered", which may be false); up to
+  /// `readUpTo` → read; up to `deliveredUpTo` → delivered; else not delivered.
+  static func receipt(for record: MessageRecord, receipts: ReceiptsRecord?, me: UserID)
+    -> ReceiptState
+  {
+    guard record.senderID == me, let sequence = record.sequence, let receipts else {
+      return .unknown
+    }
+    if sequence <= receipts.readUpTo { return .read }
+    if sequence <= receipts.deliveredUpTo { return .delivered }
+    return .notDelivered
+  }
+
+  static func summary(_ row: ConversationListRow, me: UserID) -> ConversationSummary {
+    ConversationSummary(
+      id: row.conversation.id, title: row.conversation.title,
+      memberIDs: row.conversation.memberIDs,
+      lastMessage: row.lastMessage.map { message($0, receipts: row.receipts, me: me) },
+      unreadCount: row.unreadCount,
+      lastActivity: row.lastMessage?.sentAt ?? row.conversation.createdAt)
+  }
+
+  static func hit(_ record: SearchResultRecord, me: UserID) -> SearchHit {
+    SearchHit(
+      messageID: record.message.clientID, conversationID: record.message.conversationID,
+      conversationTitle: record.conversationTitle, senderID: record.message.senderID,
+      sentAt: record.message.sentAt, sequence: record.message.sequence,
+      snippet: snippet(record.markedSnippet))
+  }
+
+  /// Splits a snippet marked with `SearchMarker` into plain and matched parts.
+  static func snippet(_ marked: String) -> Snippet {
+    var parts: [Snippet.Part] = []
+    var current = ""
+    var inMatch = false
+    for character in marked {
+      let text = String(character)
+      if text == SearchMarker.open || text == SearchMarker.close {
+        if !current.isEmpty { parts.append(Snippet.Part(text: current, isMatch: inMatch)) }
+        current = ""
+        inMatch = text == SearchMarker.open
+      } else {
+        current.append(character)
+      }
+    }
+    if !current.isEmpty { parts.append(Snippet.Part(text: current, isMatch: inMatch)) }
+    return Snippet(parts: parts)
+  }
+}

@@ -1,0 +1,96 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// Typing indicators: socket events kept in memory, never stored (seed 000 follow-up).
+///
+/// Mine are sent at most once every three seconds per conversation. Others' expire five
+/// seconds after their last event, or at once when their message arrives.
+actor TypingRepository {
+  nonisolated let context: EngineContext
+  nonisolated var unownedExecutor: UnownedSerialExecutor {
+    context.executor.asUnownedSerialExecutor()
+  }
+
+  static let sendInterval: Duration = .seconds(3)
+  static let expiry: Duration = .seconds(5)
+
+  private let sendFrame: @Sendable (String) async -> Bool
+  private var lastSent: [ConversationID: Duration] = [:]
+  private var typing: [ConversationID: [UserID: Duration]] = [:]
+  private var subscribers: [ConversationID: [Int: AsyncStream<[UserID]>.Continuation]] = [:]
+  private var nextSubscriber = 0
+
+  init(context: EngineContext, sendFrame: @escaping @Sendable (String) async -> Bool) {
+    self.context = context
+    self.sendFrame = sendFrame
+  }
+
+  /// I am typing.
+  func userIsTyping(in conversation: ConversationID) async {
+    let now = context.clock.uptime()
+    if let last = lastSent[conversation], now - last < Self.sendInterval { return }
+    let frame = #"{"type":"typing","conversationId":"\#(conversation.rawValue)"}"#
+    if await sendFrame(frame) { lastSent[conversation] = now }
+  }
+
+  /// Someone else is typing.
+  func receive(conversationID: String, userID: String) {
+    guard let conversation = ConversationID(rawValue: conversationID),
+      let user = UserID(rawValue: userID), user != context.me
+    else { return }
+    let expires = context.clock.uptime() + Self.expiry
+    typing[conversation, default: [:]][user] = expires
+    publish(conversation)
+    let clock = context.clock
+    context.spawn {
+      try? await clock.sleep(for: Self.expiry)
+      await self.expire(conversation)
+    }
+  }
+
+  /// Their message arrived: they stopped typing.
+  func messageArrived(from user: UserID, in conversation: ConversationID) {
+    guard typing[conversation]?.removeValue(forKey: user) != nil else { return }
+    publish(conversation)
+  }
+
+  private func expire(_ conversation: ConversationID) {
+    let now = context.clock.uptime()
+    guard let users = typing[conversation] else { return }
+    let remaining = users.filter { $0.value > now }
+    guard remaining.count != users.count else { return }
+    typing[conversation] = remaining.isEmpty ? nil : remaining
+    publish(conversation)
+  }
+
+  private func current(_ conversation: ConversationID) -> [UserID] {
+    (typing[conversation] ?? [:]).keys.sorted()
+  }
+
+  private func publish(_ conversation: ConversationID) {
+    let users = current(conversation)
+    for (_, subscriber) in (subscribers[conversation] ?? [:]).sorted(by: { $0.key < $1.key }) {
+      subscriber.yield(users)
+    }
+  }
+
+  /// Who is typing in `conversation`, now and on every change.
+  func typingUsers(in conversation: ConversationID) -> AsyncStream<[UserID]> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: [UserID].self, bufferingPolicy: .bufferingNewest(1))
+    let id = nextSubscriber
+    nextSubscriber += 1
+    subscribers[conversation, default: [:]][id] = continuation
+    continuation.yield(current(conversation))
+    continuation.onTermination = { [weak self] _ in
+      guard let self else { return }
+      self.context.spawn { await self.unsubscribe(id, from: conversation) }
+    }
+    return stream
+  }
+
+  private func unsubscribe(_ id: Int, from conversation: ConversationID) {
+    subscribers[conversation]?[id] = nil
+  }
+}

@@ -1,0 +1,237 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// What saving a batch of the server's messages changed in a conversation's sync position.
+struct SaveOutcome: Sendable, Equatable {
+  /// Every message up to here (from the history floor) is held; nil when never fetched.
+  var syncedUpTo: Int?
+  /// A held or announced message lies above `syncedUpTo`: there is a gap to fill with `?after=`.
+  var hasGap: Bool
+}
+
+extension MessageStore {
+  static let messageColumns =
+    "conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure"
+
+  /// Maps a row selected with `messageColumns`; nil for a row this version cannot read.
+  static func messageRecord(_ row: Row, offset: Int = 0) -> MessageRecord? {
+    guard let conversation = ConversationID(rawValue: row.string(offset)),
+      let clientID = MessageID(rawValue: row.string(offset + 1)),
+      let sender = UserID(rawValue: row.string(offset + 2)),
+      let state = MessageRecord.State(rawValue: row.int(offset + 7))
+    else { return nil }
+    return MessageRecord(
+      conversationID: conversation, clientID: clientID, senderID: sender,
+      serverID: row.optionalString(offset + 3), text: row.string(offset + 4),
+      sequence: row.optionalInt(offset + 5),
+      sentAt: Date(timeIntervalSince1970: row.double(offset + 6)), state: state,
+      failure: row.optionalString(offset + 8))
+  }
+
+  // MARK: - Sending
+
+  /// Saves a message I wrote, as sending, at the back of the outbox. This is the "save first" of
+  /// sending: it is on screen before any network.
+  func insertPending(_ message: MessageRecord) throws(StoreError) {
+    try write { db in
+      try db.run(
+        """
+        INSERT INTO messages (conversation_id, client_id, sender_id, text, sent_at, state,
+                              outbox_position)
+        VALUES (?, ?, ?, ?, ?, 0, (SELECT coalesce(max(outbox_position), 0) + 1 FROM messages))
+        """, message.conversationID.rawValue, message.clientID.rawValue,
+        message.senderID.rawValue, message.text, message.sentAt.timeIntervalSince1970)
+      touch(message.conversationID)
+    }
+  }
+
+  /// The outbox: my unsent rows, in the order they go out (oldest first; a tapped retry at the
+  /// back).
+  func unsent() throws(StoreError) -> [MessageRecord] {
+    try read { db in
+      try db.query(
+        """
+        SELECT \(Self.messageColumns) FROM messages
+        WHERE outbox_position IS NOT NULL AND state = 0 AND sequence IS NULL
+        ORDER BY outbox_position
+        """
+      ) { Self.messageRecord($0) }.compactMap { $0 }
+    }
+  }
+
+  /// The next row the outbox sends, if any.
+  func nextUnsent() throws(StoreError) -> MessageRecord? {
+    try read { db in
+      try db.query(
+        """
+        SELECT \(Self.messageColumns) FROM messages
+        WHERE outbox_position IS NOT NULL AND state = 0 AND sequence IS NULL
+        ORDER BY outbox_position LIMIT 1
+        """
+      ) { Self.messageRecord($0) }.first ?? nil
+    }
+  }
+
+  func outboxCount() throws(StoreError) -> Int {
+    try read { db in
+      try db.scalarInt(
+        """
+        SELECT count(*) FROM messages
+        WHERE outbox_position IS NOT NULL AND state = 0 AND sequence IS NULL
+        """) ?? 0
+    }
+  }
+
+  /// My message with this ID, in any conversation.
+  func message(_ id: MessageID, sender: UserID) throws(StoreError) -> MessageRecord? {
+    try read { db in
+      try db.query(
+        "SELECT \(Self.messageColumns) FROM messages WHERE client_id = ? AND sender_id = ?",
+        id.rawValue, sender.rawValue
+      ) { Self.messageRecord($0) }.first ?? nil
+    }
+  }
+
+  /// The server refused my message (a 4xx): only this one turns failed; it leaves the queue.
+  func markFailed(_ id: MessageID, sender: UserID, reason: String) throws(StoreError) {
+    try write { db in
+      let conversation = try db.query(
+        """
+        UPDATE messages SET state = 2, failure = ?, outbox_position = NULL
+        WHERE client_id = ? AND sender_id = ? AND sequence IS NULL
+        RETURNING conversation_id
+        """, reason, id.rawValue, sender.rawValue
+      ) { ConversationID(rawValue: $0.string(0)) }
+      for case let id? in conversation { touch(id) }
+    }
+  }
+
+  /// A tapped retry: a failed message goes back to sending, at the back of the queue, with the
+  /// same ID. Returns false when the message is not failed (already sent, or still queued).
+  func requeue(_ id: MessageID, sender: UserID) throws(StoreError) -> Bool {
+    try write { db in
+      let conversation = try db.query(
+        """
+        UPDATE messages SET state = 0, failure = NULL,
+          outbox_position = (SELECT coalesce(max(outbox_position), 0) + 1 FROM messages)
+        WHERE client_id = ? AND sender_id = ? AND state = 2 AND sequence IS NULL
+        RETURNING conversation_id
+        """, id.rawValue, sender.rawValue
+      ) { ConversationID(rawValue: $0.string(0)) }
+      for case let id? in conversation { touch(id) }
+      return !conversation.isEmpty
+    }
+  }
+
+  // MARK: - Saving the server's messages
+
+  /// Saves messages from the server (a page, a socket event, the reply to my post) by ID, raises
+  /// the conversation's numbers, and moves its sync position over every message now held in a
+  /// row. My own messages raise my read number, as the server does when I post.
+  @discardableResult
+  func saveServerMessages(
+    _ messages: [MessageRecord], in conversation: ConversationID, me: UserID
+  ) throws(StoreError) -> SaveOutcome {
+    try write { db in
+      var newest = 0
+      var mineNewest = 0
+      for message in messages {
+        guard let sequence = message.sequence else { continue }
+        try upsert(message, db: db)
+        newest = max(newest, sequence)
+        if message.senderID == me { mineNewest = max(mineNewest, sequence) }
+      }
+      if newest > 0 {
+        try db.run(
+          """
+          UPDATE conversations SET last_sequence = max(last_sequence, ?),
+            read_up_to = max(read_up_to, ?), read_acknowledged = max(read_acknowledged, ?)
+          WHERE id = ?
+          """, newest, mineNewest, mineNewest, conversation.rawValue)
+      }
+      touch(conversation)
+      return try advanceSyncPosition(conversation, db: db)
+    }
+  }
+
+  /// Inserts a server message, or turns the row with the same ID into it.
+  ///
+  /// A different row already holding this sequence means the server broke its promise (one
+  /// message per sequence); the newcomer is dropped rather than failing the whole batch.
+  private func upsert(_ message: MessageRecord, db: Database) throws {
+    try db.run(
+      """
+      INSERT OR IGNORE INTO messages (conversation_id, client_id, sender_id, server_id, text,
+                                      sequence, sent_at, state)
+      VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+      ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
+        server_id = excluded.server_id, sequence = excluded.sequence,
+        sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL
+      WHERE messages.sequence IS NULL OR messages.sequence = excluded.sequence
+      """, message.conversationID.rawValue, message.clientID.rawValue,
+      message.senderID.rawValue, message.serverID, message.text, message.sequence,
+      message.sentAt.timeIntervalSince1970)
+  }
+
+  /// Walks `synced_up_to` over the rows held just above it.
+  private func advanceSyncPosition(_ conversation: ConversationID, db: Database) throws
+    -> SaveOutcome
+  {
+    guard
+      let (synced, lastSequence) = try db.query(
+        "SELECT synced_up_to, last_sequence FROM conversations WHERE id = ?",
+        conversation.rawValue, map: { ($0.optionalInt(0), $0.int(1)) }
+      ).first
+    else {
+      return SaveOutcome(syncedUpTo: nil, hasGap: false)
+    }
+    guard var position = synced else {
+      return SaveOutcome(syncedUpTo: nil, hasGap: false)
+    }
+    let above = try db.query(
+      "SELECT sequence FROM messages WHERE conversation_id = ? AND sequence > ? ORDER BY sequence",
+      conversation.rawValue, position
+    ) { $0.int(0) }
+    for sequence in above {
+      guard sequence == position + 1 else { break }
+      position = sequence
+    }
+    if position != synced {
+      try db.run(
+        "UPDATE conversations SET synced_up_to = ? WHERE id = ?", position,
+        conversation.rawValue)
+    }
+    let newestKnown = max(lastSequence, above.last ?? 0)
+    return SaveOutcome(syncedUpTo: position, hasGap: newestKnown > position)
+  }
+
+  /// Sets where this device's contiguous copy of a conversation starts and ends (after the first
+  /// page, or after loading older history). Only widens it.
+  func setSyncPosition(
+    _ conversation: ConversationID, syncedUpTo: Int?, historyFloor: Int?
+  ) throws(StoreError) -> SaveOutcome {
+    try write { db in
+      try db.run(
+        """
+        UPDATE conversations SET
+          synced_up_to = CASE WHEN ? IS NULL THEN synced_up_to
+                              ELSE max(coalesce(synced_up_to, 0), ?) END,
+          history_floor = CASE WHEN ? IS NULL THEN history_floor
+                               ELSE min(coalesce(history_floor, ?), ?) END
+        WHERE id = ?
+        """, syncedUpTo, syncedUpTo, historyFloor, historyFloor, historyFloor,
+        conversation.rawValue)
+      touch(conversation)
+      return try advanceSyncPosition(conversation, db: db)
+    }
+  }
+
+  /// The newest sequence held in a conversation (seed 000 §6.7).
+  func newestSequence(in conversation: ConversationID) throws(StoreError) -> Int? {
+    try read { db in
+      try db.scalarInt(
+        "SELECT max(sequence) FROM messages WHERE conversation_id = ?", conversation.rawValue)
+    }
+  }
+}

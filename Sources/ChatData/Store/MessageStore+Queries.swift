@@ -1,0 +1,165 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// The marks around a match in a search snippet (control characters that do not occur in
+/// typed text).
+enum SearchMarker {
+  static let open = "\u{2}"
+  static let close = "\u{3}"
+}
+
+/// How search results are ordered.
+enum SearchOrder: Sendable {
+  /// Most recently stored first: what chat apps show, and what the index answers fastest.
+  case newest
+  /// Best match first (FTS5's bm25).
+  case relevance
+}
+
+extension MessageStore {
+  /// A conversation as the screen shows it: the newest `limit` held messages at or above the
+  /// history floor (so no hole shows in the middle), then my unsent ones in client-ID order;
+  /// and the receipt numbers.
+  func snapshot(_ conversation: ConversationID, limit: Int) throws(StoreError)
+    -> ConversationSnapshot
+  {
+    try read { db in
+      let record =
+        try db.query(
+          "SELECT \(Self.conversationColumns) FROM conversations WHERE id = ?",
+          conversation.rawValue
+        ) { Self.conversationRecord($0) }.first ?? nil
+      let floor = record?.historyFloor ?? 0
+      var messages = try db.query(
+        """
+        SELECT \(Self.messageColumns) FROM messages
+        WHERE conversation_id = ? AND sequence >= ?
+        ORDER BY sequence DESC LIMIT ?
+        """, conversation.rawValue, floor, limit
+      ) { Self.messageRecord($0) }.compactMap { $0 }
+      messages.reverse()
+      let held =
+        try db.scalarInt(
+          "SELECT count(*) FROM messages WHERE conversation_id = ? AND sequence >= ?",
+          conversation.rawValue, floor) ?? 0
+      let unsent = try db.query(
+        """
+        SELECT \(Self.messageColumns) FROM messages
+        WHERE conversation_id = ? AND sequence IS NULL ORDER BY client_id
+        """, conversation.rawValue
+      ) { Self.messageRecord($0) }.compactMap { $0 }
+      let receipts = try db.query(
+        "SELECT delivered_up_to, read_up_to FROM receipts WHERE conversation_id = ?",
+        conversation.rawValue
+      ) { ReceiptsRecord(deliveredUpTo: $0.int(0), readUpTo: $0.int(1)) }.first
+      return ConversationSnapshot(
+        conversation: record, messages: messages + unsent, receipts: receipts,
+        olderHeld: max(0, held - messages.count))
+    }
+  }
+
+  /// The conversation list: newest activity first, each with its last message (an unsent one
+  /// of mine counts) and unread count.
+  ///
+  /// Unread is `newest sequence − my read number`. It needs no message rows, so it is right on a
+  /// device that has fetched nothing yet, and my own messages never count, because posting
+  /// raises my read number (API.md, Messages).
+  func listRows() throws(StoreError) -> [ConversationListRow] {
+    try read { db in
+      let conversations = try db.query(
+        "SELECT \(Self.conversationColumns) FROM conversations"
+      ) { Self.conversationRecord($0) }.compactMap { $0 }
+      return try conversations.map { try listRow(for: $0, db: db) }.sorted { lhs, rhs in
+        let left = lhs.lastMessage?.sentAt ?? lhs.conversation.createdAt
+        let right = rhs.lastMessage?.sentAt ?? rhs.conversation.createdAt
+        return left != right ? left > right : lhs.conversation.id < rhs.conversation.id
+      }
+    }
+  }
+
+  /// One conversation's list row; nil when the conversation is unknown.
+  func listRow(_ id: ConversationID) throws(StoreError) -> ConversationListRow? {
+    try read { db in
+      guard
+        let conversation = try db.query(
+          "SELECT \(Self.conversationColumns) FROM conversations WHERE id = ?", id.rawValue,
+          map: { Self.conversationRecord($0) }
+        ).first ?? nil
+      else { return nil }
+      return try listRow(for: conversation, db: db)
+    }
+  }
+
+  private func listRow(for conversation: ConversationRecord, db: Database) throws
+    -> ConversationListRow
+  {
+    let last =
+      try db.query(
+        """
+        SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ?
+        ORDER BY sequence IS NULL DESC, sequence DESC, client_id DESC LIMIT 1
+        """, conversation.id.rawValue
+      ) { Self.messageRecord($0) }.first ?? nil
+    let newestHeld =
+      try db.scalarInt(
+        "SELECT max(sequence) FROM messages WHERE conversation_id = ?", conversation.id.rawValue)
+      ?? 0
+    let receipts = try db.query(
+      "SELECT delivered_up_to, read_up_to FROM receipts WHERE conversation_id = ?",
+      conversation.id.rawValue
+    ) { ReceiptsRecord(deliveredUpTo: $0.int(0), readUpTo: $0.int(1)) }.first
+    let newest = max(conversation.lastSequence, newestHeld)
+    return ConversationListRow(
+      conversation: conversation, lastMessage: last, receipts: receipts,
+      unreadCount: max(0, newest - conversation.readUpTo))
+  }
+
+  /// Searches every message on the device.
+  ///
+  /// The query is what a person types, not FTS5 syntax: it is split into words, each matched
+  /// as a word, the last also as a prefix ("hik" finds "hiking"), all required. So no input can
+  /// make a malformed FTS5 query; input with no letter or digit is a clear error.
+  func search(_ query: String, limit: Int, order: SearchOrder = .newest) throws(StoreError)
+    -> [SearchResultRecord]
+  {
+    let match = try Self.matchExpression(for: query)
+    let orderBy = order == .newest ? "message_search.rowid DESC" : "bm25(message_search)"
+    return try read { db in
+      try db.query(
+        """
+        SELECT \(Self.searchMessageColumns),
+               coalesce(c.title, ''),
+               snippet(message_search, 0, char(2), char(3), '…', 12)
+        FROM message_search
+        JOIN messages m ON m.id = message_search.rowid
+        LEFT JOIN conversations c ON c.id = m.conversation_id
+        WHERE message_search MATCH ?
+        ORDER BY \(orderBy) LIMIT ?
+        """, match, max(1, min(limit, 500))
+      ) { row -> SearchResultRecord? in
+        guard let message = Self.messageRecord(row) else { return nil }
+        return SearchResultRecord(
+          message: message, conversationTitle: row.string(9), markedSnippet: row.string(10))
+      }.compactMap { $0 }
+    }
+  }
+
+  private static let searchMessageColumns = messageColumns.split(separator: ",")
+    .map { "m." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+
+  /// Turns typed words into an FTS5 expression of quoted terms.
+  static func matchExpression(for query: String) throws(StoreError) -> String {
+    guard query.unicodeScalars.count <= 512 else {
+      throw .invalidQuery("the search is too long (at most 512 characters)")
+    }
+    let words = query.split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    guard !words.isEmpty else {
+      throw .invalidQuery("type at least one letter or digit to search")
+    }
+    return words.enumerated().map { index, word in
+      let quoted = "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+      return index == words.count - 1 ? quoted + " *" : quoted
+    }.joined(separator: " ")
+  }
+}

@@ -1,0 +1,84 @@
+import SQLite
+
+extension MessageStore {
+  /// The client database's migrations. Shipped identifiers are never edited: a change is a new
+  /// migration, tested against a database the previous version made.
+  static var migrator: Migrator {
+    var migrator = Migrator()
+    migrator.register("v1") { db in
+      try db.execute(
+        """
+        CREATE TABLE session (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          user_id TEXT NOT NULL,
+          device_id TEXT NOT NULL,
+          access_token TEXT NOT NULL,
+          refresh_token TEXT NOT NULL,
+          expires_at REAL NOT NULL
+        );
+        CREATE TABLE conversations (
+          id TEXT PRIMARY KEY NOT NULL,
+          title TEXT NOT NULL,
+          member_ids TEXT NOT NULL,
+          created_at REAL NOT NULL,
+          last_sequence INTEGER NOT NULL DEFAULT 0,
+          read_up_to INTEGER NOT NULL DEFAULT 0,
+          read_acknowledged INTEGER NOT NULL DEFAULT 0,
+          synced_up_to INTEGER,
+          history_floor INTEGER
+        );
+        CREATE TABLE messages (
+          id INTEGER PRIMARY KEY,
+          conversation_id TEXT NOT NULL,
+          client_id TEXT NOT NULL,
+          sender_id TEXT NOT NULL,
+          server_id TEXT,
+          text TEXT NOT NULL,
+          sequence INTEGER,
+          sent_at REAL NOT NULL,
+          state INTEGER NOT NULL,
+          failure TEXT,
+          outbox_position INTEGER,
+          UNIQUE (conversation_id, sender_id, client_id)
+        );
+        CREATE UNIQUE INDEX messages_by_sequence ON messages (conversation_id, sequence);
+        CREATE INDEX messages_outbox ON messages (outbox_position)
+          WHERE outbox_position IS NOT NULL;
+        CREATE INDEX messages_by_client_id ON messages (client_id);
+        CREATE TABLE receipts (
+          conversation_id TEXT PRIMARY KEY NOT NULL,
+          delivered_up_to INTEGER NOT NULL,
+          read_up_to INTEGER NOT NULL
+        );
+        CREATE TABLE member_receipts (
+          conversation_id TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          delivered_up_to INTEGER NOT NULL,
+          read_up_to INTEGER NOT NULL,
+          PRIMARY KEY (conversation_id, user_id)
+        );
+        CREATE TABLE sync_state (
+          key TEXT PRIMARY KEY NOT NULL,
+          value TEXT NOT NULL
+        );
+        CREATE VIRTUAL TABLE message_search USING fts5(
+          text, content = 'messages', content_rowid = 'id',
+          tokenize = 'unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN
+          INSERT INTO message_search (rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN
+          INSERT INTO message_search (message_search, rowid, text)
+            VALUES ('delete', old.id, old.text);
+        END;
+        CREATE TRIGGER messages_search_update AFTER UPDATE OF text ON messages BEGIN
+          INSERT INTO message_search (message_search, rowid, text)
+            VALUES ('delete', old.id, old.text);
+          INSERT INTO message_search (rowid, text) VALUES (new.id, new.text);
+        END;
+        """)
+    }
+    return migrator
+  }
+}

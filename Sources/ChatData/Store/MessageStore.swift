@@ -1,0 +1,168 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// The message database (seed 000 part 7): message rows, receipt numbers, conversations, the sync
+/// position and the search index, on the device. The screen's only source of truth.
+///
+/// One actor owns the one connection and runs on the engine's serial executor, so every write
+/// is serialized and no SQLite call blocks a thread of the cooperative pool. Each write method
+/// is one transaction; observers of `changes()` hear which conversations it touched, after the
+/// commit.
+///
+/// ## Rules a reader could not guess
+/// - Messages are saved by ID: the key is (conversation, sender, client message ID), so a
+///   message delivered twice is stored once, and the server's copy of my own message turns my
+///   pending row into the acknowledged one.
+/// - Numbers only go up: `lastSequence`, read and delivered numbers are raised with `max`, so a
+///   late or repeated answer never moves anything back.
+/// - The search index is filled by triggers, in the same transaction as the rows.
+actor MessageStore {
+  nonisolated let executor: any SerialTaskExecutor
+  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+  let db: Database
+  private var subscribers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
+  private var nextSubscriber = 0
+  private var touched: Set<ConversationID> = []
+
+  private init(db: Database, executor: any SerialTaskExecutor) {
+    self.db = db
+    self.executor = executor
+  }
+
+  /// Opens (creating and migrating) the database on `executor`'s thread.
+  static func open(_ location: Database.Location, executor: any SerialTaskExecutor)
+    async throws(StoreError) -> MessageStore
+  {
+    let result: Result<MessageStore, StoreError> = await executor.spawn {
+      do {
+        let db = try Database(location)
+        try Self.migrator.migrate(db)
+        return .success(MessageStore(db: db, executor: executor))
+      } catch {
+        return .failure(StoreError(error))
+      }
+    }.value
+    return try result.get()
+  }
+
+  // MARK: - Writes and change notification
+
+  /// Runs `body` in one transaction, then tells observers which conversations it touched.
+  /// Nested calls join the outer transaction (as a savepoint); observers hear once, after the
+  /// outermost commit.
+  func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    do {
+      let result = try db.write(body)
+      if !db.isInTransaction { publish() }
+      return result
+    } catch {
+      if !db.isInTransaction { touched.removeAll() }
+      throw StoreError(error)
+    }
+  }
+
+  /// Runs a read.
+  func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    do {
+      return try body(db)
+    } catch {
+      throw StoreError(error)
+    }
+  }
+
+  /// Marks a conversation as changed by the write in progress.
+  func touch(_ conversation: ConversationID) {
+    touched.insert(conversation)
+  }
+
+  private func publish() {
+    guard !touched.isEmpty else { return }
+    let change = StoreChange(conversations: touched)
+    touched.removeAll()
+    for (_, subscriber) in subscribers.sorted(by: { $0.key < $1.key }) {
+      subscriber.yield(change)
+    }
+  }
+
+  /// Every committed change, from now on. Cancelling the consumer ends the subscription.
+  func changes() -> AsyncStream<StoreChange> {
+    let (stream, continuation) = AsyncStream.makeStream(of: StoreChange.self)
+    let id = nextSubscriber
+    nextSubscriber += 1
+    subscribers[id] = continuation
+    continuation.onTermination = { [weak self] _ in
+      guard let self else { return }
+      self.executor.spawn { await self.unsubscribe(id) }
+    }
+    return stream
+  }
+
+  private func unsubscribe(_ id: Int) {
+    subscribers[id] = nil
+  }
+
+  /// Tells observers of `conversation` to read again although nothing was written (a screen's
+  /// window grew).
+  func invalidate(_ conversation: ConversationID) {
+    touch(conversation)
+    publish()
+  }
+
+  /// Ends every subscription (the engine is closing).
+  func finishSubscriptions() {
+    for (_, subscriber) in subscribers { subscriber.finish() }
+    subscribers.removeAll()
+  }
+
+  // MARK: - Session
+
+  func session() throws(StoreError) -> SessionRecord? {
+    try read { db in
+      try db.query(
+        "SELECT user_id, device_id, access_token, refresh_token, expires_at FROM session"
+      ) { row -> SessionRecord? in
+        guard let user = UserID(rawValue: row.string(0)),
+          let device = DeviceID(rawValue: row.string(1))
+        else { return nil }
+        return SessionRecord(
+          userID: user, deviceID: device, accessToken: row.string(2),
+          refreshToken: row.string(3), expiresAt: Date(timeIntervalSince1970: row.double(4)))
+      }.first ?? nil
+    }
+  }
+
+  func saveSession(_ session: SessionRecord) throws(StoreError) {
+    try write { db in
+      try db.run(
+        """
+        INSERT INTO session (id, user_id, device_id, access_token, refresh_token, expires_at)
+        VALUES (1, ?, ?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id,
+          device_id = excluded.device_id, access_token = excluded.access_token,
+          refresh_token = excluded.refresh_token, expires_at = excluded.expires_at
+        """, session.userID.rawValue, session.deviceID.rawValue, session.accessToken,
+        session.refreshToken, session.expiresAt.timeIntervalSince1970)
+    }
+  }
+
+  // MARK: - Sync cursor
+
+  func syncCursor() throws(StoreError) -> String? {
+    try read { db in
+      try db.query("SELECT value FROM sync_state WHERE key = 'conversations'") { $0.string(0) }
+        .first
+    }
+  }
+
+  func saveSyncCursor(_ cursor: String) throws(StoreError) {
+    try write { db in
+      try db.run(
+        """
+        INSERT INTO sync_state (key, value) VALUES ('conversations', ?)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value
+        """, cursor)
+    }
+  }
+}

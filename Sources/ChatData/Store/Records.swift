@@ -1,0 +1,97 @@
+import ChatDomain
+import Foundation
+
+/// A message row in the store. Both source repositories map the server's format to this, and
+/// the composite maps it to `Message`.
+struct MessageRecord: Sendable, Equatable {
+  enum State: Int, Sendable {
+    /// Waiting in the outbox or being posted: no sequence yet.
+    case sending = 0
+    /// Accepted: has a sequence.
+    case sent = 1
+    /// Rejected with a 4xx; waits for a tapped retry.
+    case failed = 2
+  }
+
+  var conversationID: ConversationID
+  var clientID: MessageID
+  var senderID: UserID
+  var serverID: String?
+  var text: String
+  var sequence: Int?
+  var sentAt: Date
+  var state: State
+  var failure: String?
+}
+
+/// A conversation row: what the list shows, plus this device's sync position.
+struct ConversationRecord: Sendable, Equatable {
+  var id: ConversationID
+  var title: String
+  var memberIDs: [UserID]
+  var createdAt: Date
+  /// The server's newest sequence, as last heard (list, sync or a message).
+  var lastSequence: Int
+  /// My own read number: raised by my reading here, or by the server (my other devices).
+  var readUpTo: Int
+  /// The read number the server has confirmed; below `readUpTo` means a POST /read is owed.
+  var readAcknowledged: Int
+  /// Every message in `historyFloor...syncedUpTo` is held. Nil: never fetched.
+  var syncedUpTo: Int?
+  var historyFloor: Int?
+}
+
+/// The caller's ticks in one conversation: the lowest numbers over the other members.
+struct ReceiptsRecord: Sendable, Equatable {
+  var deliveredUpTo: Int
+  var readUpTo: Int
+}
+
+/// One member's receipt numbers.
+struct MemberReceiptRecord: Sendable, Equatable {
+  var userID: UserID
+  var deliveredUpTo: Int
+  var readUpTo: Int
+}
+
+/// Everything a conversation screen needs, read in one go.
+struct ConversationSnapshot: Sendable, Equatable {
+  var conversation: ConversationRecord?
+  /// Sorted: by sequence, then the unsent ones in client-ID order.
+  var messages: [MessageRecord]
+  /// Nil when no receipt numbers were ever loaded.
+  var receipts: ReceiptsRecord?
+  /// Held rows (with a sequence) that the window leaves out.
+  var olderHeld: Int
+}
+
+/// One row of the conversation list.
+struct ConversationListRow: Sendable, Equatable {
+  var conversation: ConversationRecord
+  var lastMessage: MessageRecord?
+  var receipts: ReceiptsRecord?
+  var unreadCount: Int
+}
+
+/// The signed-in session: who this device is and its tokens.
+struct SessionRecord: Sendable, Equatable {
+  var userID: UserID
+  var deviceID: DeviceID
+  var accessToken: String
+  var refreshToken: String
+  var expiresAt: Date
+}
+
+/// A search match.
+struct SearchResultRecord: Sendable, Equatable {
+  var message: MessageRecord
+  var conversationTitle: String
+  /// The snippet with matches between `SearchMarker.open` and `SearchMarker.close`.
+  var markedSnippet: String
+}
+
+/// What a committed write changed, for observers.
+struct StoreChange: Sendable, Equatable {
+  /// Conversations whose messages, receipts or row changed.
+  var conversations: Set<ConversationID>
+}

@@ -1,0 +1,35 @@
+import ChatDomain
+import SQLite
+
+/// Why the store could not do what was asked.
+enum StoreError: Error, Equatable, CustomStringConvertible {
+  /// SQLite failed; the text says how. A corrupt file needs the user's attention.
+  case database(String, corrupt: Bool)
+  /// A search query with nothing to search for, or one SQLite could not parse.
+  case invalidQuery(String)
+
+  init(_ error: any Error) {
+    if let sqlite = error as? SQLiteError {
+      self = .database(sqlite.description, corrupt: sqlite.isCorrupt)
+    } else if let store = error as? StoreError {
+      self = store
+    } else {
+      self = .database(String(describing: error), corrupt: false)
+    }
+  }
+
+  var description: String {
+    switch self {
+    case .database(let reason, _): reason
+    case .invalidQuery(let reason): reason
+    }
+  }
+
+  /// The domain's view of this error.
+  var chatError: ChatError {
+    switch self {
+    case .database(let reason, _): .storage(reason)
+    case .invalidQuery(let reason): .invalidInput(reason)
+    }
+  }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// A user's id: 1–64 characters of `[a-z0-9._-]` (API.md, Auth).
+public struct UserID: RawRepresentable, Hashable, Comparable, Sendable, Codable,
+  CustomStringConvertible
+{
+  public let rawValue: String
+
+  /// Nil when `rawValue` is not a valid user id.
+  public init?(rawValue: String) {
+    guard Identifiers.isValidName(rawValue) else { return nil }
+    self.rawValue = rawValue
+  }
+
+  /// For literals known to be valid (tests, previews). Traps on an invalid id.
+  public init(_ rawValue: String) {
+    guard let id = UserID(rawValue: rawValue) else { preconditionFailure("invalid user id") }
+    self = id
+  }
+
+  public var description: String { rawValue }
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A device's id: the same alphabet as a user id.
+public struct DeviceID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+  public let rawValue: String
+
+  public init?(rawValue: String) {
+    guard Identifiers.isValidName(rawValue) else { return nil }
+    self.rawValue = rawValue
+  }
+
+  public init(_ rawValue: String) {
+    guard let id = DeviceID(rawValue: rawValue) else { preconditionFailure("invalid device id") }
+    self = id
+  }
+
+  public var description: String { rawValue }
+}
+
+/// A conversation's id, chosen by the server. Opaque: any non-empty string without `/`, at most
+/// 128 characters, so it is safe in a URL path.
+public struct ConversationID: RawRepresentable, Hashable, Comparable, Sendable, Codable,
+  CustomStringConvertible
+{
+  public let rawValue: String
+
+  public init?(rawValue: String) {
+    guard !rawValue.isEmpty, rawValue.utf8.count <= 128,
+      rawValue.unicodeScalars.allSatisfy({ Identifiers.isURLSafe($0) })
+    else { return nil }
+    self.rawValue = rawValue
+  }
+
+  public init(_ rawValue: String) {
+    guard let id = ConversationID(rawValue: rawValue) else {
+      preconditionFailure("invalid conversation id")
+    }
+    self = id
+  }
+
+  public var description: String { rawValue }
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// The client message ID: a UUID the sending device chooses before it sends, kept for every
+/// retry, so the server recognises a retry and keeps one message (seed 000 §8).
+///
+/// Stored and sent in lowercase. Version 7 IDs sort by creation time, which is how messages not
+/// yet accepted by the server are ordered among themselves.
+public struct MessageID: RawRepresentable, Hashable, Comparable, Sendable, Codable,
+  CustomStringConvertible
+{
+  public let rawValue: String
+
+  /// Nil unless `rawValue` is a UUID in its 8-4-4-4-12 hex form (any case).
+  public init?(rawValue: String) {
+    guard let uuid = UUID(uuidString: rawValue) else { return nil }
+    self.rawValue = uuid.uuidString.lowercased()
+  }
+
+  public init(_ uuid: UUID) {
+    rawValue = uuid.uuidString.lowercased()
+  }
+
+  public var uuid: UUID { UUID(uuidString: rawValue)! }
+
+  public var description: String { rawValue }
+  public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+enum Identifiers {
+  static func isValidName(_ value: String) -> Bool {
+    let scalars = value.unicodeScalars
+    guard (1...64).contains(scalars.count) else { return false }
+    return scalars.allSatisfy { scalar in
+      switch scalar {
+      case "a"..."z", "0"..."9", ".", "_", "-": true
+      default: false
+      }
+    }
+  }
+
+  static func isURLSafe(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar {
+    case "a"..."z", "A"..."Z", "0"..."9", ".", "_", "-", "~": true
+    default: false
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The app's own description of a message: what the composite repository returns and the
+/// screen shows. The server's format (a DTO) never reaches this layer.
+public struct Message: Identifiable, Hashable, Sendable {
+  /// The client message ID, chosen on the sending device. A bubble keeps this identity from
+  /// "sending" to "read", so it never flickers.
+  public let id: MessageID
+  public let conversationID: ConversationID
+  public let senderID: UserID
+  public let text: String
+  /// The server's time once accepted; the device's clock before. For display only: order is
+  /// `sequence` alone.
+  public let sentAt: Date
+  /// The server's order, nil until the server accepts the message.
+  public let sequence: Int?
+  /// Sending, sent, failed: my message reaching the server.
+  public var send: SendState
+  /// How far the others have got. Meaningful only for my own sent messages.
+  public var receipt: ReceiptState
+
+  public init(
+    id: MessageID, conversationID: ConversationID, senderID: UserID, text: String, sentAt: Date,
+    sequence: Int?, send: SendState, receipt: ReceiptState
+  ) {
+    self.id = id
+    self.conversationID = conversationID
+    self.senderID = senderID
+    self.text = text
+    self.sentAt = sentAt
+    self.sequence = sequence
+    self.send = send
+    self.receipt = receipt
+  }
+}
+
+/// Did my message reach the server? Comes from the message row alone.
+public enum SendState: Hashable, Sendable {
+  /// Saved on the device, not yet accepted: waiting in the outbox, or being posted.
+  case sending
+  /// Accepted: it has a sequence number.
+  case sent
+  /// Rejected by the server (a 4xx). Only a tap on retry sends it again, with the same ID.
+  case failed(reason: String)
+}
+
+/// How far the others have got with my message. Comes from the receipt numbers, which come from
+/// another endpoint and fail separately, hence a state of its own.
+public enum ReceiptState: Hashable, Sendable, Comparable {
+  /// No receipt numbers were ever loaded for this conversation: a dimmed tick, never
+  /// "not delivered", which might be false.
+  case unknown
+  case notDelivered
+  case delivered
+  case read
+}

@@ -1,0 +1,142 @@
+import ChatDomain
+import Foundation
+import Observation
+
+/// The conversation screen's brain (seed 000 part 2): watches the conversation and turns it into
+/// one `ConversationViewState`. It decides nothing about storage or the network; it only asks
+/// the `MessageRepository`.
+@MainActor @Observable
+public final class ConversationViewModel {
+  public private(set) var viewState = ConversationViewState()
+
+  public let conversation: ConversationID
+  private let repository: any MessageRepository
+  private let formatter: TimeFormatter
+  private var messages: [Message] = []
+  private var summary: ConversationSummary?
+  private var connection: ConnectionState = .idle
+  private var typingUsers: [UserID] = []
+  private var history: HistoryState = .idle
+  private var alert: String?
+
+  public init(
+    conversation: ConversationID, repository: any MessageRepository,
+    formatter: TimeFormatter = TimeFormatter()
+  ) {
+    self.conversation = conversation
+    self.repository = repository
+    self.formatter = formatter
+  }
+
+  /// Watches until the calling task is cancelled (the screen went away).
+  public func onAppear() async {
+    let messages = repository.messages(in: conversation)
+    let summaries = repository.conversation(conversation)
+    let typing = repository.typingUsers(in: conversation)
+    let connection = repository.connectionStates()
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { await self.follow(messages) { @MainActor in $0.messages = $1 } }
+      group.addTask { await self.follow(summaries) { @MainActor in $0.summary = $1 } }
+      group.addTask { await self.follow(typing) { @MainActor in $0.typingUsers = $1 } }
+      group.addTask { await self.follow(connection) { @MainActor in $0.connection = $1 } }
+    }
+  }
+
+  /// Applies each value of `stream` and renders.
+  private func follow<Value: Sendable>(
+    _ stream: AsyncStream<Value>, _ apply: @MainActor (ConversationViewModel, Value) -> Void
+  ) async {
+    for await value in stream {
+      apply(self, value)
+      render()
+    }
+  }
+
+  /// Sends: the bubble appears as soon as the repository saved it.
+  public func send(_ text: String) {
+    Task { await sendNow(text) }
+  }
+
+  /// `send(_:)` for callers that wait for the save (and tests).
+  public func sendNow(_ text: String) async {
+    do {
+      try await repository.send(text, in: conversation)
+      alert = nil
+    } catch {
+      alert = error.description
+    }
+    render()
+  }
+
+  public func retry(_ id: MessageID) {
+    Task { await repository.retry(id) }
+  }
+
+  /// The top of the list is visible: show older messages.
+  public func onTopReached() async {
+    guard history == .idle || isFailed(history) else { return }
+    history = .loading
+    render()
+    do {
+      history = try await repository.loadOlder(in: conversation) ? .idle : .beginning
+    } catch {
+      history = .failed(error.description)
+    }
+    render()
+  }
+
+  /// A message is on screen at the bottom: mark read up to the newest sequence at or before it.
+  public func onNewestVisible(_ id: MessageID) {
+    guard let index = messages.firstIndex(where: { $0.id == id }) else { return }
+    guard let sequence = messages[...index].compactMap(\.sequence).max() else { return }
+    repository.markRead(upTo: sequence, in: conversation)
+  }
+
+  /// The user typed a character.
+  public func onTyping() {
+    repository.userIsTyping(in: conversation)
+  }
+
+  private func isFailed(_ state: HistoryState) -> Bool {
+    if case .failed = state { return true }
+    return false
+  }
+
+  private func render() {
+    let me = repository.currentUserID
+    viewState = ConversationViewState(
+      title: summary?.title ?? "",
+      rows: messages.map { message in
+        let mine = message.senderID == me
+        return MessageRow(
+          id: message.id, text: message.text, isMine: mine,
+          sender: mine ? nil : message.senderID.rawValue,
+          time: formatter.string(for: message.sentAt),
+          ticks: mine ? Ticks(send: message.send, receipt: message.receipt) : nil,
+          sequence: message.sequence)
+      },
+      banner: Banner.text(for: connection), history: history,
+      typing: Banner.typing(typingUsers), alert: alert)
+  }
+}
+
+/// Words shown for states, shared by the screens.
+enum Banner {
+  static func text(for state: ConnectionState) -> String? {
+    switch state {
+    case .idle, .connected: nil
+    case .connecting: "Connecting…"
+    case .waitingForNetwork: "Waiting for network…"
+    case .signedOut: "Signed out: sign in again"
+    }
+  }
+
+  static func typing(_ users: [UserID]) -> String? {
+    switch users.count {
+    case 0: nil
+    case 1: "\(users[0]) is typing…"
+    case 2: "\(users[0]) and \(users[1]) are typing…"
+    default: "\(users.count) people are typing…"
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import ChatDomain
+import Foundation
+
+/// Everything the conversation screen shows, as one value (seed 000 §6.2). Rows, banner and
+/// history coexist, so they are separate fields, not one status.
+public struct ConversationViewState: Equatable, Sendable {
+  public var title: String
+  public var rows: [MessageRow]
+  /// E.g. "Waiting for network…"; nil when online.
+  public var banner: String?
+  public var history: HistoryState
+  /// E.g. "bob is typing…"; nil when nobody is.
+  public var typing: String?
+  /// The last action that could not be done, said so the user knows what to do.
+  public var alert: String?
+
+  public init(
+    title: String = "", rows: [MessageRow] = [], banner: String? = nil,
+    history: HistoryState = .idle, typing: String? = nil, alert: String? = nil
+  ) {
+    self.title = title
+    self.rows = rows
+    self.banner = banner
+    self.history = history
+    self.typing = typing
+    self.alert = alert
+  }
+}
+
+/// One bubble.
+public struct MessageRow: Equatable, Identifiable, Sendable {
+  /// The client message ID: the same from "sending" to "read", so the bubble never flickers.
+  public let id: MessageID
+  public let text: String
+  public let isMine: Bool
+  /// Who wrote it; nil for my own messages.
+  public let sender: String?
+  /// Already formatted, e.g. "14:02".
+  public let time: String
+  /// Nil for other people's messages.
+  public let ticks: Ticks?
+  /// The server's order, nil while sending.
+  public let sequence: Int?
+
+  public init(
+    id: MessageID, text: String, isMine: Bool, sender: String?, time: String, ticks: Ticks?,
+    sequence: Int?
+  ) {
+    self.id = id
+    self.text = text
+    self.isMine = isMine
+    self.sender = sender
+    self.time = time
+    self.ticks = ticks
+    self.sequence = sequence
+  }
+}
+
+/// The status mark on my own bubble.
+public enum Ticks: Equatable, Sendable {
+  /// Sending: a clock.
+  case clock
+  /// Refused: red, "tap to retry".
+  case failed
+  /// Sent, receipts unknown: a dimmed tick, never "not delivered".
+  case dimmed
+  /// Sent, not yet delivered: one tick.
+  case one
+  /// Delivered: two ticks.
+  case two
+  /// Read.
+  case read
+
+  /// Sending state first: a message not yet sent has no receipt.
+  public init(send: SendState, receipt: ReceiptState) {
+    switch (send, receipt) {
+    case (.sending, _): self = .clock
+    case (.failed, _): self = .failed
+    case (.sent, .unknown): self = .dimmed
+    case (.sent, .notDelivered): self = .one
+    case (.sent, .delivered): self = .two
+    case (.sent, .read): self = .read
+    }
+  }
+}
+
+/// Loading older messages.
+public enum HistoryState: Equatable, Sendable {
+  case idle
+  case loading
+  case failed(String)
+  /// The first message is on screen: nothing older exists.
+  case beginning
+}
+
+/// The conversation list screen.
+public struct ConversationListViewState: Equatable, Sendable {
+  public var rows: [ConversationListRow]
+  public var banner: String?
+  public var search: SearchState?
+  public var alert: String?
+
+  public init(
+    rows: [ConversationListRow] = [], banner: String? = nil, search: SearchState? = nil,
+    alert: String? = nil
+  ) {
+    self.rows = rows
+    self.banner = banner
+    self.search = search
+    self.alert = alert
+  }
+}
+
+/// One row of the conversation list.
+public struct ConversationListRow: Equatable, Identifiable, Sendable {
+  public let id: ConversationID
+  public let title: String
+  /// The last message, e.g. "bob: see you" or "You: on my way"; empty when there is none.
+  public let preview: String
+  public let time: String
+  public let unreadCount: Int
+  /// The last message's ticks when it is mine.
+  public let ticks: Ticks?
+
+  public init(
+    id: ConversationID, title: String, preview: String, time: String, unreadCount: Int,
+    ticks: Ticks?
+  ) {
+    self.id = id
+    self.title = title
+    self.preview = preview
+    self.time = time
+    self.unreadCount = unreadCount
+    self.ticks = ticks
+  }
+}
+
+/// A search in progress or done.
+public struct SearchState: Equatable, Sendable {
+  public var query: String
+  public var results: [SearchResultRow]
+  public var error: String?
+
+  public init(query: String, results: [SearchResultRow] = [], error: String? = nil) {
+    self.query = query
+    self.results = results
+    self.error = error
+  }
+}
+
+/// One search result.
+public struct SearchResultRow: Equatable, Identifiable, Sendable {
+  public var id: MessageID
+  public let conversationID: ConversationID
+  public let title: String
+  public let sender: String
+  public let time: String
+  public let snippet: Snippet
+
+  public init(
+    id: MessageID, conversationID: ConversationID, title: String, sender: String, time: String,
+    snippet: Snippet
+  ) {
+    self.id = id
+    self.conversationID = conversationID
+    self.title = title
+    self.sender = sender
+    self.time = time
+    self.snippet = snippet
+  }
+}

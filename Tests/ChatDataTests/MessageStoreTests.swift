@@ -1,0 +1,228 @@
+import ChatDomain
+import Foundation
+import SQLite
+import Testing
+
+@testable import ChatData
+
+@Suite struct MessageStoreTests {
+  @Test func aMessageDeliveredTwiceIsStoredOnce() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 1)
+    let message = f.serverMessage(1)
+    try await f.store.saveServerMessages([message], in: f.chat, me: f.me)
+    try await f.store.saveServerMessages([message], in: f.chat, me: f.me)
+    let snapshot = try await f.store.snapshot(f.chat, limit: 50)
+    #expect(snapshot.messages == [message])
+  }
+
+  @Test func theServersCopyOfMyMessageTurnsThePendingRowIntoTheAcknowledgedOne() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation()
+    let id = StoreFixture.id(9)
+    try await f.store.insertPending(f.pending(id))
+    #expect(try await f.store.unsent().map(\.clientID) == [id])
+    try await f.store.saveServerMessages(
+      [f.serverMessage(1, from: f.me, text: "on my way", id: id)], in: f.chat, me: f.me)
+    let rows = try await f.store.snapshot(f.chat, limit: 50).messages
+    #expect(rows.count == 1)
+    #expect(rows[0].clientID == id)
+    #expect(rows[0].sequence == 1)
+    #expect(rows[0].state == .sent)
+    #expect(try await f.store.unsent().isEmpty)
+  }
+
+  @Test func rowsSortBySequenceWithUnsentLastInClientIDOrder() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 3)
+    try await f.store.insertPending(f.pending(StoreFixture.id(200)))
+    try await f.store.insertPending(f.pending(StoreFixture.id(100)))
+    try await f.store.saveServerMessages(
+      [f.serverMessage(3), f.serverMessage(1)], in: f.chat, me: f.me)
+    try await f.store.saveServerMessages([f.serverMessage(2)], in: f.chat, me: f.me)
+    let rows = try await f.store.snapshot(f.chat, limit: 50).messages
+    #expect(rows.map(\.sequence) == [1, 2, 3, nil, nil])
+    #expect(rows.suffix(2).map(\.clientID) == [StoreFixture.id(100), StoreFixture.id(200)])
+  }
+
+  @Test func theOutboxIsOldestFirstAndARequeuedMessageGoesToTheBack() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation()
+    let (a, b, c) = (StoreFixture.id(1), StoreFixture.id(2), StoreFixture.id(3))
+    for id in [a, b, c] { try await f.store.insertPending(f.pending(id)) }
+    try await f.store.markFailed(a, sender: f.me, reason: "invalid")
+    #expect(try await f.store.unsent().map(\.clientID) == [b, c])
+    #expect(try await f.store.requeue(a, sender: f.me))
+    #expect(try await f.store.unsent().map(\.clientID) == [b, c, a])
+    #expect(try await f.store.requeue(b, sender: f.me) == false)
+  }
+
+  @Test func syncPositionAdvancesOverContiguousRowsAndReportsAGap() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 0)
+    var outcome = try await f.store.saveServerMessages(
+      [f.serverMessage(1), f.serverMessage(2)], in: f.chat, me: f.me)
+    #expect(outcome == SaveOutcome(syncedUpTo: 2, hasGap: false))
+    outcome = try await f.store.saveServerMessages([f.serverMessage(5)], in: f.chat, me: f.me)
+    #expect(outcome == SaveOutcome(syncedUpTo: 2, hasGap: true))
+    outcome = try await f.store.saveServerMessages(
+      [f.serverMessage(3), f.serverMessage(4)], in: f.chat, me: f.me)
+    #expect(outcome == SaveOutcome(syncedUpTo: 5, hasGap: false))
+  }
+
+  @Test func anotherRowClaimingAHeldSequenceIsDroppedNotFatal() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 0)
+    try await f.store.saveServerMessages([f.serverMessage(1)], in: f.chat, me: f.me)
+    let impostor = f.serverMessage(1, text: "other", id: StoreFixture.id(77))
+    try await f.store.saveServerMessages([impostor, f.serverMessage(2)], in: f.chat, me: f.me)
+    let rows = try await f.store.snapshot(f.chat, limit: 50).messages
+    #expect(rows.map(\.text) == ["message 1", "message 2"])
+  }
+
+  @Test func theWindowShowsTheNewestRowsAboveTheFloorAndCountsTheRest() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 0)
+    try await f.store.saveServerMessages(
+      (1...120).map { f.serverMessage($0) }, in: f.chat, me: f.me)
+    let snapshot = try await f.store.snapshot(f.chat, limit: 50)
+    #expect(snapshot.messages.map(\.sequence) == Array(71...120))
+    #expect(snapshot.olderHeld == 70)
+  }
+
+  @Test func numbersOnlyGoUp() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 10, readUpTo: 8)
+    try await f.addConversation(lastSequence: 4, readUpTo: 2)
+    let conversation = try #require(try await f.store.conversation(f.chat))
+    #expect(conversation.lastSequence == 10)
+    #expect(conversation.readUpTo == 8)
+    try await f.store.saveReceipts(
+      ReceiptsRecord(deliveredUpTo: 9, readUpTo: 7), members: [], in: f.chat, me: f.me)
+    try await f.store.saveReceipts(
+      ReceiptsRecord(deliveredUpTo: 3, readUpTo: 1), members: [], in: f.chat, me: f.me)
+    #expect(try await f.store.receipts(in: f.chat) == ReceiptsRecord(deliveredUpTo: 9, readUpTo: 7))
+  }
+
+  @Test func ticksAreTheLowestOverTheOtherMembersOnceAllAreKnown() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(members: [f.me, f.bob, f.carol], lastSequence: 10)
+    try await f.store.saveMemberReceipt(
+      MemberReceiptRecord(userID: f.bob, deliveredUpTo: 9, readUpTo: 8), in: f.chat, me: f.me)
+    #expect(try await f.store.receipts(in: f.chat) == nil)
+    try await f.store.saveMemberReceipt(
+      MemberReceiptRecord(userID: f.carol, deliveredUpTo: 6, readUpTo: 5), in: f.chat, me: f.me)
+    #expect(try await f.store.receipts(in: f.chat) == ReceiptsRecord(deliveredUpTo: 6, readUpTo: 5))
+  }
+
+  @Test func myOwnReceiptFromAnotherDeviceLowersTheUnreadCount() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 5, readUpTo: 0)
+    #expect(try await f.store.listRows().first?.unreadCount == 5)
+    try await f.store.saveMemberReceipt(
+      MemberReceiptRecord(userID: f.me, deliveredUpTo: 5, readUpTo: 3), in: f.chat, me: f.me)
+    #expect(try await f.store.listRows().first?.unreadCount == 2)
+    #expect(try await f.store.unacknowledgedReads().isEmpty)
+  }
+
+  @Test func readingHereLowersTheUnreadCountAtOnceAndIsOwedToTheServer() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 5)
+    #expect(try await f.store.raiseOwnRead(f.chat, upTo: 4))
+    #expect(try await f.store.raiseOwnRead(f.chat, upTo: 2) == false)
+    #expect(try await f.store.listRows().first?.unreadCount == 1)
+    let owed = try await f.store.unacknowledgedReads()
+    #expect(owed.map(\.0) == [f.chat])
+    #expect(owed.map(\.1) == [4])
+    try await f.store.acknowledgeRead(f.chat, upTo: 4)
+    #expect(try await f.store.unacknowledgedReads().isEmpty)
+  }
+
+  @Test func myOwnSentMessagesNeverCountAsUnread() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 0)
+    try await f.store.saveServerMessages([f.serverMessage(1)], in: f.chat, me: f.me)
+    try await f.store.saveServerMessages(
+      [f.serverMessage(2, from: f.me)], in: f.chat, me: f.me)
+    #expect(try await f.store.listRows().first?.unreadCount == 0)
+  }
+
+  @Test func theListIsNewestActivityFirstWithAnUnsentMessageAsPreview() async throws {
+    let f = try await StoreFixture.make()
+    let other = ConversationID("c2")
+    try await f.addConversation(lastSequence: 0)
+    try await f.addConversation(other, lastSequence: 0)
+    try await f.store.saveServerMessages(
+      [f.serverMessage(1, in: other)], in: other, me: f.me)
+    #expect(try await f.store.listRows().map(\.conversation.id) == [other, f.chat])
+    try await f.store.insertPending(f.pending(StoreFixture.id(1), text: "new"))
+    let rows = try await f.store.listRows()
+    #expect(rows.map(\.conversation.id) == [f.chat, other])
+    #expect(rows[0].lastMessage?.text == "new")
+    #expect(rows[0].lastMessage?.state == .sending)
+  }
+
+  @Test func searchFindsWordsAndPrefixesWithMarkedSnippets() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 0)
+    try await f.store.saveServerMessages(
+      [
+        f.serverMessage(1, text: "Hiking on Sunday?"),
+        f.serverMessage(2, text: "Café at noon"),
+        f.serverMessage(3, text: "hike later"),
+      ], in: f.chat, me: f.me)
+    let hits = try await f.store.search("hik", limit: 10)
+    #expect(hits.map(\.message.sequence) == [3, 1])
+    #expect(hits[1].markedSnippet.contains("\u{2}Hiking\u{3}"))
+    #expect(hits[0].conversationTitle == "Hiking")
+    #expect(try await f.store.search("cafe", limit: 10).map(\.message.sequence) == [2])
+    #expect(try await f.store.search("sunday hiking", limit: 10).count == 1)
+  }
+
+  @Test(arguments: ["", "  ", "***", "\"", "-- !?"])
+  func aQueryWithNothingToSearchIsAClearError(query: String) async throws {
+    let f = try await StoreFixture.make()
+    await #expect(throws: StoreError.invalidQuery("type at least one letter or digit to search")) {
+      try await f.store.search(query, limit: 10)
+    }
+  }
+
+  @Test(arguments: [
+    "NEAR(a b)", "AND OR NOT (", "a\"b", "col:value", "x AND", "^start", "(unbalanced",
+  ])
+  func fts5SyntaxInAQueryIsSearchedAsWordsNotParsed(query: String) async throws {
+    let f = try await StoreFixture.make()
+    _ = try await f.store.search(query, limit: 10)
+  }
+
+  @Test func observersHearEachCommittedWriteOnce() async throws {
+    let f = try await StoreFixture.make()
+    let changes = await f.store.changes()
+    var iterator = changes.makeAsyncIterator()
+    try await f.addConversation(lastSequence: 0)
+    #expect(await iterator.next() == StoreChange(conversations: [f.chat]))
+    try await f.store.saveServerMessages(
+      [f.serverMessage(1), f.serverMessage(2)], in: f.chat, me: f.me)
+    #expect(await iterator.next() == StoreChange(conversations: [f.chat]))
+    let other = ConversationID("c2")
+    try await f.addConversation(other)
+    #expect(await iterator.next() == StoreChange(conversations: [other]))
+  }
+
+  @Test func aReopenedFileKeepsEverythingAndTheSchemaIsRecorded() async throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "store-\(UUID().uuidString).sqlite"
+    ).path
+    do {
+      let f = try await StoreFixture.make(.file(path))
+      try await f.addConversation(lastSequence: 0)
+      try await f.store.insertPending(f.pending(StoreFixture.id(1)))
+    }
+    let f = try await StoreFixture.make(.file(path))
+    #expect(try await f.store.unsent().count == 1)
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    let db = try Database(.file(path))
+    #expect(try Migrator.appliedIdentifiers(in: db) == ["v1"])
+  }
+}

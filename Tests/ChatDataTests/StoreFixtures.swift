@@ -1,0 +1,59 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+@testable import ChatData
+
+/// A store on a real in-memory SQLite, on its own executor.
+struct StoreFixture {
+  let executor = DatabaseExecutor(name: "test.store")
+  let store: MessageStore
+  let me = UserID("alice")
+  let bob = UserID("bob")
+  let carol = UserID("carol")
+  let chat = ConversationID("c1")
+
+  static func make(_ location: Database.Location = .memory) async throws -> StoreFixture {
+    let executor = DatabaseExecutor(name: "test.store")
+    let store = try await MessageStore.open(location, executor: executor)
+    return StoreFixture(store: store)
+  }
+
+  private init(store: MessageStore) {
+    self.store = store
+  }
+
+  func addConversation(
+    _ id: ConversationID? = nil, members: [UserID]? = nil, lastSequence: Int = 0, readUpTo: Int = 0
+  ) async throws {
+    try await store.saveConversations(
+      [
+        ServerConversation(
+          id: id ?? chat, title: "Hiking", memberIDs: members ?? [me, bob],
+          createdAt: Date(timeIntervalSince1970: 1_000), lastSequence: lastSequence,
+          readUpTo: readUpTo)
+      ], me: me)
+  }
+
+  func serverMessage(
+    _ sequence: Int, from sender: UserID? = nil, text: String? = nil, id: MessageID? = nil,
+    in conversation: ConversationID? = nil
+  ) -> MessageRecord {
+    MessageRecord(
+      conversationID: conversation ?? chat, clientID: id ?? Self.id(sequence),
+      senderID: sender ?? bob, serverID: "s\(sequence)", text: text ?? "message \(sequence)",
+      sequence: sequence, sentAt: Date(timeIntervalSince1970: 2_000 + Double(sequence)),
+      state: .sent, failure: nil)
+  }
+
+  func pending(_ id: MessageID, text: String = "on my way") -> MessageRecord {
+    MessageRecord(
+      conversationID: chat, clientID: id, senderID: me, serverID: nil, text: text, sequence: nil,
+      sentAt: Date(timeIntervalSince1970: 5_000), state: .sending, failure: nil)
+  }
+
+  /// A deterministic UUIDv7-shaped ID whose order follows `n`.
+  static func id(_ n: Int) -> MessageID {
+    MessageID(rawValue: String(format: "01900000-0000-7000-8000-%012x", n))!
+  }
+}

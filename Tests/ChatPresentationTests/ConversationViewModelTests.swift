@@ -1,0 +1,177 @@
+import ChatDomain
+import ChatPresentation
+import ChatTestSupport
+import Foundation
+import Testing
+
+@MainActor
+@Suite(.timeLimit(.minutes(1)))
+struct ConversationViewModelTests {
+  let me = UserID("alice")
+  let bob = UserID("bob")
+  let chat = ConversationID("c1")
+  let utc = TimeFormatter(
+    timeZone: TimeZone(identifier: "UTC")!, now: { Date(timeIntervalSince1970: 1_796_036_000) })
+
+  func message(
+    _ n: Int, from sender: UserID, sequence: Int?, send: SendState = .sent,
+    receipt: ReceiptState = .unknown
+  ) -> Message {
+    Message(
+      id: MessageID(rawValue: String(format: "01900000-0000-7000-8000-%012x", n))!,
+      conversationID: chat, senderID: sender, text: "text \(n)",
+      sentAt: Date(timeIntervalSince1970: 1_796_036_000 - 3_600 + Double(n) * 60),
+      sequence: sequence, send: send, receipt: receipt)
+  }
+
+  @Test func rowsShowTicksOnlyOnMyMessagesAsTheSeedDefinesThem() async {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    repository.emit([
+      message(1, from: bob, sequence: 1),
+      message(2, from: me, sequence: 2, receipt: .read),
+      message(3, from: me, sequence: 3, receipt: .delivered),
+      message(4, from: me, sequence: 4, receipt: .notDelivered),
+      message(5, from: me, sequence: 5, receipt: .unknown),
+      message(6, from: me, sequence: nil, send: .failed(reason: "refused")),
+      message(7, from: me, sequence: nil, send: .sending),
+    ])
+    await waitUntil { model.viewState.rows.count == 7 }
+    let rows = model.viewState.rows
+    #expect(rows.map(\.ticks) == [nil, .read, .two, .one, .dimmed, .failed, .clock])
+    #expect(rows.map(\.isMine) == [false, true, true, true, true, true, true])
+    #expect(rows[0].sender == "bob")
+    #expect(rows[1].sender == nil)
+    #expect(rows[0].time == "09:54")
+  }
+
+  @Test func theBannerSaysWaitingForNetworkOnlyWhileOffline() async {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    repository.emit(.waitingForNetwork)
+    await waitUntil { model.viewState.banner == "Waiting for network…" }
+    repository.emit(.connected)
+    await waitUntil { model.viewState.banner == nil }
+  }
+
+  @Test func titleAndTypingComeFromTheirOwnStreams() async {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    repository.emit(
+      ConversationSummary(
+        id: chat, title: "Hiking", memberIDs: [me, bob], lastMessage: nil, unreadCount: 0,
+        lastActivity: Date()))
+    repository.emitTyping([bob])
+    await waitUntil { model.viewState.title == "Hiking" && model.viewState.typing != nil }
+    #expect(model.viewState.typing == "bob is typing…")
+  }
+
+  @Test func historyGoesLoadingThenIdleThenBeginning() async {
+    let repository = FakeMessageRepository(currentUserID: me)
+    repository.olderAnswers = [.success(true), .success(false)]
+    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    await model.onTopReached()
+    #expect(model.viewState.history == .idle)
+    await model.onTopReached()
+    #expect(model.viewState.history == .beginning)
+    await model.onTopReached()
+    #expect(model.viewState.history == .beginning)
+  }
+
+  @Test func aFailedHistoryLoadSaysWhyAndCanBeTriedAgain() async {
+    let repository = FakeMessageRepository(currentUserID: me)
+    repository.olderAnswers = [.failure(.offline), .success(true)]
+    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    await model.onTopReached()
+    #expect(model.viewState.history == .failed(ChatError.offline.description))
+    await model.onTopReached()
+    #expect(model.viewState.history == .idle)
+  }
+
+  @Test func seeingAMessageMarksReadUpToTheNewestSequenceAtOrBeforeIt() async {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let pending = message(3, from: me, sequence: nil, send: .sending)
+    repository.emit([
+      message(1, from: bob, sequence: 1), message(2, from: bob, sequence: 2), pending,
+    ])
+    await waitUntil { model.viewState.rows.count == 3 }
+    model.onNewestVisible(pending.id)
+    #expect(repository.markedRead == [2])
+  }
+
+  @Test func sendingBadInputShowsWhyAndSendsNothing() async {
+    let repository = FakeMessageRepository(currentUserID: me)
+    repository.sendError = .invalidInput("the message is empty")
+    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    await model.sendNow("   ")
+    #expect(model.viewState.alert == "invalid input: the message is empty")
+    #expect(repository.sent.isEmpty)
+    repository.sendError = nil
+    await model.sendNow("hello")
+    #expect(model.viewState.alert == nil)
+    #expect(repository.sent == ["hello"])
+  }
+}
+
+@MainActor
+@Suite(.timeLimit(.minutes(1)))
+struct ConversationListViewModelTests {
+  let me = UserID("alice")
+  let utc = TimeFormatter(
+    timeZone: TimeZone(identifier: "UTC")!, now: { Date(timeIntervalSince1970: 1_796_000_000) })
+
+  final class FakeList: ConversationListRepository, @unchecked Sendable {
+    let pair = AsyncStream.makeStream(of: [ConversationSummary].self)
+    var searchResult: Result<[SearchHit], ChatError> = .success([])
+    func conversations() -> AsyncStream<[ConversationSummary]> { pair.stream }
+    func createConversation(title: String, memberIDs: [UserID]) async throws(ChatError)
+      -> ConversationID
+    { throw .offline }
+    func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] {
+      try searchResult.get()
+    }
+    func connectionStates() -> AsyncStream<ConnectionState> { AsyncStream { _ in } }
+  }
+
+  @Test func rowsShowUnreadCountsAndWhoWroteLast() async {
+    let list = FakeList()
+    let model = ConversationListViewModel(repository: list, currentUserID: me, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let chat = ConversationID("c1")
+    let mine = Message(
+      id: MessageID(UUID()), conversationID: chat, senderID: me, text: "on my way",
+      sentAt: Date(timeIntervalSince1970: 1_796_000_000), sequence: 4, send: .sent,
+      receipt: .delivered)
+    list.pair.continuation.yield([
+      ConversationSummary(
+        id: chat, title: "Hiking", memberIDs: [me], lastMessage: mine, unreadCount: 3,
+        lastActivity: mine.sentAt)
+    ])
+    await waitUntil { !model.viewState.rows.isEmpty }
+    let row = model.viewState.rows[0]
+    #expect(row.preview == "You: on my way")
+    #expect(row.unreadCount == 3)
+    #expect(row.ticks == .two)
+  }
+
+  @Test func aSearchErrorIsShownNotThrown() async {
+    let list = FakeList()
+    list.searchResult = .failure(.invalidInput("type at least one letter or digit to search"))
+    let model = ConversationListViewModel(repository: list, currentUserID: me, formatter: utc)
+    await model.search("!!")
+    #expect(
+      model.viewState.search?.error == "invalid input: type at least one letter or digit to search")
+    await model.search("")
+    #expect(model.viewState.search == nil)
+  }
+}

@@ -1,0 +1,1 @@
+// Wire's tests arrive with its issue.
