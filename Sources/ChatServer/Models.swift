@@ -46,16 +46,12 @@ struct ConversationItem: Sendable, Equatable {
     ])
   }
 
-  /// The `201` answer to `POST /v1/conversations`: API.md lists it without `lastMessage`.
+  /// The `201` answer to `POST /v1/conversations`: the list item without `lastMessage`, as
+  /// API.md lists it.
   var createdJSON: JSON {
-    .object([
-      "id": .string(id),
-      "title": .string(title),
-      "memberIds": .array(memberIds.map(JSON.string)),
-      "lastSequence": .integer(lastSequence),
-      "readUpTo": .integer(readUpTo),
-      "createdAt": .string(createdAt.rfc3339),
-    ])
+    guard case .object(var object) = json else { return json }
+    object.members.removeAll { $0.key == "lastMessage" }
+    return .object(object)
   }
 }
 
