@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "ChatDomain", targets: ["ChatDomain"]),
     .library(name: "ChatData", targets: ["ChatData"]),
     .library(name: "ChatPresentation", targets: ["ChatPresentation"]),
+    .library(name: "ChatServer", targets: ["ChatServer"]),
   ],
   targets: [
     // System libraries (Debian packages; see .ci/run).
@@ -37,6 +38,10 @@ let package = Package(
     // Network.
     .target(name: "Wire", dependencies: ["CEpoll", "CCrypto"], swiftSettings: engineSettings),
 
+    // Reference server core: every route and live event of API.md over SQLite, no sockets.
+    .target(
+      name: "ChatServer", dependencies: ["SQLite", "CCrypto"], swiftSettings: engineSettings),
+
     // Test support shared by the test targets.
     .target(
       name: "ChatTestSupport", dependencies: ["ChatDomain", "ChatData", "SQLite"],
@@ -52,5 +57,8 @@ let package = Package(
       name: "ChatPresentationTests", dependencies: ["ChatPresentation", "ChatTestSupport"],
       swiftSettings: engineSettings),
     .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: engineSettings),
+    .testTarget(
+      name: "ChatServerTests", dependencies: ["ChatServer", "SQLite"],
+      swiftSettings: engineSettings),
   ]
 )

@@ -216,6 +216,12 @@ public final class Database {
   /// True inside `write(_:)`.
   public var isInTransaction: Bool { transactionDepth > 0 }
 
+  /// True when SQLite holds no transaction open. After some failures (`SQLITE_FULL`,
+  /// `SQLITE_IOERR`, `SQLITE_NOMEM`, a `RAISE(ROLLBACK)`, …) SQLite rolls the whole transaction
+  /// back by itself, even inside `write(_:)`: code that catches a failed statement there and
+  /// carries on must check this first, or its next statements would run outside any transaction.
+  public var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
   // MARK: - Change notification
 
   /// Registers `observer`, called after every committed transaction with the names of the

@@ -32,12 +32,16 @@ public final class DatabaseExecutor: SerialTaskExecutor, @unchecked Sendable {
   public init(name: String) {
     let box = ThreadBox()
     thread = Thread {
-      // Set from inside: on Linux a name given before `start()` is not applied.
+      // Set from inside: on Linux a name given before `start()` is not applied. And only once
+      // `start()` has returned: corelibs Foundation drops a name set before `start()` has
+      // recorded the new pthread, which a thread that runs at once can beat.
+      box.started.wait()
       Thread.current.name = name
       box.executor?.runLoop()
     }
     box.executor = self
     thread.start()
+    box.started.signal()
   }
 
   public func enqueue(_ job: consuming ExecutorJob) {
@@ -104,6 +108,9 @@ public final class DatabaseExecutor: SerialTaskExecutor, @unchecked Sendable {
 
 /// Hands the executor to its thread, which is created before `self` is complete.
 private final class ThreadBox: @unchecked Sendable {
-  // @unchecked: written once before the thread starts, read only by that thread afterwards.
+  // @unchecked: `executor` is written once before the thread starts, read only by that thread
+  // afterwards; `started` is a semaphore, safe from any thread.
   var executor: DatabaseExecutor?
+  /// Signalled once `Thread.start()` has returned.
+  let started = DispatchSemaphore(value: 0)
 }

@@ -79,6 +79,31 @@ import Testing
     #expect(try db.query("SELECT x FROM t") { $0.int(0) } == [1])
   }
 
+  @Test func isAutocommitTellsWhenSQLiteEndedTheTransactionItself() throws {
+    let db = try Database(.memory)
+    try db.execute(
+      """
+      CREATE TABLE t (x);
+      CREATE TRIGGER abort_statement BEFORE INSERT ON t WHEN NEW.x = 'abort'
+        BEGIN SELECT RAISE(ABORT, 'statement only'); END;
+      CREATE TRIGGER rollback_all BEFORE INSERT ON t WHEN NEW.x = 'rollback'
+        BEGIN SELECT RAISE(ROLLBACK, 'whole transaction'); END;
+      """)
+    #expect(db.isAutocommit)
+    var states: [Bool] = []
+    _ = try? db.write { db in
+      try db.run("INSERT INTO t VALUES (1)")
+      states.append(db.isAutocommit)
+      _ = try? db.write { try $0.run("INSERT INTO t VALUES ('abort')") }
+      states.append(db.isAutocommit)
+      _ = try? db.write { try $0.run("INSERT INTO t VALUES ('rollback')") }
+      states.append(db.isAutocommit)
+    }
+    #expect(states == [false, false, true])
+    #expect(db.isAutocommit)
+    #expect(try db.scalarInt("SELECT count(*) FROM t") == 0)
+  }
+
   @Test func statementsAreCachedBySQL() throws {
     let db = try Database(.memory)
     let first = try db.statement("SELECT 1")

@@ -1,1 +1,1 @@
-// Wire's tests arrive with its issue.
+// Placeholder until this module's issue lands.

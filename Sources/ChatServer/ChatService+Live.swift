@@ -1,0 +1,99 @@
+/// The answer to a `/v1/live` upgrade request.
+public enum LiveUpgrade: Sendable {
+  /// Upgrade the connection and serve this subscription on it.
+  case accepted(LiveSubscription)
+  /// Do not upgrade: send this response (401, 429, 404) instead.
+  case refused(APIResponse)
+}
+
+extension ChatService {
+  /// Authenticates a `/v1/live` upgrade request and opens a subscription for the caller's
+  /// device, or says which error response to send instead of upgrading (401, 429, 404 for
+  /// another path). The request is logged and counted, with status 101 when accepted.
+  public func openLive(_ request: APIRequest) async -> LiveUpgrade {
+    let started = clock.now()
+    let route = Route(method: request.method, path: request.path)
+    var user: String?
+    let result: Result<LiveSubscription, APIError>
+    do throws(APIError) {
+      let caller = try authorize(request, at: started)
+      user = caller.userId
+      guard route == .authenticated(.live) else { throw .unknownRoute }
+      result = .success(subscribe(caller))
+    } catch {
+      result = .failure(error)
+    }
+    let failure: APIError? = if case .failure(let error) = result { error } else { nil }
+    recordRequest(
+      method: request.method, route: route.pattern, status: failure?.status ?? 101,
+      started: started, user: user, failure: failure)
+    switch result {
+    case .success(let subscription): return .accepted(subscription)
+    case .failure(let error): return .refused(error.response)
+    }
+  }
+
+  private func subscribe(_ caller: AccessTokenClaims) -> LiveSubscription {
+    let id = hub.nextID()
+    let (events, continuation) = AsyncStream<String>.makeStream(
+      bufferingPolicy: .bufferingOldest(configuration.liveEventBufferLimit))
+    // Weak: the hub holds the continuation, which holds this closure.
+    continuation.onTermination = { [weak self, executor] termination in
+      // The consumer stopped listening (its task was cancelled or it dropped the stream).
+      // A stream the service finished itself is already out of the hub.
+      guard case .cancelled = termination, let service = self else { return }
+      executor.spawn { await service.closeLive(id) }
+    }
+    hub.add(
+      LiveHub.Subscriber(
+        id: id, userId: caller.userId, deviceId: caller.deviceId, continuation: continuation))
+    return LiveSubscription(
+      id: id, userId: caller.userId, deviceId: caller.deviceId, events: events, service: self)
+  }
+
+  func closeLive(_ id: UInt64) {
+    hub.remove(id)?.continuation.finish()
+  }
+
+  /// A client frame (see `LiveSubscription.receive(_:)`): typing is relayed to the other
+  /// members' devices; anything else is ignored.
+  func receiveLiveFrame(_ text: String, on id: UInt64) async {
+    guard let subscriber = hub.subscriber(id) else { return }
+    guard text.utf8.count <= configuration.maxBodyBytes,
+      case .object(let frame)? = try? JSONParser.parse(text),
+      case .string("typing")? = frame["type"],
+      case .string(let rawConversation)? = frame["conversationId"],
+      let conversation = Identifiers.canonicalUUID(rawConversation),
+      let members = try? await store.memberIds(of: conversation, visibleTo: subscriber.userId)
+    else {
+      metrics.liveFramesIgnored += 1
+      return
+    }
+    publish(
+      LiveEvents.typing(in: conversation, by: subscriber.userId),
+      to: members.filter { $0 != subscriber.userId })
+  }
+
+  /// Hands `frame` to every open subscription of `users` (sorted member ids), in order. A
+  /// subscription whose buffer is full is closed: it has fallen behind, and its client will
+  /// reconnect and catch up.
+  func publish(_ frame: String, to users: [String]) {
+    var fallenBehind: [LiveHub.Subscriber] = []
+    for subscriber in hub.subscribers(of: users) {
+      switch subscriber.continuation.yield(frame) {
+      case .enqueued: metrics.eventsFannedOut += 1
+      case .dropped: fallenBehind.append(subscriber)
+      case .terminated: closeLive(subscriber.id)
+      @unknown default: closeLive(subscriber.id)
+      }
+    }
+    for subscriber in fallenBehind {
+      closeLive(subscriber.id)
+      metrics.liveSubscriptionsDropped += 1
+      log.record(
+        LogRecord(
+          event: "live_dropped",
+          fields: [("user", subscriber.userId), ("device", subscriber.deviceId)]))
+    }
+  }
+}

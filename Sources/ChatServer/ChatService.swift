@@ -1,0 +1,168 @@
+import SQLite
+
+/// The reference server's request handler: every route and live event of API.md, over a
+/// `ServerStore`, with no network code. The HTTP/WebSocket layer turns requests into
+/// `APIRequest` values and calls `handle(_:)`, or `openLive(_:)` for the `/v1/live` upgrade;
+/// the client's tests and the simulation call the same two methods directly.
+///
+/// Deterministic: time comes only from `clock`, randomness (the signing key in memory mode,
+/// refresh tokens, conversation and message ids) only from `random`, and all work runs on
+/// `executor`, in the order its jobs run. Same requests in the same order → same responses,
+/// same events in the same order.
+///
+/// Order of checks, as API.md ranks them: 401 (token), 429 (rate limit), 413 (body size, then
+/// text length), 400 (JSON, fields, ids, query numbers), 404 (unknown route or conversation,
+/// or not a member), 422 (ranges, empty text, group size), 409 (clientMessageId reused with
+/// another text).
+///
+/// ## Topics
+/// - Requests: `handle(_:)`
+/// - Live: `openLive(_:)`, `LiveSubscription`
+/// - Routes: `ChatService+Auth.swift`, `+Conversations.swift`, `+Messages.swift`,
+///   `+Receipts.swift`, `+Live.swift`
+public actor ChatService {
+  let store: ServerStore
+  let configuration: ServerConfiguration
+  let clock: any ServerClock
+  var random: any RandomNumberGenerator
+  nonisolated let executor: any SerialTaskExecutor
+  let log: any LogSink
+  let signer: AccessTokenSigner
+  var rateLimiter: RateLimiter?
+  var hub = LiveHub()
+  var metrics = ServiceMetrics()
+
+  public nonisolated var unownedExecutor: UnownedSerialExecutor {
+    executor.asUnownedSerialExecutor()
+  }
+
+  /// - Parameters:
+  ///   - store: the storage; give it the same `executor` for a deterministic run, or a
+  ///     `DatabaseExecutor` of its own in production so SQLite and fsync overlap with request
+  ///     parsing.
+  ///   - random: the only source of randomness; `SystemRandomNumberGenerator` in production
+  ///     (refresh tokens and, without `configuration.signingKey`, the signing key come from it).
+  ///   - executor: where the service runs, and the tasks it starts.
+  public init(
+    store: ServerStore,
+    configuration: ServerConfiguration = ServerConfiguration(),
+    clock: any ServerClock,
+    random: some RandomNumberGenerator & Sendable,
+    executor: any SerialTaskExecutor,
+    log: any LogSink = DiscardingLogSink()
+  ) {
+    var random = random
+    let key = configuration.signingKey ?? SigningKey.generate(using: &random)
+    self.store = store
+    self.configuration = configuration
+    self.clock = clock
+    self.random = random
+    self.executor = executor
+    self.log = log
+    self.signer = AccessTokenSigner(key: key)
+    self.rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
+  }
+
+  /// Answers one request. Never throws: every failure is an API.md error response.
+  public func handle(_ request: APIRequest) async -> APIResponse {
+    let started = clock.now()
+    let route = Route(method: request.method, path: request.path)
+    var user: String?
+    let response: APIResponse
+    var failure: APIError?
+    do throws(APIError) {
+      response = try await respond(to: request, route: route, at: started, user: &user)
+    } catch {
+      response = error.response
+      failure = error
+    }
+    recordRequest(
+      method: request.method, route: route.pattern, status: response.status, started: started,
+      user: user, failure: failure)
+    return response
+  }
+
+  private func respond(
+    to request: APIRequest, route: Route, at now: Timestamp, user: inout String?
+  ) async throws(APIError) -> APIResponse {
+    switch route {
+    case .healthz:
+      return .text(200, "ok", contentType: "text/plain; charset=utf-8")
+    case .metrics:
+      let page = metrics.render(
+        liveSubscriptionsOpen: hub.openCount, store: await store.statistics)
+      return .text(200, page, contentType: "text/plain; version=0.0.4; charset=utf-8")
+    case .devLogin:
+      guard configuration.devMode else { throw .unknownRoute }
+      try checkBodySize(request)
+      return try await devLogin(request, at: now)
+    case .refresh:
+      try checkBodySize(request)
+      return try await refresh(request, at: now)
+    case .authenticated(let route):
+      let caller = try authorize(request, at: now)
+      user = caller.userId
+      try checkBodySize(request)
+      return try await respond(to: request, route: route, caller: caller, at: now)
+    }
+  }
+
+  private func respond(
+    to request: APIRequest, route: AuthenticatedRoute, caller: AccessTokenClaims,
+    at now: Timestamp
+  ) async throws(APIError) -> APIResponse {
+    switch route {
+    case .createConversation:
+      return try await createConversation(request, by: caller.userId, at: now)
+    case .listConversations:
+      return try await listConversations(of: caller.userId)
+    case .sync:
+      return try await sync(request, for: caller.userId)
+    case .listMessages(let conversation):
+      return try await listMessages(in: conversation, request, for: caller.userId)
+    case .sendMessage(let conversation):
+      return try await sendMessage(to: conversation, request, from: caller.userId, at: now)
+    case .receipts(let conversation):
+      return try await receipts(in: conversation, for: caller.userId)
+    case .delivered(let conversation):
+      return try await raiseReceipt(.delivered, in: conversation, request, by: caller.userId)
+    case .read(let conversation):
+      return try await raiseReceipt(.read, in: conversation, request, by: caller.userId)
+    case .live:
+      throw .badRequest("/v1/live is a WebSocket: send the upgrade request.")
+    case .unknown:
+      throw .unknownRoute
+    }
+  }
+
+  private func checkBodySize(_ request: APIRequest) throws(APIError) {
+    guard request.body.count <= configuration.maxBodyBytes else {
+      throw .tooLarge("The body is over \(configuration.maxBodyBytes) bytes.")
+    }
+  }
+
+  /// Methods outside this list are counted as `other`, so a client cannot grow the metrics.
+  private static let knownMethods: Set<String> = [
+    "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS",
+  ]
+
+  /// One log record and the metrics of one request. Never message text, never a token.
+  func recordRequest(
+    method: String, route: String, status: Int, started: Timestamp, user: String?,
+    failure: APIError?
+  ) {
+    let duration = clock.now() - started
+    let method = Self.knownMethods.contains(method) ? method : "other"
+    metrics.recordRequest(method: method, route: route, status: status, duration: duration)
+    var fields: [(key: String, value: String)] = [
+      ("method", method), ("route", route), ("status", String(status)),
+      ("duration_us", String(max(0, duration.nanoseconds / 1_000))),
+    ]
+    if let user { fields.append(("user", user)) }
+    if let failure {
+      fields.append(("code", failure.code.rawValue))
+      if let detail = failure.detail { fields.append(("detail", detail)) }
+    }
+    log.record(LogRecord(event: "request", fields: fields))
+  }
+}

@@ -1,0 +1,100 @@
+/// The counters behind `GET /metrics`, kept by the service on its executor.
+///
+/// Labels are route patterns (`/v1/conversations/{id}/messages`), methods and statuses; never
+/// ids, message text or tokens. The text is written in a fixed order (series sorted), so two
+/// runs with the same inputs print the same page.
+struct ServiceMetrics {
+  struct RequestKey: Hashable, Comparable {
+    var method: String
+    var route: String
+    var status: Int
+
+    static func < (lhs: RequestKey, rhs: RequestKey) -> Bool {
+      (lhs.route, lhs.method, lhs.status) < (rhs.route, rhs.method, rhs.status)
+    }
+  }
+
+  /// Upper bounds (seconds) of the request-duration histogram buckets.
+  static let durationBounds: [Double] = [
+    0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+  ]
+
+  private(set) var requests: [RequestKey: Int] = [:]
+  private var durationBucketCounts = [Int](repeating: 0, count: durationBounds.count)
+  private var durationSum = 0.0
+  private var durationCount = 0
+  var sendsAccepted = 0
+  var retriesRecognised = 0
+  var eventsFannedOut = 0
+  var liveFramesIgnored = 0
+  var liveSubscriptionsDropped = 0
+
+  mutating func recordRequest(method: String, route: String, status: Int, duration: Duration) {
+    requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
+    let seconds = max(0, duration.secondsValue)
+    if let bucket = Self.durationBounds.firstIndex(where: { seconds <= $0 }) {
+      durationBucketCounts[bucket] += 1
+    }
+    durationSum += seconds
+    durationCount += 1
+  }
+
+  /// The Prometheus text exposition (format 0.0.4).
+  func render(liveSubscriptionsOpen: Int, store: StoreStatistics) -> String {
+    var lines: [String] = []
+    func family(_ name: String, _ type: String, _ help: String) {
+      lines.append("# HELP \(name) \(help)")
+      lines.append("# TYPE \(name) \(type)")
+    }
+    family("chat_requests_total", "counter", "Requests answered, by method, route and status.")
+    for (key, count) in requests.sorted(by: { $0.key < $1.key }) {
+      lines.append(
+        "chat_requests_total{method=\"\(key.method)\",route=\"\(key.route)\",status=\"\(key.status)\"} \(count)"
+      )
+    }
+    family("chat_request_duration_seconds", "histogram", "Time to answer a request.")
+    var cumulative = 0
+    for (bound, count) in zip(Self.durationBounds, durationBucketCounts) {
+      cumulative += count
+      lines.append("chat_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)")
+    }
+    lines.append("chat_request_duration_seconds_bucket{le=\"+Inf\"} \(durationCount)")
+    lines.append("chat_request_duration_seconds_sum \(durationSum)")
+    lines.append("chat_request_duration_seconds_count \(durationCount)")
+    let counters: [(String, String, Int)] = [
+      ("chat_sends_accepted_total", "Messages stored for the first time.", sendsAccepted),
+      (
+        "chat_send_retries_recognised_total",
+        "Sends answered with the message already stored (same clientMessageId and text).",
+        retriesRecognised
+      ),
+      ("chat_live_events_total", "Event frames handed to live subscriptions.", eventsFannedOut),
+      (
+        "chat_live_frames_ignored_total",
+        "Client frames ignored (malformed, unknown or not allowed).",
+        liveFramesIgnored
+      ),
+      (
+        "chat_live_subscriptions_dropped_total",
+        "Live subscriptions closed because they fell too far behind.", liveSubscriptionsDropped
+      ),
+      ("chat_store_commits_total", "Write transactions committed (group commits).", store.commits),
+      (
+        "chat_store_committed_writes_total",
+        "Writes (sends, receipts, …) in committed transactions.",
+        store.committedWrites
+      ),
+      (
+        "chat_store_failed_commits_total", "Write transactions that failed as a whole.",
+        store.failedCommits
+      ),
+    ]
+    for (name, help, value) in counters {
+      family(name, "counter", help)
+      lines.append("\(name) \(value)")
+    }
+    family("chat_live_subscriptions_open", "gauge", "Live subscriptions open now.")
+    lines.append("chat_live_subscriptions_open \(liveSubscriptionsOpen)")
+    return lines.joined(separator: "\n") + "\n"
+  }
+}

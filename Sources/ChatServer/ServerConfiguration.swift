@@ -1,0 +1,61 @@
+/// How a `ChatService` behaves. The defaults are API.md's.
+public struct ServerConfiguration: Sendable {
+  /// Enables `POST /v1/auth/dev-login` (anyone signs in as any user); 404 otherwise.
+  public var devMode: Bool
+  /// How long an access token is valid (`--access-token-ttl`, default 900 s).
+  public var accessTokenTTL: Duration
+  /// How long an unused refresh token is valid.
+  public var refreshTokenTTL: Duration
+  /// Larger request bodies are refused with 413 (default 64 KiB).
+  public var maxBodyBytes: Int
+  /// The per-user request budget; nil turns rate limiting off (benchmarks).
+  public var rateLimit: RateLimit?
+  /// The key that signs access tokens. Nil: the service draws one from its random source, so
+  /// tokens die with the process (memory mode). A server with a data folder passes
+  /// `SigningKey.loadOrCreate(inFolder:using:)`.
+  public var signingKey: SigningKey?
+  /// Events a live subscription may hold unread; one more closes it (the client reconnects and
+  /// catches up), so a stalled socket cannot grow the server's memory without bound.
+  public var liveEventBufferLimit: Int
+
+  public init(
+    devMode: Bool = false,
+    accessTokenTTL: Duration = .seconds(900),
+    refreshTokenTTL: Duration = .seconds(30 * 24 * 3600),
+    maxBodyBytes: Int = 64 * 1024,
+    rateLimit: RateLimit? = RateLimit(),
+    signingKey: SigningKey? = nil,
+    liveEventBufferLimit: Int = 4096
+  ) {
+    self.devMode = devMode
+    self.accessTokenTTL = accessTokenTTL
+    self.refreshTokenTTL = refreshTokenTTL
+    self.maxBodyBytes = maxBodyBytes
+    self.rateLimit = rateLimit
+    self.signingKey = signingKey
+    self.liveEventBufferLimit = liveEventBufferLimit
+  }
+}
+
+/// A per-user token bucket: `burst` requests at once, refilled at `perSecond`.
+public struct RateLimit: Sendable, Equatable {
+  public var burst: Int
+  public var perSecond: Double
+
+  public init(burst: Int = 100, perSecond: Double = 20) {
+    precondition(burst >= 1 && perSecond > 0, "a rate limit needs burst ≥ 1 and a positive rate")
+    self.burst = burst
+    self.perSecond = perSecond
+  }
+}
+
+/// The fixed limits of the contract (API.md), not configurable.
+enum Limits {
+  /// Unicode scalars in a message text.
+  static let maxTextScalars = 4_096
+  /// Members of a conversation, the creator included.
+  static let maxMembers = 256
+  /// Messages per page.
+  static let pageSizes = 1...200
+  static let defaultPageSize = 50
+}

@@ -1,0 +1,70 @@
+import SQLite
+
+/// What a receipt post did.
+struct ReceiptOutcome: Sendable {
+  /// The poster's numbers after the post; nil when they did not rise.
+  var raised: MemberReceipt?
+  /// The conversation's members, sorted: who hears of a rise.
+  var memberIds: [String]
+}
+
+extension ServerStore {
+  /// Raises `user`'s delivered (and for `.read`, read) number to `sequence`, never lowering
+  /// either; reading implies delivery. Checks membership (404), then the range
+  /// `0...lastSequence` (422).
+  func raiseReceipt(
+    _ kind: ReceiptKind, in conversation: String, by user: String, upTo sequence: Int
+  ) async throws(APIError) -> ReceiptOutcome {
+    try await enqueueWrite { db in
+      let members = try Self.memberIds(db, of: conversation, visibleTo: user)
+      let lastSequence =
+        try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", conversation) ?? 0
+      guard (0...lastSequence).contains(sequence) else {
+        throw APIError.invalid("upToSequence must be between 0 and the last sequence.")
+      }
+      guard
+        let current = try db.query(
+          """
+          SELECT delivered_up_to, read_up_to FROM members
+          WHERE conversation_id = ? AND user_id = ?
+          """, conversation, user,
+          map: { MemberReceipt(userId: user, deliveredUpTo: $0.int(0), readUpTo: $0.int(1)) }
+        ).first
+      else { throw APIError.unknownConversation }
+      var raised = current
+      raised.deliveredUpTo = max(current.deliveredUpTo, sequence)
+      if kind == .read { raised.readUpTo = max(current.readUpTo, sequence) }
+      guard raised != current else { return ReceiptOutcome(raised: nil, memberIds: members) }
+      try db.run(
+        """
+        UPDATE members SET delivered_up_to = ?, read_up_to = ?
+        WHERE conversation_id = ? AND user_id = ?
+        """, raised.deliveredUpTo, raised.readUpTo, conversation, user)
+      try db.run(
+        "UPDATE conversations SET change_version = \(Self.nextChangeVersion) WHERE id = ?",
+        conversation)
+      return ReceiptOutcome(raised: raised, memberIds: members)
+    }
+  }
+
+  /// Every member's numbers, for a member.
+  func receipts(in conversation: String, visibleTo user: String) throws(APIError)
+    -> ReceiptsSnapshot
+  {
+    try reading {
+      let members = try database.query(
+        """
+        SELECT user_id, delivered_up_to, read_up_to FROM members
+        WHERE conversation_id = ? ORDER BY user_id
+        """, conversation
+      ) { MemberReceipt(userId: $0.string(0), deliveredUpTo: $0.int(1), readUpTo: $0.int(2)) }
+      guard members.contains(where: { $0.userId == user }) else {
+        throw APIError.unknownConversation
+      }
+      let lastSequence =
+        try database.scalarInt(
+          "SELECT last_sequence FROM conversations WHERE id = ?", conversation) ?? 0
+      return ReceiptsSnapshot(lastSequence: lastSequence, members: members)
+    }
+  }
+}

@@ -1,0 +1,50 @@
+import SQLite
+
+/// The user and device a refresh token was issued to.
+struct TokenOwner: Sendable, Equatable {
+  var userId: String
+  var deviceId: String
+}
+
+extension ServerStore {
+  /// Keeps a new refresh token, by its SHA-256 only: a copy of the database signs nobody in.
+  func saveRefreshToken(
+    hash: [UInt8], for owner: TokenOwner, expiresAt: Timestamp
+  ) async throws(APIError) {
+    try await enqueueWrite { db in
+      try db.run(
+        """
+        INSERT INTO refresh_tokens (token_hash, user_id, device_id, expires_at)
+        VALUES (?, ?, ?, ?)
+        """, hash, owner.userId, owner.deviceId, expiresAt.millisecondsSince1970)
+    }
+  }
+
+  /// Spends the refresh token with `hash` and keeps `replacement` in its place, in one
+  /// savepoint; 401 when the token is unknown, already spent or expired at `now`.
+  func rotateRefreshToken(
+    hash: [UInt8], at now: Timestamp, replacement: [UInt8], replacementExpiresAt: Timestamp
+  ) async throws(APIError) -> TokenOwner {
+    try await enqueueWrite { db in
+      let found = try db.query(
+        """
+        SELECT user_id, device_id, expires_at FROM refresh_tokens
+        WHERE token_hash = ? AND spent_at IS NULL
+        """, hash
+      ) { (owner: TokenOwner(userId: $0.string(0), deviceId: $0.string(1)), expiresAt: $0.int(2)) }
+      guard let token = found.first, now.millisecondsSince1970 < Int64(token.expiresAt) else {
+        throw APIError.unauthorized
+      }
+      try db.run(
+        "UPDATE refresh_tokens SET spent_at = ? WHERE token_hash = ?",
+        now.millisecondsSince1970, hash)
+      try db.run(
+        """
+        INSERT INTO refresh_tokens (token_hash, user_id, device_id, expires_at)
+        VALUES (?, ?, ?, ?)
+        """, replacement, token.owner.userId, token.owner.deviceId,
+        replacementExpiresAt.millisecondsSince1970)
+      return token.owner
+    }
+  }
+}

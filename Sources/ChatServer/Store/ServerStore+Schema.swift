@@ -1,0 +1,53 @@
+import SQLite
+
+extension ServerStore {
+  /// The schema, one named migration per version. Never edit a shipped migration: add `v2`.
+  static var migrator: Migrator {
+    var migrator = Migrator()
+    migrator.register("v1") { db in
+      try db.execute(
+        """
+        CREATE TABLE conversations (
+          id TEXT PRIMARY KEY NOT NULL,
+          title TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          last_sequence INTEGER NOT NULL DEFAULT 0,
+          last_activity_at INTEGER NOT NULL,
+          change_version INTEGER NOT NULL
+        );
+        CREATE INDEX conversations_by_change ON conversations (change_version);
+
+        CREATE TABLE members (
+          conversation_id TEXT NOT NULL REFERENCES conversations (id),
+          user_id TEXT NOT NULL,
+          delivered_up_to INTEGER NOT NULL DEFAULT 0,
+          read_up_to INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (conversation_id, user_id)
+        );
+        CREATE INDEX members_by_user ON members (user_id);
+
+        CREATE TABLE messages (
+          conversation_id TEXT NOT NULL REFERENCES conversations (id),
+          sequence INTEGER NOT NULL,
+          id TEXT NOT NULL,
+          sender_id TEXT NOT NULL,
+          client_message_id TEXT NOT NULL,
+          client_message_key TEXT NOT NULL,
+          text TEXT NOT NULL,
+          sent_at INTEGER NOT NULL,
+          UNIQUE (conversation_id, sequence),
+          UNIQUE (conversation_id, sender_id, client_message_key)
+        );
+
+        CREATE TABLE refresh_tokens (
+          token_hash BLOB PRIMARY KEY NOT NULL,
+          user_id TEXT NOT NULL,
+          device_id TEXT NOT NULL,
+          expires_at INTEGER NOT NULL,
+          spent_at INTEGER
+        );
+        """)
+    }
+    return migrator
+  }
+}
