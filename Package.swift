@@ -44,7 +44,7 @@ let package = Package(
 
     // Test support shared by the test targets.
     .target(
-      name: "ChatTestSupport", dependencies: ["ChatDomain", "ChatData", "SQLite"],
+      name: "ChatTestSupport", dependencies: ["ChatDomain", "ChatData", "ChatServer", "SQLite"],
       swiftSettings: engineSettings),
 
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: engineSettings),

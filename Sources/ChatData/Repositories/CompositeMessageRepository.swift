@@ -26,6 +26,7 @@ actor CompositeMessageRepository: MessageRepository {
   private let typingSource: TypingRepository
   private let live: LiveConnection
   private var windows: [ConversationID: Int] = [:]
+  private var watchers: [ConversationID: Int] = [:]
 
   init(
     context: EngineContext, messages: MessagesRepository, receipts: ReceiptsRepository,
@@ -70,13 +71,16 @@ actor CompositeMessageRepository: MessageRepository {
 
   /// On watch, ask both sources to sync; the database answers the screen meanwhile.
   private func beginWatching(_ conversation: ConversationID) async {
-    if windows[conversation] == nil { windows[conversation] = Self.windowStep }
+    // A screen that opens shows the newest 50, however far an earlier one scrolled back.
+    if watchers[conversation, default: 0] == 0 { windows[conversation] = Self.windowStep }
+    watchers[conversation, default: 0] += 1
     await messagesSource.watch(conversation)
     let receipts = receiptsSource
     context.spawn { await receipts.sync(conversation) }
   }
 
   private func endWatching(_ conversation: ConversationID) async {
+    watchers[conversation, default: 1] -= 1
     await messagesSource.unwatch(conversation)
   }
 

@@ -153,19 +153,25 @@ actor ReceiptsRepository {
         case .delivered:
           try await context.api.postDelivered(upTo: number, in: key.conversation)
         }
-        posters[key]?.posted = max(posters[key]?.posted ?? 0, number)
+        markPosted(key, number)
       } catch {
         context.log.write(
           LogRecord(
             .info, "receipts.post_failed", [("kind", "\(key.kind)"), ("reason", error.label)]))
         if !error.isTemporary {
           // A refused number (e.g. above the server's newest) is never owed again.
-          posters[key]?.posted = max(posters[key]?.posted ?? 0, number)
+          markPosted(key, number)
           if key.kind == .read { try? await store.acknowledgeRead(key.conversation, upTo: number) }
         }
         break
       }
     }
     posters[key]?.busy = false
+  }
+
+  private func markPosted(_ key: Key, _ number: Int) {
+    guard var poster = posters[key] else { return }
+    poster.posted = max(poster.posted, number)
+    posters[key] = poster
   }
 }

@@ -1,0 +1,84 @@
+import ChatDomain
+import ChatServer
+import Foundation
+
+/// A message as the server holds it.
+public struct ServerMessage: Decodable, Equatable, Sendable {
+  public let clientMessageId: String
+  public let senderId: String
+  public let text: String
+  public let sequence: Int
+}
+
+extension TestWorld {
+  /// Everything the server holds in a conversation, in sequence order, read as `user` (a
+  /// member) straight from the service, past every fault.
+  public func serverLog(_ conversation: ConversationID, as user: String) async throws
+    -> [ServerMessage]
+  {
+    let token = try await accessToken(for: user)
+    var all: [ServerMessage] = []
+    var after = 0
+    while true {
+      let response = await service.handle(
+        APIRequest(
+          method: "GET", path: "/v1/conversations/\(conversation)/messages",
+          query: ["after": String(after), "limit": "200"],
+          headers: ["authorization": "Bearer \(token)"]))
+      struct Page: Decodable {
+        let items: [ServerMessage]
+        let hasMore: Bool
+      }
+      guard response.status == 200 else { throw ServerLogError(status: response.status) }
+      let page = try JSONDecoder().decode(Page.self, from: Data(response.body))
+      all += page.items
+      guard page.hasMore, let last = page.items.last else { return all }
+      after = last.sequence
+    }
+  }
+
+  /// Posts a message straight to the service as `user`, past every fault (another client).
+  @discardableResult
+  public func post(
+    _ text: String, in conversation: ConversationID, as user: String,
+    clientMessageId: String = UUID().uuidString.lowercased()
+  ) async throws -> Int {
+    let token = try await accessToken(for: user)
+    let body = try JSONEncoder().encode(["clientMessageId": clientMessageId, "text": text])
+    let response = await service.handle(
+      APIRequest(
+        method: "POST", path: "/v1/conversations/\(conversation)/messages",
+        headers: ["authorization": "Bearer \(token)", "content-type": "application/json"],
+        body: Array(body)))
+    return response.status
+  }
+
+  /// Raises `user`'s read number straight on the service.
+  public func markRead(upTo sequence: Int, in conversation: ConversationID, as user: String)
+    async throws
+  {
+    let token = try await accessToken(for: user)
+    let body = try JSONEncoder().encode(["upToSequence": sequence])
+    let response = await service.handle(
+      APIRequest(
+        method: "POST", path: "/v1/conversations/\(conversation)/read",
+        headers: ["authorization": "Bearer \(token)", "content-type": "application/json"],
+        body: Array(body)))
+    guard response.status == 204 else { throw ServerLogError(status: response.status) }
+  }
+
+  private func accessToken(for user: String) async throws -> String {
+    let body = try JSONEncoder().encode(["userId": user, "deviceId": "test-observer"])
+    let response = await service.handle(
+      APIRequest(
+        method: "POST", path: "/v1/auth/dev-login", headers: ["content-type": "application/json"],
+        body: Array(body)))
+    struct Tokens: Decodable { let accessToken: String }
+    guard response.status == 200 else { throw ServerLogError(status: response.status) }
+    return try JSONDecoder().decode(Tokens.self, from: Data(response.body)).accessToken
+  }
+}
+
+public struct ServerLogError: Error {
+  public let status: Int
+}

@@ -1,0 +1,126 @@
+import ChatData
+import ChatDomain
+import ChatServer
+import Foundation
+import SQLite
+
+/// A deterministic world for tests: the real `ChatService` on an in-memory SQLite, any number of
+/// real engines (each with its own database), one manual clock, and one serial executor that
+/// runs all of it, so `settle()` knows when everything has stopped moving. No sleeps.
+public final class TestWorld: Sendable {
+  public let executor: DatabaseExecutor
+  public let clock: ManualClock
+  public let service: ChatService
+  public let log: CapturingLogSink
+
+  /// - Parameters:
+  ///   - accessTokenTTL: how long tokens live on the server.
+  ///   - rateLimit: the server's per-user limit; off by default.
+  public init(accessTokenTTL: Duration = .seconds(900), rateLimit: RateLimit? = nil) throws {
+    let executor = DatabaseExecutor(name: "test.world")
+    let clock = ManualClock()
+    self.executor = executor
+    self.clock = clock
+    self.log = CapturingLogSink()
+    let store = try ServerStore(.memory, executor: executor)
+    service = ChatService(
+      store: store,
+      configuration: ServerConfiguration(
+        devMode: true, accessTokenTTL: accessTokenTTL, rateLimit: rateLimit),
+      clock: ServerClockAdapter(clock: clock), random: SplitMix64(seed: 7), executor: executor)
+  }
+
+  /// A new device's network, in front of the shared service.
+  public func network() -> TestNetwork {
+    TestNetwork(service: service, executor: executor)
+  }
+
+  /// Signs a device in (dev login) and opens its engine on a database of its own.
+  public func device(
+    _ user: String, _ device: String = "phone", database: Database.Location = .memory,
+    network: TestNetwork? = nil, wallClockOffset: TimeInterval = 0, seed: UInt64 = 1
+  ) async throws -> TestDevice {
+    let network = network ?? self.network()
+    let clock = OffsetClock(base: self.clock, offset: wallClockOffset)
+    let random = SeededRandomSource(seed: seed)
+    let environment = ChatEngine.Environment(
+      http: network.http, live: network.live, clock: clock, random: random,
+      ids: UUIDv7Generator(now: { clock.now() }, random: { random.next() }), log: log,
+      executor: executor)
+    let engine = try await ChatEngine.devSignIn(
+      user: UserID(user), device: DeviceID(device), database: database, environment: environment)
+    return TestDevice(engine: engine, network: network, environment: environment)
+  }
+
+  /// Opens an engine again on an existing database (a relaunch).
+  public func reopen(_ device: TestDevice, database: Database.Location) async throws -> TestDevice {
+    let engine = try await ChatEngine.open(database, environment: device.environment)
+    return TestDevice(engine: engine, network: device.network, environment: device.environment)
+  }
+
+  /// Returns when nothing is running: every task waits for the clock, the network or an event.
+  public func settle() async {
+    await executor.waitUntilIdle()
+  }
+
+  /// Moves time forward by `duration`, waking sleepers in deadline order and letting each wake
+  /// settle before the next.
+  public func advance(by duration: Duration) async {
+    await settle()
+    let target = clock.uptime() + duration
+    while clock.step(toward: target) {
+      await settle()
+    }
+    await settle()
+  }
+
+  /// Closes every engine's work on the shared thread and stops it.
+  public func shutdown() async {
+    await settle()
+    executor.shutdown()
+  }
+}
+
+/// One device in a `TestWorld`.
+public struct TestDevice: Sendable {
+  public let engine: ChatEngine
+  public let network: TestNetwork
+  public let environment: ChatEngine.Environment
+
+  public var messages: any MessageRepository { engine.messages }
+  public var list: any ConversationListRepository { engine.conversationList }
+}
+
+/// The world's clock, with this device's wall clock set `offset` seconds wrong.
+struct OffsetClock: EngineClock {
+  let base: ManualClock
+  let offset: TimeInterval
+
+  func now() -> Date { base.now().addingTimeInterval(offset) }
+  func uptime() -> Duration { base.uptime() }
+  func sleep(for duration: Duration) async throws { try await base.sleep(for: duration) }
+}
+
+/// The manual clock, as the server's clock.
+struct ServerClockAdapter: ServerClock {
+  let clock: ManualClock
+
+  func now() -> Timestamp {
+    Timestamp(nanosecondsSince1970: Int64((clock.now().timeIntervalSince1970 * 1e9).rounded()))
+  }
+}
+
+/// SplitMix64 as a `RandomNumberGenerator`: the same seed, the same numbers.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+  private var state: UInt64
+
+  public init(seed: UInt64) { state = seed }
+
+  public mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

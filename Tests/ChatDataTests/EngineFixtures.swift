@@ -1,0 +1,73 @@
+import ChatDomain
+import ChatTestSupport
+import Foundation
+
+@testable import ChatData
+
+/// A world with alice (phone), bob (phone) and a one-to-one conversation between them.
+struct Pair {
+  let world: TestWorld
+  let alice: TestDevice
+  let bob: TestDevice
+  let chat: ConversationID
+
+  static func make(start: Bool = true, accessTokenTTL: Duration = .seconds(900)) async throws
+    -> Pair
+  {
+    let world = try TestWorld(accessTokenTTL: accessTokenTTL)
+    let alice = try await world.device("alice", seed: 1)
+    let bob = try await world.device("bob", seed: 2)
+    let chat = try await alice.list.createConversation(title: "Hiking", memberIDs: [UserID("bob")])
+    if start {
+      await alice.engine.start()
+      await bob.engine.start()
+    }
+    await world.settle()
+    return Pair(world: world, alice: alice, bob: bob, chat: chat)
+  }
+
+  /// Watches a conversation on a device, as a screen would.
+  func watch(_ device: TestDevice, _ conversation: ConversationID? = nil) -> Probe<[Message]> {
+    Probe(device.messages.messages(in: conversation ?? chat), on: world.executor)
+  }
+
+  func close() async {
+    await alice.engine.close()
+    await bob.engine.close()
+    await world.shutdown()
+  }
+}
+
+extension TestNetwork {
+  /// The client message IDs of the sends this device posted, in order.
+  var postedIDs: [String] {
+    requests.filter { $0.method == "POST" && $0.path.hasSuffix("/messages") }.compactMap {
+      request in
+      request.body.flatMap { try? JSONDecoder().decode(PostMessageDTO.self, from: $0) }?
+        .clientMessageId
+    }
+  }
+
+  /// The texts of the sends this device posted, in order.
+  var postedTexts: [String] {
+    requests.filter { $0.method == "POST" && $0.path.hasSuffix("/messages") }.compactMap {
+      request in
+      request.body.flatMap { try? JSONDecoder().decode(PostMessageDTO.self, from: $0) }?.text
+    }
+  }
+
+  /// The `after` values of the catch-ups this device made.
+  var catchUpAfters: [Int] {
+    requests.filter { $0.method == "GET" && $0.path.hasSuffix("/messages") }.compactMap {
+      request in request.query.first { $0.name == "after" }.flatMap { Int($0.value) }
+    }
+  }
+
+  func count(_ method: String, _ suffix: String) -> Int {
+    requests.filter { $0.method == method && $0.path.hasSuffix(suffix) }.count
+  }
+}
+
+extension Array where Element == Message {
+  var texts: [String] { map(\.text) }
+}

@@ -1,0 +1,122 @@
+import ChatDomain
+import ChatTestSupport
+import Foundation
+import Testing
+
+@testable import ChatData
+
+@Suite(.timeLimit(.minutes(1)))
+struct EngineReceiptsTests {
+  @Test func ticksStayUnknownUntilReceiptsLoadNeverNotDelivered() async throws {
+    // Bob's phone stays off, so no receipt event arrives either.
+    let p = try await Pair.make(start: false)
+    await p.alice.engine.start()
+    p.alice.network.failNext(100, with: .status(503), where: .receipts)
+    let screen = p.watch(p.alice)
+    _ = try await p.alice.messages.send("hello", in: p.chat)
+    await p.world.settle()
+    #expect(screen.latest?.first?.send == .sent)
+    #expect(screen.latest?.first?.receipt == .unknown)
+    await p.close()
+  }
+
+  @Test func aFailedReceiptsCallKeepsTheSavedNumbers() async throws {
+    let p = try await Pair.make()
+    _ = try await p.alice.messages.send("hello", in: p.chat)
+    await p.world.settle()
+    try await p.world.markRead(upTo: 1, in: p.chat, as: "bob")
+    let first = p.watch(p.alice)
+    await p.world.settle()
+    #expect(first.latest?.first?.receipt == .read)
+    first.cancel()
+    p.alice.network.failNext(1, with: .status(500), where: .receipts)
+    let second = p.watch(p.alice)
+    await p.world.settle()
+    #expect(second.latest?.first?.receipt == .read)
+    await p.close()
+  }
+
+  @Test func readUpToNMarksEverythingUpToNReadAndTheRestDelivered() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    for n in 1...3 { _ = try await p.alice.messages.send("m\(n)", in: p.chat) }
+    await p.world.settle()
+    // Bob's device received all three (delivered); bob read two.
+    p.bob.messages.markRead(upTo: 2, in: p.chat)
+    await p.world.advance(by: .seconds(3))
+    #expect(screen.latest?.map(\.receipt) == [.read, .read, .delivered])
+    await p.close()
+  }
+
+  @Test func markReadPostsAtMostOncePerTwoSecondsAndNeverALowerNumber() async throws {
+    let p = try await Pair.make()
+    for n in 1...5 { try await p.world.post("m\(n)", in: p.chat, as: "bob") }
+    let screen = p.watch(p.alice)
+    await p.world.settle()
+    #expect(screen.latest?.count == 5)
+    func reads() -> [Int] {
+      p.alice.network.requests.filter { $0.path.hasSuffix("/read") }.compactMap {
+        $0.body.flatMap { try? JSONDecoder().decode(UpToDTO.self, from: $0) }?.upToSequence
+      }
+    }
+    p.alice.messages.markRead(upTo: 2, in: p.chat)
+    await p.world.settle()
+    #expect(reads() == [2])
+    p.alice.messages.markRead(upTo: 3, in: p.chat)
+    p.alice.messages.markRead(upTo: 1, in: p.chat)
+    p.alice.messages.markRead(upTo: 4, in: p.chat)
+    await p.world.settle()
+    #expect(reads() == [2])
+    await p.world.advance(by: .milliseconds(1_900))
+    #expect(reads() == [2])
+    await p.world.advance(by: .milliseconds(200))
+    #expect(reads() == [2, 4])
+    p.alice.messages.markRead(upTo: 3, in: p.chat)
+    await p.world.advance(by: .seconds(5))
+    #expect(reads() == [2, 4])
+    await p.close()
+  }
+
+  @Test func readingLowersTheUnreadCountAtOnceAndOnMyOtherDevice() async throws {
+    let world = try TestWorld()
+    let phone = try await world.device("alice", "phone", seed: 1)
+    let tablet = try await world.device("alice", "ipad", seed: 2)
+    _ = try await world.device("bob", seed: 3)
+    let chat = try await phone.list.createConversation(title: "t", memberIDs: [UserID("bob")])
+    await phone.engine.start()
+    await tablet.engine.start()
+    for n in 1...4 { try await world.post("m\(n)", in: chat, as: "bob") }
+    let phoneList = Probe(phone.list.conversations(), on: world.executor)
+    let tabletList = Probe(tablet.list.conversations(), on: world.executor)
+    await world.settle()
+    #expect(phoneList.latest?.first?.unreadCount == 4)
+    #expect(tabletList.latest?.first?.unreadCount == 4)
+    phone.network.hold()
+    phone.messages.markRead(upTo: 3, in: chat)
+    await world.settle()
+    #expect(phoneList.latest?.first?.unreadCount == 1)
+    phone.network.release()
+    await world.settle()
+    #expect(tabletList.latest?.first?.unreadCount == 1)
+    await phone.engine.close()
+    await tablet.engine.close()
+    await world.shutdown()
+  }
+
+  @Test func aReadNumberTheServerNeverConfirmedIsPostedAtTheNextStart() async throws {
+    let p = try await Pair.make()
+    try await p.world.post("m1", in: p.chat, as: "bob")
+    await p.world.settle()
+    p.alice.network.failNext(1, with: .timeout, where: .reads)
+    p.alice.messages.markRead(upTo: 1, in: p.chat)
+    await p.world.settle()
+    await p.alice.engine.stop()
+    await p.alice.engine.start()
+    await p.world.advance(by: .seconds(3))
+    #expect(p.alice.network.count("POST", "/read") == 2)
+    let list = Probe(p.bob.list.conversations(), on: p.world.executor)
+    await p.world.settle()
+    #expect(list.latest?.first?.unreadCount == 0)
+    await p.close()
+  }
+}
