@@ -1,0 +1,82 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+
+/// The live `HTTPTransport`: URLSession (FoundationNetworking on Linux), one timeout per
+/// request, and errors mapped to the classes the outbox needs.
+public final class URLSessionTransport: HTTPTransport {
+  public let baseURL: URL
+  public let timeout: TimeInterval
+  private let session: URLSession
+
+  /// - Parameters:
+  ///   - baseURL: the server, e.g. `http://127.0.0.1:8080`.
+  ///   - timeout: how long one request may take before it counts as a timeout.
+  public init(baseURL: URL, timeout: TimeInterval = 15) {
+    self.baseURL = baseURL
+    self.timeout = timeout
+    let configuration = URLSessionConfiguration.ephemeral
+    configuration.timeoutIntervalForRequest = timeout
+    configuration.timeoutIntervalForResource = timeout
+    configuration.httpMaximumConnectionsPerHost = 4
+    configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+    configuration.urlCache = nil
+    session = URLSession(configuration: configuration)
+  }
+
+  deinit {
+    session.finishTasksAndInvalidate()
+  }
+
+  public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
+      throw .offline("invalid server URL")
+    }
+    components.percentEncodedPath =
+      components.percentEncodedPath.trimmingSuffix("/")
+      + request.path
+    if !request.query.isEmpty {
+      components.queryItems = request.query.map { URLQueryItem(name: $0.name, value: $0.value) }
+    }
+    guard let url = components.url else { throw .offline("invalid request URL") }
+    var urlRequest = URLRequest(url: url, timeoutInterval: timeout)
+    urlRequest.httpMethod = request.method
+    for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+    urlRequest.httpBody = request.body
+    do {
+      let (data, response) = try await session.data(for: urlRequest)
+      guard let http = response as? HTTPURLResponse else {
+        throw TransportError.offline("not an HTTP response")
+      }
+      var headers: [String: String] = [:]
+      for (name, value) in http.allHeaderFields {
+        if let name = name as? String, let value = value as? String {
+          headers[name.lowercased()] = value
+        }
+      }
+      return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+    } catch let error as TransportError {
+      throw error
+    } catch let error as URLError {
+      throw Self.map(error)
+    } catch {
+      throw .offline("\(error)")
+    }
+  }
+
+  /// A timeout may have reached the server; every other failure is "could not reach it".
+  static func map(_ error: URLError) -> TransportError {
+    switch error.code {
+    case .timedOut: .timeout
+    default: .offline(error.localizedDescription)
+    }
+  }
+}
+
+extension String {
+  fileprivate func trimmingSuffix(_ suffix: String) -> String {
+    hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+  }
+}
