@@ -240,19 +240,34 @@ public final class ChatEngine: Sendable {
     public var outboxRemaining: Int
   }
 
+  /// How far a `sync()` has got.
+  public struct SyncProgress: Sendable, Equatable {
+    public var conversationsDone: Int
+    public var conversations: Int
+    public var messagesFetched: Int
+  }
+
   /// Catches up everything, newest page first for conversations never opened, and posts the
   /// outbox once. Throws when the server cannot be reached.
-  public func sync() async throws(ChatError) -> SyncReport {
+  public func sync(progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws(ChatError)
+    -> SyncReport
+  {
     let changed: Int
     do {
       changed = try await conversationsSource.sync()
     } catch {
       throw error.chatError
     }
-    try await messagesSource.catchUpEverything()
+    try await messagesSource.catchUpEverything(progress: progress)
     let remaining = await messagesSource.drainOutbox()
     await receiptsSource.postOwedReads()
     return SyncReport(conversationsChanged: changed, outboxRemaining: remaining)
+  }
+
+  /// Posts every queued message once, in order, stopping at the first temporary failure;
+  /// returns how many are left (for one-shot tools: no backoff, no waiting).
+  public func drainOutbox() async -> Int {
+    await messagesSource.drainOutbox()
   }
 
   /// Messages waiting to be accepted by the server.

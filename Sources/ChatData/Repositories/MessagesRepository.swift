@@ -333,19 +333,30 @@ actor MessagesRepository {
 
   /// Catches up every conversation fully, newest page first for those never fetched, and
   /// returns when done (the command-line `sync`). Throws the first error.
-  func catchUpEverything() async throws(ChatError) {
+  func catchUpEverything(progress: (@Sendable (ChatEngine.SyncProgress) -> Void)? = nil)
+    async throws(ChatError)
+  {
     let conversations: [ConversationRecord]
     do {
       conversations = try await store.conversations()
     } catch {
       throw error.chatError
     }
+    var report = ChatEngine.SyncProgress(
+      conversationsDone: 0, conversations: conversations.count, messagesFetched: 0)
+    progress?(report)
     for conversation in conversations {
       do {
-        try await catchUp(conversation.id)
+        report.messagesFetched += try await catchUp(conversation.id) { fetched in
+          var partial = report
+          partial.messagesFetched += fetched
+          progress?(partial)
+        }
       } catch {
         throw error.chatError
       }
+      report.conversationsDone += 1
+      progress?(report)
     }
   }
 
@@ -388,8 +399,11 @@ actor MessagesRepository {
 
   /// Fetches what this device lacks above its sync position (`?after=`, 200 at a time), after
   /// the newest page if the conversation was never fetched.
-  private func catchUp(_ conversation: ConversationID) async throws(APIError) {
-    guard let record = try? await store.conversation(conversation) else { return }
+  @discardableResult
+  private func catchUp(
+    _ conversation: ConversationID, progress: ((Int) -> Void)? = nil
+  ) async throws(APIError) -> Int {
+    guard let record = try? await store.conversation(conversation) else { return 0 }
     var fetched = 0
     if record.syncedUpTo == nil {
       let page = try await context.api.messages(in: conversation, limit: Self.pageSize)
@@ -407,6 +421,7 @@ actor MessagesRepository {
       let records = readable(page.items)
       fetched += records.count
       await saveReceived(records, in: conversation)
+      progress?(fetched)
       let now = try? await store.conversation(conversation)?.syncedUpTo
       // No progress means the server broke its no-holes promise: stop rather than spin.
       guard page.hasMore, let now, now > synced else { break }
@@ -418,6 +433,7 @@ actor MessagesRepository {
           .info, "sync.caught_up",
           [("conversation", "\(conversation)"), ("messages", "\(fetched)")]))
     }
+    return fetched
   }
 
   private func readable(_ items: [MessageDTO]) -> [MessageRecord] {

@@ -1,0 +1,158 @@
+import Foundation
+
+/// A network condition a person can switch to, to watch the guarantees at work.
+public enum NetworkCondition: String, Sendable, CaseIterable {
+  /// The transports as they are.
+  case normal
+  /// Nothing gets through; the socket drops.
+  case offline
+  /// Requests fail or lose their reply now and then, and the socket drops now and then.
+  case flaky
+  /// Every request and every event waits most of a second.
+  case slow
+}
+
+/// The switch shared by the conditioned transports: decorators on the real ones, not another
+/// code path. What goes wrong is drawn from `random`, so a seeded run repeats. As the engine's
+/// `NetworkMonitor`, it reports the network coming back when the switch leaves `offline`.
+public final class NetworkConditions: NetworkMonitor, @unchecked Sendable {
+  // @unchecked: `current` and `watchers` are touched only while holding `lock`.
+  private let lock = NSLock()
+  private var current: NetworkCondition = .normal
+  private var watchers: [Int: @Sendable (NetworkCondition) -> Void] = [:]
+  private var nextWatcher = 0
+  let random: any RandomSource
+  let clock: any EngineClock
+  /// How often a flaky request fails, and how often one loses its reply.
+  public var flakyFailureRate = 0.25
+  public var flakyLostReplyRate = 0.15
+  /// How often a flaky socket drops after an event.
+  public var flakyDropRate = 0.1
+  public var slowDelay: Duration = .milliseconds(800)
+
+  public init(random: any RandomSource = SystemRandomSource(), clock: any EngineClock = SystemClock())
+  {
+    self.random = random
+    self.clock = clock
+  }
+
+  public var condition: NetworkCondition {
+    get { lock.withLock { current } }
+    set {
+      let watchers = lock.withLock {
+        current = newValue
+        return self.watchers.sorted { $0.key < $1.key }.map(\.value)
+      }
+      for watcher in watchers { watcher(newValue) }
+    }
+  }
+
+  func watch(_ watcher: @escaping @Sendable (NetworkCondition) -> Void) -> Int {
+    lock.withLock {
+      nextWatcher += 1
+      watchers[nextWatcher] = watcher
+      return nextWatcher
+    }
+  }
+
+  func unwatch(_ id: Int) {
+    lock.withLock { _ = watchers.removeValue(forKey: id) }
+  }
+
+  func chance(_ rate: Double) -> Bool { random.unit() < rate }
+
+  public func reachability() -> AsyncStream<Bool> {
+    let (stream, continuation) = AsyncStream.makeStream(of: Bool.self)
+    let id = watch { condition in continuation.yield(condition != .offline) }
+    continuation.onTermination = { [weak self] _ in self?.unwatch(id) }
+    return stream
+  }
+
+  /// The HTTP transport `base`, under these conditions.
+  public func http(_ base: any HTTPTransport) -> any HTTPTransport {
+    ConditionedHTTPTransport(base: base, conditions: self)
+  }
+
+  /// The live transport `base`, under these conditions.
+  public func live(_ base: any LiveTransport) -> any LiveTransport {
+    ConditionedLiveTransport(base: base, conditions: self)
+  }
+}
+
+struct ConditionedHTTPTransport: HTTPTransport {
+  let base: any HTTPTransport
+  let conditions: NetworkConditions
+
+  func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    switch conditions.condition {
+    case .normal:
+      return try await base.send(request)
+    case .offline:
+      throw .offline("offline (simulated)")
+    case .slow:
+      try? await conditions.clock.sleep(for: conditions.slowDelay)
+      return try await base.send(request)
+    case .flaky:
+      if conditions.chance(conditions.flakyFailureRate) { throw .offline("dropped (simulated)") }
+      let response = try await base.send(request)
+      if conditions.chance(conditions.flakyLostReplyRate) { throw .timeout }
+      return response
+    }
+  }
+}
+
+struct ConditionedLiveTransport: LiveTransport {
+  let base: any LiveTransport
+  let conditions: NetworkConditions
+
+  func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
+    switch conditions.condition {
+    case .offline:
+      throw .offline("offline (simulated)")
+    case .flaky where conditions.chance(conditions.flakyFailureRate):
+      throw .offline("dropped (simulated)")
+    case .slow:
+      try? await conditions.clock.sleep(for: conditions.slowDelay)
+    default:
+      break
+    }
+    let socket = try await base.connect(headers: headers)
+    return ConditionedSocket(base: socket, conditions: conditions)
+  }
+}
+
+/// A socket that drops when the network goes offline, and now and then when it is flaky.
+final class ConditionedSocket: LiveSocket, @unchecked Sendable {
+  // @unchecked: immutable after init; the base socket and the stream are thread-safe.
+  let messages: AsyncStream<String>
+  private let base: any LiveSocket
+
+  init(base: any LiveSocket, conditions: NetworkConditions) {
+    self.base = base
+    let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+    messages = stream
+    let watcher = conditions.watch { condition in
+      if condition == .offline { Task { await base.close() } }
+    }
+    let forwarding = Task {
+      for await message in base.messages {
+        if conditions.condition == .slow { try? await conditions.clock.sleep(for: conditions.slowDelay) }
+        continuation.yield(message)
+        if conditions.condition == .flaky, conditions.chance(conditions.flakyDropRate) {
+          await base.close()
+        }
+      }
+      conditions.unwatch(watcher)
+      continuation.finish()
+    }
+    continuation.onTermination = { _ in forwarding.cancel() }
+  }
+
+  func send(_ text: String) async throws {
+    try await base.send(text)
+  }
+
+  func close() async {
+    await base.close()
+  }
+}

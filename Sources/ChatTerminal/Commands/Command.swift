@@ -1,0 +1,129 @@
+import ChatData
+import ChatDomain
+import Foundation
+import SQLite
+
+/// One subcommand: its help, its parsing, its work (the shape of swift-argument-parser's
+/// `ParsableCommand`, written by hand because the package cannot be fetched here).
+public protocol ChatCommand: Sendable {
+  static var name: String { get }
+  /// One line for the command list.
+  static var abstract: String { get }
+  /// `chat <name> …` and the command's own options.
+  static var usage: String { get }
+  init(parsing arguments: inout ArgumentCursor) throws(UsageError)
+  func run(_ context: CommandContext) async -> ExitCode
+}
+
+/// What a running command has: the global options, the environment, where to write.
+public struct CommandContext: Sendable {
+  public let options: GlobalOptions
+  public let environment: [String: String]
+  public let output: Output
+
+  public init(options: GlobalOptions, environment: [String: String], output: Output) {
+    self.options = options
+    self.environment = environment
+    self.output = output
+  }
+
+  /// The engine's seams for this server: URLSession for requests, Wire's WebSocket for the
+  /// socket, standard error for logs when `--verbose`.
+  public func engineEnvironment(conditions: NetworkConditions? = nil) -> ChatEngine.Environment {
+    var http: any HTTPTransport = URLSessionTransport(baseURL: options.server)
+    var live: any LiveTransport = WireLiveTransport(url: options.liveURL)
+    if let conditions {
+      http = conditions.http(http)
+      live = conditions.live(live)
+    }
+    let log: any LogSink = options.verbose ? StandardErrorLogSink(minimum: .info) : NoLogSink()
+    return ChatEngine.Environment(
+      http: http, live: live, network: conditions ?? NoNetworkMonitor(), log: log)
+  }
+
+  /// The database path, with its folder created (mode 0700) when missing.
+  public func databasePath() throws(UsageError) -> String {
+    let path = try options.databasePath(environment: environment)
+    let folder = (path as NSString).deletingLastPathComponent
+    try? FileManager.default.createDirectory(
+      atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    return path
+  }
+
+  /// Opens the engine of a device that ran `chat login` before.
+  public func openEngine(conditions: NetworkConditions? = nil) async throws(CommandFailure)
+    -> ChatEngine
+  {
+    let path: String
+    do {
+      path = try databasePath()
+    } catch {
+      throw .usage(error)
+    }
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw .failed(.signedOut, "not signed in on this device: run chat login --user ID first")
+    }
+    do {
+      return try await ChatEngine.open(
+        .file(path), environment: engineEnvironment(conditions: conditions))
+    } catch .signedOut {
+      throw .failed(.signedOut, "not signed in on this device: run chat login --user ID first")
+    } catch {
+      throw .failed(error, error.description)
+    }
+  }
+
+  /// Runs `body` with an open engine and closes it afterwards, mapping failures to an exit code.
+  public func withEngine(
+    conditions: NetworkConditions? = nil,
+    _ body: (ChatEngine) async throws(CommandFailure) -> ExitCode
+  ) async -> ExitCode {
+    let engine: ChatEngine
+    do {
+      engine = try await openEngine(conditions: conditions)
+    } catch {
+      return report(error)
+    }
+    let code: ExitCode
+    do {
+      code = try await body(engine)
+    } catch {
+      code = report(error)
+    }
+    await engine.close()
+    return code
+  }
+
+  /// Prints a failure and returns its exit code.
+  public func report(_ failure: CommandFailure) -> ExitCode {
+    switch failure {
+    case .usage(let error):
+      output.error(error.message)
+      return .usage
+    case .failed(let error, let message):
+      output.error(message)
+      return ExitCode(error)
+    }
+  }
+}
+
+/// Why a command stopped.
+public enum CommandFailure: Error {
+  case usage(UsageError)
+  case failed(ChatError, String)
+
+  init(_ error: ChatError) {
+    self = .failed(error, error.description)
+  }
+}
+
+/// Reads a conversation ID argument.
+func conversationArgument(_ arguments: inout ArgumentCursor, command: String) throws(UsageError)
+  -> ConversationID
+{
+  let text = try arguments.positional("conversationId")
+  guard let id = ConversationID(rawValue: text) else {
+    throw UsageError("'\(text)' is not a conversation id", command: command)
+  }
+  return id
+}

@@ -1,0 +1,106 @@
+import ChatDomain
+import Foundation
+
+/// The JSON a script reads from `--json`. Field names follow API.md's lowerCamelCase.
+struct MessageJSON: Encodable, Equatable {
+  let clientMessageId: String
+  let conversationId: String
+  let sequence: Int?
+  let senderId: String
+  let text: String
+  /// `sending`, `sent` or `failed`.
+  let send: String
+  /// `unknown`, `notDelivered`, `delivered` or `read`.
+  let receipt: String
+  let sentAt: String
+  let failure: String?
+
+  init(_ message: Message) {
+    clientMessageId = message.id.rawValue
+    conversationId = message.conversationID.rawValue
+    sequence = message.sequence
+    senderId = message.senderID.rawValue
+    text = message.text
+    switch message.send {
+    case .sending:
+      send = "sending"
+      failure = nil
+    case .sent:
+      send = "sent"
+      failure = nil
+    case .failed(let reason):
+      send = "failed"
+      failure = reason
+    }
+    receipt =
+      switch message.receipt {
+      case .unknown: "unknown"
+      case .notDelivered: "notDelivered"
+      case .delivered: "delivered"
+      case .read: "read"
+      }
+    sentAt = Self.format(message.sentAt)
+  }
+
+  static func format(_ date: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.string(from: date)
+  }
+}
+
+struct ConversationJSON: Encodable, Equatable {
+  let id: String
+  let title: String
+  let memberIds: [String]
+  let unreadCount: Int
+  let lastMessage: MessageJSON?
+  let lastActivity: String
+
+  init(_ summary: ConversationSummary) {
+    id = summary.id.rawValue
+    title = summary.title
+    memberIds = summary.memberIDs.map(\.rawValue)
+    unreadCount = summary.unreadCount
+    lastMessage = summary.lastMessage.map(MessageJSON.init)
+    lastActivity = MessageJSON.format(summary.lastActivity)
+  }
+}
+
+struct SearchHitJSON: Encodable {
+  let clientMessageId: String
+  let conversationId: String
+  let title: String
+  let senderId: String
+  let sequence: Int?
+  let sentAt: String
+  /// The text around the match, matches in [brackets].
+  let snippet: String
+
+  init(_ hit: SearchHit) {
+    clientMessageId = hit.messageID.rawValue
+    conversationId = hit.conversationID.rawValue
+    title = hit.conversationTitle
+    senderId = hit.senderID.rawValue
+    sequence = hit.sequence
+    sentAt = MessageJSON.format(hit.sentAt)
+    snippet = hit.snippet.parts.map { $0.isMatch ? "[\($0.text)]" : $0.text }.joined()
+  }
+}
+
+extension Message {
+  /// `sending`, `sent (418)`, `failed: reason`, with the receipt for my own.
+  var statusText: String {
+    switch send {
+    case .sending: "sending"
+    case .failed(let reason): "failed: \(reason)"
+    case .sent:
+      switch receipt {
+      case .unknown: "sent"
+      case .notDelivered: "sent, not delivered"
+      case .delivered: "delivered"
+      case .read: "read"
+      }
+    }
+  }
+}

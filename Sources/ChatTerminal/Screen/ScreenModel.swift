@@ -1,0 +1,32 @@
+import ChatData
+import ChatDomain
+import ChatPresentation
+
+/// What the terminal screen shows besides the view models' states: which screen, the
+/// selection, what is being typed. The screen keeps this; the view models decide the rest.
+public struct ScreenModel: Equatable, Sendable {
+  public enum Mode: Equatable, Sendable {
+    case list
+    case conversation(ConversationID)
+    case search
+    case newConversation
+    case help
+  }
+
+  public var mode: Mode = .list
+  public var user: String
+  public var selected = 0
+  /// The line being typed: a message, a search, or the new conversation form.
+  public var input = ""
+  /// For the new conversation form: the title typed first, then the members.
+  public var pendingTitle: String?
+  /// Rows scrolled up from the bottom of a conversation.
+  public var scroll = 0
+  public var condition: NetworkCondition = .normal
+  /// A one-line note (what just happened).
+  public var notice: String?
+
+  public init(user: String) {
+    self.user = user
+  }
+}

@@ -1,0 +1,228 @@
+import ChatData
+import ChatDomain
+import ChatPresentation
+
+/// Draws the view models' states as terminal lines. It decides nothing: the same states give
+/// the same frame, so a test reads the frame as a person would.
+public enum ScreenRenderer {
+  /// The whole frame, exactly `size.rows` lines of `size.columns` cells.
+  public static func frame(
+    model: ScreenModel, list: ConversationListViewState, conversation: ConversationViewState?,
+    size: RawTerminal.Size
+  ) -> [String] {
+    let rows = max(size.rows, 6)
+    let columns = max(size.columns, 20)
+    var lines: [StyledLine] = [header(model: model, list: list, conversation: conversation)]
+    let footer = footerLines(model: model, conversation: conversation, columns: columns)
+    let bodyHeight = rows - 1 - footer.count
+    var body: [StyledLine]
+    switch model.mode {
+    case .list, .newConversation:
+      body = listBody(list, model: model, height: bodyHeight, columns: columns)
+    case .search:
+      body = searchBody(list.search, model: model, height: bodyHeight, columns: columns)
+    case .conversation:
+      body = conversationBody(
+        conversation ?? ConversationViewState(), model: model, height: bodyHeight,
+        columns: columns)
+    case .help:
+      body = helpBody()
+    }
+    body = Array(body.prefix(bodyHeight))
+    while body.count < bodyHeight { body.append(StyledLine()) }
+    lines += body + footer
+    return lines.map { $0.rendered(columns: columns) }
+  }
+
+  // MARK: - Parts
+
+  static func header(
+    model: ScreenModel, list: ConversationListViewState, conversation: ConversationViewState?
+  ) -> StyledLine {
+    var line = StyledLine()
+    switch model.mode {
+    case .conversation:
+      line.append(" \(conversation?.title ?? "") ", style: Style.bold + Style.reverse)
+    case .search:
+      line.append(" Search ", style: Style.bold + Style.reverse)
+    case .help:
+      line.append(" Help ", style: Style.bold + Style.reverse)
+    case .list, .newConversation:
+      line.append(" Conversations ", style: Style.bold + Style.reverse)
+    }
+    line.append("  \(model.user)", style: Style.bold)
+    if model.condition != .normal {
+      line.append("  network: \(model.condition.rawValue)", style: Style.yellow)
+    }
+    let banner = conversation?.banner ?? list.banner
+    if let banner {
+      line.append("  \(banner)", style: Style.yellow)
+    }
+    return line
+  }
+
+  static func listBody(
+    _ list: ConversationListViewState, model: ScreenModel, height: Int, columns: Int
+  ) -> [StyledLine] {
+    guard !list.rows.isEmpty else {
+      return [StyledLine("  No conversations yet. Press n to start one.", style: Style.dim)]
+    }
+    var lines: [StyledLine] = []
+    for (index, row) in list.rows.enumerated() {
+      let selected = index == model.selected
+      var title = StyledLine()
+      title.append(selected ? "› " : "  ", style: Style.cyan)
+      title.append(row.title, style: selected ? Style.bold + Style.cyan : Style.bold)
+      if row.unreadCount > 0 {
+        title.append("  \(row.unreadCount) unread", style: Style.green)
+      }
+      title.append("  \(row.time)", style: Style.dim)
+      var preview = StyledLine("    ")
+      if let ticks = row.ticks {
+        let mark = tickMark(ticks)
+        preview.append(mark.text + " ", style: mark.style)
+      }
+      preview.append(row.preview.replacingOccurrences(of: "\n", with: " "), style: Style.dim)
+      lines += [title, preview]
+    }
+    // Keep the selection on screen.
+    let selectedLine = model.selected * 2
+    let first = max(0, selectedLine + 2 - height)
+    return Array(lines.dropFirst(first))
+  }
+
+  static func searchBody(
+    _ search: SearchState?, model: ScreenModel, height: Int, columns: Int
+  ) -> [StyledLine] {
+    guard let search else {
+      return [StyledLine("  Type words and press Enter; results come from this device.", style: Style.dim)]
+    }
+    if let error = search.error { return [StyledLine("  \(error)", style: Style.red)] }
+    if search.results.isEmpty { return [StyledLine("  No messages match.", style: Style.dim)] }
+    var lines: [StyledLine] = []
+    for (index, result) in search.results.enumerated() {
+      var line = StyledLine(index == model.selected ? "› " : "  ", style: Style.cyan)
+      line.append("\(result.title) · \(result.sender) · \(result.time)  ", style: Style.dim)
+      for part in result.snippet.parts {
+        line.append(part.text, style: part.isMatch ? Style.bold + Style.yellow : "")
+      }
+      lines.append(line)
+    }
+    return lines
+  }
+
+  /// Newest at the bottom, older above, like a phone's chat.
+  static func conversationBody(
+    _ state: ConversationViewState, model: ScreenModel, height: Int, columns: Int
+  ) -> [StyledLine] {
+    var lines: [StyledLine] = []
+    switch state.history {
+    case .beginning: lines.append(StyledLine("  — the beginning of the conversation —", style: Style.dim))
+    case .loading: lines.append(StyledLine("  Loading older messages…", style: Style.dim))
+    case .failed(let reason): lines.append(StyledLine("  Older messages: \(reason)", style: Style.red))
+    case .idle: lines.append(StyledLine("  ↑ older messages", style: Style.dim))
+    }
+    let bubbleWidth = max(10, columns * 3 / 4)
+    for row in state.rows {
+      lines += bubble(row, width: bubbleWidth, columns: columns)
+    }
+    if let typing = state.typing { lines.append(StyledLine("  \(typing)", style: Style.dim)) }
+    let scroll = min(model.scroll, max(0, lines.count - height))
+    let end = lines.count - scroll
+    return Array(lines[max(0, end - height)..<end])
+  }
+
+  static func bubble(_ row: MessageRow, width: Int, columns: Int) -> [StyledLine] {
+    let text = TextWidth.wrap(row.text, columns: width - 2)
+    var lines: [StyledLine] = []
+    if row.isMine {
+      for part in text {
+        let pad = max(0, columns - TextWidth.of(part) - 1)
+        var line = StyledLine(String(repeating: " ", count: pad))
+        line.append(part, style: row.ticks == .failed ? Style.red : "")
+        lines.append(line)
+      }
+      var meta = StyledLine()
+      let mark = tickMark(row.ticks ?? .dimmed)
+      let metaText = "\(row.time) "
+      let pad = max(0, columns - TextWidth.of(metaText) - TextWidth.of(mark.text) - 1)
+      meta.append(String(repeating: " ", count: pad) + metaText, style: Style.dim)
+      meta.append(mark.text, style: mark.style)
+      lines.append(meta)
+    } else {
+      var name = StyledLine(" ")
+      name.append(row.sender ?? "", style: Style.bold + Style.cyan)
+      name.append("  \(row.time)", style: Style.dim)
+      lines.append(name)
+      for part in text { lines.append(StyledLine(" " + part)) }
+    }
+    return lines
+  }
+
+  /// Seed 000's ticks: clock, red retry, one tick, two ticks, read, dimmed when unknown.
+  static func tickMark(_ ticks: Ticks) -> (text: String, style: String) {
+    switch ticks {
+    case .clock: ("◷", Style.dim)
+    case .failed: ("! tap r to retry", Style.red)
+    case .dimmed: ("✓", Style.dim)
+    case .one: ("✓", "")
+    case .two: ("✓✓", "")
+    case .read: ("✓✓", Style.blue + Style.bold)
+    }
+  }
+
+  static func footerLines(model: ScreenModel, conversation: ConversationViewState?, columns: Int)
+    -> [StyledLine]
+  {
+    var lines: [StyledLine] = []
+    if let alert = conversation?.alert, case .conversation = model.mode {
+      lines.append(StyledLine(" \(alert)", style: Style.red))
+    } else if let notice = model.notice {
+      lines.append(StyledLine(" \(notice)", style: Style.yellow))
+    } else {
+      lines.append(StyledLine())
+    }
+    switch model.mode {
+    case .conversation:
+      lines.append(StyledLine("› " + model.input + "▏", style: Style.bold))
+      lines.append(StyledLine(
+        " Enter send · ↑/PgUp older · r retry failed (empty line) · ^N network · Esc back",
+        style: Style.dim))
+    case .search:
+      lines.append(StyledLine("/ " + model.input + "▏", style: Style.bold))
+      lines.append(StyledLine(" Enter search · ↑↓ select · Esc back", style: Style.dim))
+    case .newConversation:
+      let prompt = model.pendingTitle == nil ? "Title: " : "Members (comma-separated): "
+      lines.append(StyledLine(prompt + model.input + "▏", style: Style.bold))
+      lines.append(StyledLine(" Enter next · Esc cancel", style: Style.dim))
+    case .list:
+      lines.append(StyledLine())
+      lines.append(StyledLine(
+        " ↑↓ select · Enter open · / search · n new · ^N network · ? help · q quit",
+        style: Style.dim))
+    case .help:
+      lines.append(StyledLine())
+      lines.append(StyledLine(" Esc back", style: Style.dim))
+    }
+    return lines
+  }
+
+  static func helpBody() -> [StyledLine] {
+    [
+      "Messages are saved on this device first, then sent. Order is the server's on every device.",
+      "",
+      "Ticks on your messages:",
+      "  ◷   sending (saved here, waiting for the server)",
+      "  !   refused by the server: open it and press r on an empty line to retry (same ID)",
+      "  ✓   sent (dim: receipts not known yet)",
+      "  ✓✓  delivered to the others",
+      "  ✓✓  read (blue)",
+      "",
+      "Ctrl-N cycles the network: normal → offline → flaky → slow. Offline, sends wait with a",
+      "clock and the banner says so; back online they go out, once each, in order. Flaky drops",
+      "requests and loses replies: watch the retries keep one copy of each message.",
+      "",
+      "Keys: ↑↓ select · Enter open/send · / search · n new conversation · Esc back · q quit",
+    ].map { StyledLine("  " + $0) }
+  }
+}

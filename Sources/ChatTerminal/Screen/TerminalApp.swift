@@ -1,0 +1,259 @@
+import ChatData
+import ChatDomain
+import ChatPresentation
+import Foundation
+import Observation
+
+/// The interactive screen: seed 000's `ConversationView` on a terminal. It draws only the view
+/// models' states (through `ScreenRenderer`) and turns keys into the view models' actions; it
+/// decides nothing about messages.
+@MainActor
+public final class TerminalApp {
+  private let engine: ChatEngine
+  private let conditions: NetworkConditions
+  private let terminal = RawTerminal()
+  private let input = KeyboardInput()
+  private let list: ConversationListViewModel
+  private var conversation: ConversationViewModel?
+  private var conversationTask: Task<Void, Never>?
+  private var model: ScreenModel
+  private var needsRender = false
+  private var quitting = false
+
+  public init(engine: ChatEngine, conditions: NetworkConditions) {
+    self.engine = engine
+    self.conditions = conditions
+    list = ConversationListViewModel(
+      repository: engine.conversationList, currentUserID: engine.currentUserID)
+    model = ScreenModel(user: engine.currentUserID.rawValue)
+  }
+
+  /// Runs until the user quits or SIGTERM arrives; the terminal is restored on every way out.
+  public func run() async {
+    terminal.enter()
+    defer { terminal.restore() }
+    input.start()
+    await engine.start()
+    let listTask = Task { await list.onAppear() }
+    let terminationTask = Task {
+      await Signals.waitForTermination()
+      self.quitting = true
+      self.input.stop()
+    }
+    observe()
+    render()
+    for await event in input.events {
+      switch event {
+      case .resized:
+        render()
+      case .keys(let keys):
+        for key in keys { handle(key) }
+      }
+      if quitting { break }
+      setNeedsRender()
+    }
+    input.stop()
+    listTask.cancel()
+    conversationTask?.cancel()
+    terminationTask.cancel()
+    await engine.stop()
+  }
+
+  // MARK: - Rendering
+
+  /// Re-renders whenever a view state the screen shows changes.
+  private func observe() {
+    withObservationTracking {
+      _ = list.viewState
+      _ = conversation?.viewState
+    } onChange: {
+      Task { @MainActor in
+        self.setNeedsRender()
+        self.observe()
+      }
+    }
+  }
+
+  private func setNeedsRender() {
+    guard !needsRender else { return }
+    needsRender = true
+    Task { @MainActor in
+      self.needsRender = false
+      self.render()
+    }
+  }
+
+  private func render() {
+    markNewestVisibleRead()
+    let lines = ScreenRenderer.frame(
+      model: model, list: list.viewState, conversation: conversation?.viewState,
+      size: terminal.size)
+    terminal.write("\u{1B}[H" + lines.joined(separator: "\r\n"))
+  }
+
+  /// At the bottom of a conversation, the newest message is on screen: mark it read.
+  private func markNewestVisibleRead() {
+    guard case .conversation = model.mode, model.scroll == 0,
+      let newest = conversation?.viewState.rows.last
+    else { return }
+    conversation?.onNewestVisible(newest.id)
+  }
+
+  // MARK: - Keys
+
+  private func handle(_ key: Key) {
+    if key == .control("n") {
+      cycleNetwork()
+      return
+    }
+    switch model.mode {
+    case .list: handleList(key)
+    case .conversation: handleConversation(key)
+    case .search: handleSearch(key)
+    case .newConversation: handleNewConversation(key)
+    case .help: if key == .escape || key == .character("q") || key == .enter { model.mode = .list }
+    }
+  }
+
+  private func handleList(_ key: Key) {
+    let count = list.viewState.rows.count
+    switch key {
+    case .up: model.selected = max(0, model.selected - 1)
+    case .down: model.selected = min(max(0, count - 1), model.selected + 1)
+    case .enter:
+      guard list.viewState.rows.indices.contains(model.selected) else { return }
+      open(list.viewState.rows[model.selected].id)
+    case .character("/"):
+      model.mode = .search
+      model.input = ""
+      model.selected = 0
+    case .character("n"):
+      model.mode = .newConversation
+      model.input = ""
+      model.pendingTitle = nil
+    case .character("?"): model.mode = .help
+    case .character("q"), .control("c"), .control("d"): quit()
+    default: break
+    }
+  }
+
+  private func handleConversation(_ key: Key) {
+    guard let conversation else { return }
+    switch key {
+    case .escape:
+      close()
+    case .enter:
+      let text = model.input
+      guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+      model.input = ""
+      model.scroll = 0
+      conversation.send(text)
+    case .control("r"):
+      let failed = conversation.viewState.rows.filter { $0.ticks == .failed }
+      for row in failed { conversation.retry(row.id) }
+      model.notice = failed.isEmpty ? "Nothing to retry." : "Retrying \(failed.count) message(s)."
+    case .backspace:
+      if !model.input.isEmpty { model.input.removeLast() }
+    case .up, .pageUp:
+      model.scroll += key == .up ? 1 : max(1, terminal.size.rows - 6)
+      Task { await conversation.onTopReached() }
+    case .down, .pageDown:
+      model.scroll = max(0, model.scroll - (key == .down ? 1 : max(1, terminal.size.rows - 6)))
+    case .control("c"), .control("d"):
+      quit()
+    case .character(let character):
+      model.input.append(character)
+      conversation.onTyping()
+    default:
+      break
+    }
+  }
+
+  private func handleSearch(_ key: Key) {
+    switch key {
+    case .escape:
+      model.mode = .list
+      model.input = ""
+      Task { await list.search("") }
+    case .enter:
+      let query = model.input
+      model.selected = 0
+      Task { await list.search(query) }
+    case .up: model.selected = max(0, model.selected - 1)
+    case .down:
+      let count = list.viewState.search?.results.count ?? 0
+      model.selected = min(max(0, count - 1), model.selected + 1)
+    case .backspace: if !model.input.isEmpty { model.input.removeLast() }
+    case .character(let character): model.input.append(character)
+    case .control("c"): quit()
+    default: break
+    }
+  }
+
+  private func handleNewConversation(_ key: Key) {
+    switch key {
+    case .escape:
+      model.mode = .list
+    case .backspace:
+      if !model.input.isEmpty { model.input.removeLast() }
+    case .character(let character):
+      model.input.append(character)
+    case .enter:
+      guard let title = model.pendingTitle else {
+        model.pendingTitle = model.input
+        model.input = ""
+        return
+      }
+      let members = model.input.split(separator: ",").compactMap {
+        UserID(rawValue: $0.trimmingCharacters(in: .whitespaces))
+      }
+      model.input = ""
+      model.pendingTitle = nil
+      model.mode = .list
+      Task {
+        if let id = await list.create(title: title, memberIDs: members) {
+          open(id)
+        } else {
+          model.notice = list.viewState.alert
+        }
+        setNeedsRender()
+      }
+    default:
+      break
+    }
+  }
+
+  // MARK: - Actions
+
+  private func open(_ id: ConversationID) {
+    conversationTask?.cancel()
+    let model = ConversationViewModel(conversation: id, repository: engine.messages)
+    conversation = model
+    self.model.mode = .conversation(id)
+    self.model.input = ""
+    self.model.scroll = 0
+    self.model.notice = nil
+    conversationTask = Task { await model.onAppear() }
+    observe()
+  }
+
+  private func close() {
+    conversationTask?.cancel()
+    conversationTask = nil
+    conversation = nil
+    model.mode = .list
+    model.input = ""
+  }
+
+  private func cycleNetwork() {
+    let all = NetworkCondition.allCases
+    let next = all[(all.firstIndex(of: conditions.condition)! + 1) % all.count]
+    conditions.condition = next
+    model.condition = next
+    model.notice = "Network: \(next.rawValue)"
+  }
+
+  private func quit() {
+    quitting = true
+  }
+}
