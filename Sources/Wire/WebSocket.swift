@@ -1,0 +1,115 @@
+import Synchronization
+
+/// An open WebSocket, on the server (from ``HTTPResponse/webSocket(headers:configuration:_:)``)
+/// or the client (from ``WebSocketClient/connect(to:headers:configuration:connectTimeout:)``).
+///
+/// Every method is safe from any thread and never blocks: sends are framed on the caller's
+/// thread and queued for the socket's event loop. Received text messages arrive in order on
+/// ``messages``, which finishes when the connection is closed (cleanly or not); then
+/// ``closeCode`` tells how. Pings are answered by the loop; the loop also pings a silent peer
+/// and drops it when it stays silent (see ``WebSocketConfiguration``).
+///
+/// Dropping the last reference to an open socket closes it with 1001.
+///
+/// ## Topics
+/// - ``messages``
+/// - ``send(text:)``
+/// - ``send(binary:)``
+/// - ``close(code:reason:)``
+/// - ``closeCode``
+public final class WebSocket: Sendable {
+  /// Received text messages, in order. Finishes when the connection is closed.
+  public let messages: AsyncStream<String>
+  /// The peer's numeric IP address.
+  public let remoteAddress: String
+  /// Which end this is; clients mask what they send.
+  public let role: WebSocketRole
+
+  let shared: WebSocketShared
+  private let channel: WebSocketChannel
+  private let loop: EventLoop
+
+  init(channel: WebSocketChannel, shared: WebSocketShared, messages: AsyncStream<String>) {
+    self.channel = channel
+    self.shared = shared
+    self.messages = messages
+    self.loop = channel.connection.loop
+    remoteAddress = channel.connection.remoteAddress
+    role = channel.role
+  }
+
+  deinit {
+    let channel = self.channel
+    loop.execute { channel.close(code: .goingAway, reason: "") }
+  }
+
+  /// Sends a text message. Throws ``WebSocketError/closed`` once the socket is closing.
+  public func send(text: String) throws(WebSocketError) {
+    try send(opcode: .text, payload: Array(text.utf8))
+  }
+
+  /// Sends a binary message.
+  public func send(binary: [UInt8]) throws(WebSocketError) {
+    try send(opcode: .binary, payload: binary)
+  }
+
+  /// Starts the closing handshake: sends a close frame and closes the connection when the
+  /// peer answers (or after ``WebSocketConfiguration/closeTimeout``). ``messages`` finishes
+  /// then. Does nothing when the socket is already closing.
+  public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
+    let channel = self.channel
+    loop.execute { channel.close(code: code, reason: reason) }
+  }
+
+  /// How the connection ended, once ``messages`` has finished: the code of the peer's close
+  /// frame (1005 when it had none), the code this end failed the connection with, or 1006
+  /// when the connection dropped without a close frame. Nil while open.
+  public var closeCode: WebSocketCloseCode? {
+    shared.state.withLock { $0.closeCode }
+  }
+
+  /// The reason that came with ``closeCode``.
+  public var closeReason: String {
+    shared.state.withLock { $0.closeReason }
+  }
+
+  private func send(opcode: WebSocketOpcode, payload: [UInt8]) throws(WebSocketError) {
+    let frame = WebSocketFrame.encode(
+      opcode: opcode, payload: payload, maskingKey: role == .client ? randomMaskingKey() : nil)
+    let limit = channel.configuration.maxBufferedBytes
+    let accepted: Result<Void, WebSocketError> = shared.state.withLock { state in
+      if state.isClosing { return .failure(.closed) }
+      if state.queuedBytes + frame.count > limit { return .failure(.bufferFull) }
+      state.queuedBytes += frame.count
+      return .success(())
+    }
+    if case .failure(let error) = accepted {
+      if error == .bufferFull {
+        let channel = self.channel
+        loop.execute { channel.connection.close() }
+      }
+      throw error
+    }
+    let channel = self.channel
+    loop.execute { channel.sendQueued(frame) }
+  }
+}
+
+/// A random masking key per frame, as RFC 6455 section 5.3 requires of clients.
+func randomMaskingKey() -> UInt32 {
+  var generator = SystemRandomNumberGenerator()
+  return generator.next()
+}
+
+/// The state a ``WebSocket`` and its loop-side channel share.
+final class WebSocketShared: Sendable {
+  struct State {
+    var isClosing = false
+    var closeCode: WebSocketCloseCode?
+    var closeReason = ""
+    /// Bytes handed to the loop and not yet in the connection's buffer.
+    var queuedBytes = 0
+  }
+
+  let state = Mutex(State())
+}
