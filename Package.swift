@@ -52,5 +52,9 @@ let package = Package(
       name: "ChatPresentationTests", dependencies: ["ChatPresentation", "ChatTestSupport"],
       swiftSettings: engineSettings),
     .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: engineSettings),
+    // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.
+    .executableTarget(
+      name: "wire-peer", dependencies: ["Wire"], path: "Tests/peers/wire/WirePeer",
+      swiftSettings: engineSettings),
   ]
 )

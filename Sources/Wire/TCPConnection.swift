@@ -32,6 +32,8 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   private(set) var id: UInt64 = 0
   private(set) var isClosed = false
   private(set) var isReadPaused = false
+  /// The errno that closed the socket, 0 when none did.
+  private(set) var lastError: Int32 = 0
   private var outbound: [UInt8] = []
   private var outboundStart = 0
   private var lastWriteProgress: Int64
@@ -107,6 +109,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
         return
       }
       if sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+        lastError = errno
         close()
         return
       }
@@ -175,7 +178,10 @@ final class TCPConnection: Selectable, @unchecked Sendable {
       } else {
         let code = errno
         if code == EINTR { continue }
-        if code != EAGAIN && code != EWOULDBLOCK { close() }
+        if code != EAGAIN && code != EWOULDBLOCK {
+          lastError = code
+          close()
+        }
         return
       }
     }
@@ -192,7 +198,10 @@ final class TCPConnection: Selectable, @unchecked Sendable {
       } else {
         let code = errno
         if code == EINTR { continue }
-        if code != EAGAIN && code != EWOULDBLOCK { close() }
+        if code != EAGAIN && code != EWOULDBLOCK {
+          lastError = code
+          close()
+        }
         return
       }
     }
