@@ -5,9 +5,15 @@ import Synchronization
 ///
 /// Every method is safe from any thread and never blocks: sends are framed on the caller's
 /// thread and queued for the socket's event loop. Received text messages arrive in order on
-/// ``messages``, which finishes when the connection is closed (cleanly or not); then
-/// ``closeCode`` tells how. Pings are answered by the loop; the loop also pings a silent peer
-/// and drops it when it stays silent (see ``WebSocketConfiguration``).
+/// ``messages``, which finishes when the peer's close frame arrives, when the connection
+/// fails, or when it drops; ``closeCode`` then tells how. Pings are answered by the loop; the
+/// loop also pings a silent peer and drops it when it stays silent (see
+/// ``WebSocketConfiguration``).
+///
+/// When the peer closes (or breaks the protocol), this end's close frame goes out once the
+/// consumer of ``messages`` has seen the end of the sequence, so replies to the last
+/// messages, sent from the loop body, precede it. Calling ``close(code:reason:)`` sends it
+/// at once.
 ///
 /// Dropping the last reference to an open socket closes it with 1001.
 ///
@@ -18,8 +24,8 @@ import Synchronization
 /// - ``close(code:reason:)``
 /// - ``closeCode``
 public final class WebSocket: Sendable {
-  /// Received text messages, in order. Finishes when the connection is closed.
-  public let messages: AsyncStream<String>
+  /// Received text messages, in order. Iterate it once, from one task.
+  public let messages: Messages
   /// The peer's numeric IP address.
   public let remoteAddress: String
   /// Which end this is; clients mask what they send.
@@ -29,9 +35,9 @@ public final class WebSocket: Sendable {
   private let channel: WebSocketChannel
   private let loop: EventLoop
 
-  init(channel: WebSocketChannel, shared: WebSocketShared, messages: AsyncStream<String>) {
+  init(channel: WebSocketChannel, messages: Messages) {
     self.channel = channel
-    self.shared = shared
+    self.shared = channel.shared
     self.messages = messages
     self.loop = channel.connection.loop
     remoteAddress = channel.connection.remoteAddress
@@ -59,6 +65,19 @@ public final class WebSocket: Sendable {
   public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
     let channel = self.channel
     loop.execute { channel.close(code: code, reason: reason) }
+  }
+
+  /// Returns once the TCP connection is closed: after the closing handshake, a failure, a
+  /// drop, or the close timeout. ``messages`` has finished by then.
+  public func waitUntilClosed() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let closed = shared.state.withLock { state in
+        if state.isClosed { return true }
+        state.closeWaiters.append(continuation)
+        return false
+      }
+      if closed { continuation.resume() }
+    }
   }
 
   /// How the connection ended, once ``messages`` has finished: the code of the peer's close
@@ -95,6 +114,34 @@ public final class WebSocket: Sendable {
   }
 }
 
+extension WebSocket {
+  /// The text messages of a ``WebSocket``, in order: an `AsyncSequence` of `String` that ends
+  /// when the socket closes, fails or drops. Wrap it in an `AsyncStream` if a type needs one:
+  /// `AsyncStream { continuation in … for await text in socket.messages { … } }`.
+  public struct Messages: AsyncSequence, Sendable {
+    public typealias Element = String
+    public typealias Failure = Never
+
+    let stream: AsyncStream<String>
+    let onDrained: @Sendable () -> Void
+
+    public func makeAsyncIterator() -> AsyncIterator {
+      AsyncIterator(base: stream.makeAsyncIterator(), onDrained: onDrained)
+    }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+      var base: AsyncStream<String>.Iterator
+      let onDrained: @Sendable () -> Void
+
+      public mutating func next() async -> String? {
+        let text = await base.next(isolation: #isolation)
+        if text == nil { onDrained() }
+        return text
+      }
+    }
+  }
+}
+
 /// A random masking key per frame, as RFC 6455 section 5.3 requires of clients.
 func randomMaskingKey() -> UInt32 {
   var generator = SystemRandomNumberGenerator()
@@ -109,6 +156,9 @@ final class WebSocketShared: Sendable {
     var closeReason = ""
     /// Bytes handed to the loop and not yet in the connection's buffer.
     var queuedBytes = 0
+    /// Whether the TCP connection is closed.
+    var isClosed = false
+    var closeWaiters: [CheckedContinuation<Void, Never>] = []
   }
 
   let state = Mutex(State())

@@ -38,6 +38,7 @@ struct ClientCommand {
       if options.flag("--echo") { try? socket.send(text: text) }
       if let expected, received >= expected { socket.close() }
     }
+    await socket.waitUntilClosed()
     let elapsed = ContinuousClock.now - started
     emit("closed \(socket.closeCode?.rawValue ?? 0) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)")
   }
@@ -61,6 +62,7 @@ struct ClientCasesCommand {
         for await text in socket.messages {
           try? socket.send(text: text)
         }
+        await socket.waitUntilClosed()
         emit("case \(number) closed \(socket.closeCode?.rawValue ?? 0)")
       } catch {
         emit("case \(number) error \(error)")
