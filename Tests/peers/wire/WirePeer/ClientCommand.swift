@@ -36,7 +36,10 @@ struct ClientCommand {
       received += 1
       emit("message \(text)")
       if options.flag("--echo") { try? socket.send(text: text) }
-      if let expected, received >= expected { socket.close() }
+      if let expected, received >= expected {
+        if let linger = options.int("--linger-ms") { try? await Task.sleep(for: .milliseconds(linger)) }
+        socket.close()
+      }
     }
     await socket.waitUntilClosed()
     let elapsed = ContinuousClock.now - started
