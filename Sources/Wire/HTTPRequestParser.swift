@@ -242,11 +242,12 @@ public struct HTTPRequestParser: Sendable {
     let end = buffer.count
     while index < end {
       if buffer[index] == 0x0A {
+        // The same test as below, so the answer does not depend on how the bytes arrived.
+        if index - start > limit + 1 { return .failure(tooLong) }
         guard index > start, buffer[index - 1] == 0x0D else {
           return .failure(.badRequest("A line ends with LF without CR."))
         }
         let range = start..<(index - 1)
-        if range.count > limit { return .failure(tooLong) }
         start = index + 1
         scanned = start
         return .line(range)
