@@ -37,7 +37,7 @@ def main():
             peer = FramePeer(None, mask=mask)
             data = b"".join(b"".join(peer.pieces(step)) for step in case.steps
                             if isinstance(step, Frame) and len(step.payload) <= 2048)
-            if data:
+            if data and len(data) <= 4096:
                 write(websocket, bytes([role_byte | 0x3c]) + data)
 
 
