@@ -24,9 +24,11 @@ public struct HTTPParseError: Error, Hashable, Sendable, CustomStringConvertible
   static let headerTooLarge = HTTPParseError(
     .requestHeaderFieldsTooLarge, "headers_too_large", "A header field is longer than the limit.")
   static let headersTooLarge = HTTPParseError(
-    .requestHeaderFieldsTooLarge, "headers_too_large", "The header section is larger than the limit.")
+    .requestHeaderFieldsTooLarge, "headers_too_large",
+    "The header section is larger than the limit.")
   static let tooManyHeaders = HTTPParseError(
-    .requestHeaderFieldsTooLarge, "headers_too_large", "There are more header fields than the limit.")
+    .requestHeaderFieldsTooLarge, "headers_too_large",
+    "There are more header fields than the limit.")
   static let bodyTooLarge = HTTPParseError(
     .payloadTooLarge, "too_large", "The body is larger than the limit.")
   static let versionNotSupported = HTTPParseError(

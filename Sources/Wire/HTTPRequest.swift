@@ -85,7 +85,8 @@ func percentDecode(_ text: Substring, plusIsSpace: Bool) -> String? {
   var iterator = text.utf8.makeIterator()
   while let byte = iterator.next() {
     if byte == 0x25 {
-      guard let high = iterator.next().flatMap(hexDigit), let low = iterator.next().flatMap(hexDigit)
+      guard let high = iterator.next().flatMap(hexDigit),
+        let low = iterator.next().flatMap(hexDigit)
       else { return nil }
       bytes.append(high << 4 | low)
     } else if plusIsSpace && byte == 0x2B {

@@ -356,8 +356,10 @@ public struct HTTPRequestParser: Sendable {
       if !lengthFields.isEmpty {
         return .failure(.badRequest("Both Content-Length and Transfer-Encoding."))
       }
-      let codings = codingFields.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
-        .map { $0.trimmingSpacesAndTabs() }
+      let codings = codingFields.flatMap {
+        $0.split(separator: ",", omittingEmptySubsequences: false)
+      }
+      .map { $0.trimmingSpacesAndTabs() }
       if codings.contains(where: \.isEmpty) {
         return .failure(.badRequest("An empty transfer coding."))
       }

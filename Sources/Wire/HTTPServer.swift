@@ -117,7 +117,12 @@ public final class HTTPServer: Sendable {
   /// ``Configuration/shutdownTimeout`` closes whatever is left. Returns when every connection
   /// is closed and the loops have stopped.
   public func shutdown() async {
-    guard let running = running.withLock({ state in defer { state = nil }; return state }) else {
+    guard
+      let running = running.withLock({ state in
+        defer { state = nil }
+        return state
+      })
+    else {
       return
     }
     await withTaskGroup(of: Void.self) { tasks in

@@ -152,8 +152,7 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
     }
   }
 
-  private func upgrade(_ upgrade: WebSocketUpgrade, response: HTTPResponse, head: HTTPRequestHead)
-  {
+  private func upgrade(_ upgrade: WebSocketUpgrade, response: HTTPResponse, head: HTTPRequestHead) {
     if let rejection = WebSocketHandshake.rejection(of: head) {
       state = .closing
       connection.write(rejection.serialized(includeBody: true, keepAlive: false, minorVersion: 1))

@@ -87,8 +87,7 @@ final class ServerLoop: Selectable, @unchecked Sendable {
     connections[ObjectIdentifier(connection)] = nil
     if isShuttingDown {
       if connections.isEmpty { finishShutdown() }
-    } else if listenerID == nil && acceptPausedUntil == nil && connections.count < maxConnections
-    {
+    } else if listenerID == nil && acceptPausedUntil == nil && connections.count < maxConnections {
       try? startAccepting()
     }
   }

@@ -113,7 +113,8 @@ enum Socket {
     var storage = sockaddr_storage()
     withUnsafeMutableBytes(of: &storage) { target in
       target.copyMemory(
-        from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen)))
+        from: UnsafeRawBufferPointer(
+          start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen)))
     }
     return SocketAddress(storage: storage)
   }

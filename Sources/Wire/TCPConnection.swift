@@ -41,8 +41,9 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   private var lingerWhenClosing = false
   private var lingerDeadline: Int64?
 
-  init(fd: Int32, loop: EventLoop, remoteAddress: String, maxBufferedBytes: Int, writeTimeout: Int64)
-  {
+  init(
+    fd: Int32, loop: EventLoop, remoteAddress: String, maxBufferedBytes: Int, writeTimeout: Int64
+  ) {
     self.fd = fd
     self.loop = loop
     self.remoteAddress = remoteAddress

@@ -22,7 +22,8 @@ private func events(
   return result
 }
 
-private func events(_ text: String, limits: HTTPRequestParser.Limits = .init()) -> [HTTPRequestParser
+private func events(_ text: String, limits: HTTPRequestParser.Limits = .init())
+  -> [HTTPRequestParser
   .Event]
 {
   events(Array(text.utf8), limits: limits)
@@ -195,7 +196,8 @@ private func failure(_ events: [HTTPRequestParser.Event]) -> HTTPParseError? {
       failure(events("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n"))?
         .status.code == 501)
     #expect(failure(events("GET / HTTP/2.0\r\nHost: x\r\n\r\n"))?.status.code == 505)
-    #expect(failure(events("GET / HTTP/1.1\r\nHost: x\r\nExpect: magic\r\n\r\n"))?.status.code == 417)
+    #expect(
+      failure(events("GET / HTTP/1.1\r\nHost: x\r\nExpect: magic\r\n\r\n"))?.status.code == 417)
   }
 
   @Test func bytesAfterAnUpgradeRequestAreHandedOver() {

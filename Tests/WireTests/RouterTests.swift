@@ -9,7 +9,8 @@ import Testing
       .text("messages of \(request.pathParameters["id"] ?? "?")")
     }
     router.post("/v1/conversations/{id}/messages") { _ in .text("posted") }
-    router.get("/v1/conversations/{id}") { request in .text("one \(request.pathParameters["id"]!)") }
+    router.get("/v1/conversations/{id}") { request in .text("one \(request.pathParameters["id"]!)")
+    }
     router.get("/v1/conversations/search") { _ in .text("search") }
     router.get("/") { _ in .text("root") }
     return router
@@ -22,7 +23,8 @@ import Testing
   }
 
   @Test func literalSegmentsWinOverParameters() async {
-    let response = await router().handle(HTTPRequest(method: .get, target: "/v1/conversations/search"))
+    let response = await router().handle(
+      HTTPRequest(method: .get, target: "/v1/conversations/search"))
     #expect(response.body == Array("search".utf8))
   }
 
@@ -33,7 +35,8 @@ import Testing
   }
 
   @Test func knownPathWithAnotherMethodIs405WithAllow() async {
-    let response = await router().handle(HTTPRequest(method: .delete, target: "/v1/conversations/c/messages"))
+    let response = await router().handle(
+      HTTPRequest(method: .delete, target: "/v1/conversations/c/messages"))
     #expect(response.status == .methodNotAllowed)
     #expect(response.headers["Allow"]?.contains("GET") == true)
     #expect(response.headers["Allow"]?.contains("POST") == true)

@@ -4,14 +4,17 @@ import Testing
 
 @Suite struct ServerAndClientTests {
   @Test func acceptValueMatchesTheRFCExample() {
-    #expect(WebSocketHandshake.acceptValue(for: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+    #expect(
+      WebSocketHandshake.acceptValue(for: "dGhlIHNhbXBsZSBub25jZQ==")
+        == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
   }
 
   @Test func serverAnswersHTTPWithKeepAliveAndCloses() async throws {
     let (server, port) = try startTestServer()
     let response = await rawExchange(
       port: port,
-      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
     #expect(response.components(separatedBy: "HTTP/1.1 200 OK").count == 3)
     #expect(response.hasSuffix("Connection: close\r\n\r\nok"))
     await server.shutdown()

@@ -61,14 +61,18 @@ private func rawFrame(_ first: UInt8, _ payload: [UInt8], masked: Bool = true) -
   @Test func utf8SplitAcrossFragmentsIsAccepted() {
     let bytes = Array("κόσμε".utf8)
     let frames =
-      clientFrame(.text, Array(bytes[..<3]), fin: false) + clientFrame(.continuation, Array(bytes[3...]))
+      clientFrame(.text, Array(bytes[..<3]), fin: false)
+      + clientFrame(.continuation, Array(bytes[3...]))
     #expect(decode(frames) == [.text("κόσμε")])
   }
 
   @Test func invalidUTF8FailsAtTheFirstBadFragmentNotAtTheEnd() {
     let frames =
-      clientFrame(.text, Array("ok".utf8), fin: false) + clientFrame(.continuation, [0xF4, 0x90], fin: false)
-    #expect(decode(frames).last == .failure(.invalidFramePayloadData, "A text message is not valid UTF-8."))
+      clientFrame(.text, Array("ok".utf8), fin: false)
+      + clientFrame(.continuation, [0xF4, 0x90], fin: false)
+    #expect(
+      decode(frames).last
+        == .failure(.invalidFramePayloadData, "A text message is not valid UTF-8."))
   }
 
   @Test func textEndingInsideACharacterIs1007() {
@@ -106,7 +110,9 @@ private func rawFrame(_ first: UInt8, _ payload: [UInt8], masked: Bool = true) -
   }
 
   @Test func controlFrameOver125BytesIs1002() {
-    guard case .failure(let code, _) = decode(clientFrame(.ping, [UInt8](repeating: 0, count: 126))).last
+    guard
+      case .failure(let code, _) = decode(clientFrame(.ping, [UInt8](repeating: 0, count: 126)))
+        .last
     else {
       Issue.record("expected a failure")
       return
@@ -125,7 +131,9 @@ private func rawFrame(_ first: UInt8, _ payload: [UInt8], masked: Bool = true) -
 
   @Test func messageOverTheLimitIs1009FromTheHeaderAlone() {
     let header = Array(clientFrame(.binary, [UInt8](repeating: 0, count: 2000)).prefix(8))
-    #expect(decode(header, maxMessageSize: 1000).last == .failure(.messageTooBig, "The message is larger than the limit."))
+    #expect(
+      decode(header, maxMessageSize: 1000).last
+        == .failure(.messageTooBig, "The message is larger than the limit."))
   }
 
   @Test func fragmentsAddingUpOverTheLimitAre1009() {
@@ -150,8 +158,12 @@ private func rawFrame(_ first: UInt8, _ payload: [UInt8], masked: Bool = true) -
 
   @Test(arguments: [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 3000, 4999])
   func validCloseCodesAreReported(code: Int) {
-    let payload = WebSocketFrame.closePayload(code: WebSocketCloseCode(rawValue: UInt16(code)), reason: "r")
-    #expect(decode(clientFrame(.close, payload)) == [.close(code: WebSocketCloseCode(rawValue: UInt16(code)), reason: "r")])
+    let payload = WebSocketFrame.closePayload(
+      code: WebSocketCloseCode(rawValue: UInt16(code)), reason: "r")
+    #expect(
+      decode(clientFrame(.close, payload)) == [
+        .close(code: WebSocketCloseCode(rawValue: UInt16(code)), reason: "r")
+      ])
   }
 
   @Test(arguments: [0, 999, 1004, 1005, 1006, 1015, 1016, 2999, 5000, 65535])
@@ -185,7 +197,8 @@ private func rawFrame(_ first: UInt8, _ payload: [UInt8], masked: Bool = true) -
   }
 
   @Test func closePayloadCutsTheReasonOnACharacterBoundary() {
-    let payload = WebSocketFrame.closePayload(code: .normalClosure, reason: String(repeating: "é", count: 100))
+    let payload = WebSocketFrame.closePayload(
+      code: .normalClosure, reason: String(repeating: "é", count: 100))
     #expect(payload.count == 124)
     var validator = UTF8Validator()
     let valid = validator.validate(payload.dropFirst(2))

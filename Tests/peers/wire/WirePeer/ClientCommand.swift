@@ -37,13 +37,17 @@ struct ClientCommand {
       emit("message \(text)")
       if options.flag("--echo") { try? socket.send(text: text) }
       if let expected, received >= expected {
-        if let linger = options.int("--linger-ms") { try? await Task.sleep(for: .milliseconds(linger)) }
+        if let linger = options.int("--linger-ms") {
+          try? await Task.sleep(for: .milliseconds(linger))
+        }
         socket.close()
       }
     }
     await socket.waitUntilClosed()
     let elapsed = ContinuousClock.now - started
-    emit("closed \(socket.closeCode?.rawValue ?? 0) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)")
+    emit(
+      "closed \(socket.closeCode?.rawValue ?? 0) \(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)"
+    )
   }
 }
 

@@ -11,7 +11,9 @@ struct ServerCommand {
     if let timeout = options.milliseconds("--header-timeout-ms") {
       configuration.headerTimeout = timeout
     }
-    if let timeout = options.milliseconds("--idle-timeout-ms") { configuration.idleTimeout = timeout }
+    if let timeout = options.milliseconds("--idle-timeout-ms") {
+      configuration.idleTimeout = timeout
+    }
     if let limit = options.int("--body-limit") { configuration.limits.body = limit }
     if let limit = options.int("--max-connections") { configuration.maxConnections = limit }
     configuration.shutdownTimeout = .seconds(5)
@@ -48,7 +50,9 @@ struct ServerCommand {
       .json(Dictionary(request.headers.map { ($0.name.lowercased(), $0.value) }) { a, _ in a })
     }
     router.get("/v1/conversations/{id}/messages") { request in
-      .json(["id": request.pathParameters["id"] ?? "", "limit": request.queryParameters["limit"] ?? ""])
+      .json([
+        "id": request.pathParameters["id"] ?? "", "limit": request.queryParameters["limit"] ?? "",
+      ])
     }
     router.get("/status/{code}") { request in
       let code = Int(request.pathParameters["code"] ?? "") ?? 500
