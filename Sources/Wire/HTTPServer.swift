@@ -44,7 +44,8 @@ public final class HTTPServer: Sendable {
     public var maxConnections: Int = 10_000
     /// Request size limits (request line, headers, body).
     public var limits = HTTPRequestParser.Limits()
-    /// Time from the first byte of a request to the end of its header section (408 after).
+    /// Time from the first byte of a request to the end of its header section (408 after);
+    /// also the time a new connection has to send its first byte (closed silently after).
     public var headerTimeout: Duration = .seconds(10)
     /// Time to receive a body once the headers are in (408 after).
     public var bodyTimeout: Duration = .seconds(30)

@@ -23,6 +23,7 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
   private var requestStartedAt: Int64?
   private var bodyStartedAt: Int64?
   private var closeAfterResponse = false
+  private var servedRequests = 0
   private let headerTimeout: Int64
   private let bodyTimeout: Int64
   private let idleTimeout: Int64
@@ -70,7 +71,9 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
       if now - bodyStartedAt >= bodyTimeout { timeOut("The body did not arrive in time.") }
     } else if let requestStartedAt {
       if now - requestStartedAt >= headerTimeout { timeOut("The headers did not arrive in time.") }
-    } else if now - idleSince >= idleTimeout {
+    } else if now - idleSince >= (servedRequests == 0 ? headerTimeout : idleTimeout) {
+      // A new connection gets the header timeout to start its first request, so connections
+      // that never send anything cannot be held open for the whole idle timeout.
       connection.close()
     }
   }
@@ -123,6 +126,7 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
 
   private func dispatch(_ head: HTTPRequestHead, _ body: [UInt8]) {
     state = .handling
+    servedRequests += 1
     connection.pauseReading()
     let request = HTTPRequest(head: head, body: body, remoteAddress: connection.remoteAddress)
     let handler = server.handler

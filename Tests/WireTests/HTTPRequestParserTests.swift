@@ -43,6 +43,19 @@ private func failure(_ events: [HTTPRequestParser.Event]) -> HTTPParseError? {
   return nil
 }
 
+/// A request with a short name to show in test results.
+struct RawRequest: Sendable, CustomTestStringConvertible {
+  let name: String
+  let text: String
+
+  init(_ name: String, _ text: String) {
+    self.name = name
+    self.text = text
+  }
+
+  var testDescription: String { name }
+}
+
 @Suite struct HTTPRequestParserTests {
   @Test func parsesASimpleGet() throws {
     let parsed = requests(events("GET /a?b=1 HTTP/1.1\r\nHost: x\r\nX-Name:  value \r\n\r\n"))
@@ -150,27 +163,45 @@ private func failure(_ events: [HTTPRequestParser.Event]) -> HTTPParseError? {
   }
 
   @Test(arguments: [
-    "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
-    "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc",
-    "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
-    "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3,3\r\n\r\nabc",
-    "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
-    "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
-    "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-    "GET / HTTP/1.1\r\nHost: x\r\nX: a\rb\r\n\r\n",
-    "GET / HTTP/1.1\r\nHost: x\r\nX: a\u{0}b\r\n\r\n",
-    "GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n",
-    "GET / HTTP/1.1\r\nHost : x\r\n\r\n",
-    "GET / HTTP/1.1\nHost: x\n\n",
-    "GET / HTTP/1.1\r\n\r\n",
-    "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
-    "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
-    "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
-    "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n",
+    RawRequest(
+      "Content-Length with Transfer-Encoding",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n"),
+    RawRequest(
+      "two equal Content-Length fields",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc"),
+    RawRequest(
+      "two different Content-Length fields",
+      "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd"),
+    RawRequest(
+      "Content-Length list", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3,3\r\n\r\nabc"),
+    RawRequest(
+      "chunked not last", "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n"),
+    RawRequest(
+      "chunked twice",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"
+    ),
+    RawRequest(
+      "Transfer-Encoding in HTTP/1.0",
+      "POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+    RawRequest("bare CR", "GET / HTTP/1.1\r\nHost: x\r\nX: a\rb\r\n\r\n"),
+    RawRequest("NUL", "GET / HTTP/1.1\r\nHost: x\r\nX: a\u{0}b\r\n\r\n"),
+    RawRequest("obs-fold", "GET / HTTP/1.1\r\nHost: x\r\nX: a\r\n b\r\n\r\n"),
+    RawRequest("space before the colon", "GET / HTTP/1.1\r\nHost : x\r\n\r\n"),
+    RawRequest("bare LF", "GET / HTTP/1.1\nHost: x\n\n"),
+    RawRequest("HTTP/1.1 without Host", "GET / HTTP/1.1\r\n\r\n"),
+    RawRequest("two Host fields", "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
+    RawRequest(
+      "negative Content-Length", "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"),
+    RawRequest(
+      "chunk size not hexadecimal",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"),
+    RawRequest(
+      "chunk data without CRLF",
+      "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n"),
   ])
-  func smugglingAndSyntaxErrorsAre400(text: String) {
-    let error = failure(events(text))
-    #expect(error?.status.code == 400, "\(text.debugDescription)")
+  func smugglingAndSyntaxErrorsAre400(request: RawRequest) {
+    let error = failure(events(request.text))
+    #expect(error?.status.code == 400, "\(request.name)")
     #expect(error?.code == "bad_request")
   }
 
