@@ -22,6 +22,8 @@ final class EventLoop: @unchecked Sendable {
   private struct Inbox {
     var jobs: [@Sendable () -> Void] = []
     var wakePending = false
+    /// Set when the thread ends; later jobs are dropped.
+    var isStopped = false
   }
 
   static let readable: UInt32 = 0x001
@@ -78,15 +80,18 @@ final class EventLoop: @unchecked Sendable {
     thread.start()
   }
 
-  /// Runs `job` on the loop's thread, soon. Safe from any thread.
+  /// Runs `job` on the loop's thread, soon. Safe from any thread. After the loop has stopped
+  /// the job is dropped.
   func execute(_ job: @escaping @Sendable () -> Void) {
-    let wake = inbox.withLock { inbox in
+    inbox.withLock { inbox in
+      guard !inbox.isStopped else { return }
       inbox.jobs.append(job)
-      if inbox.wakePending { return false }
+      if inbox.wakePending { return }
       inbox.wakePending = true
-      return true
+      // Written under the lock: once the loop has stopped, the descriptor may belong to
+      // another file.
+      eventfd_write(wakeFD, 1)
     }
-    if wake { eventfd_write(wakeFD, 1) }
   }
 
   /// Ends the loop after the jobs already queued; the thread closes the epoll and eventfd.
@@ -133,7 +138,11 @@ final class EventLoop: @unchecked Sendable {
     let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
     defer {
       events.deallocate()
-      Glibc.close(wakeFD)
+      inbox.withLock { inbox in
+        inbox.isStopped = true
+        inbox.jobs = []
+        Glibc.close(wakeFD)
+      }
       Glibc.close(epollFD)
     }
     var nextTick = now + tickMilliseconds

@@ -59,8 +59,11 @@ public struct HTTPResponse: Sendable {
   }
 
   /// The response's bytes on the wire.
-  func serialized(includeBody: Bool, keepAlive: Bool, minorVersion: Int) -> [UInt8] {
+  func serialized(
+    includeBody: Bool, keepAlive: Bool, minorVersion: Int, date: String? = nil
+  ) -> [UInt8] {
     var head = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
+    if let date { head += "Date: \(date)\r\n" }
     for field in headers.fields {
       if field.name.equalsIgnoringASCIICase("content-length")
         || field.name.equalsIgnoringASCIICase("connection")

@@ -95,6 +95,7 @@ public final class HTTPServer: Sendable {
   /// address cannot be bound.
   @discardableResult
   public func start() throws -> Int {
+    guard running.withLock({ $0 == nil }) else { throw SystemError("start", errno: EALREADY) }
     let (listener, port) = try Socket.listen(
       host: configuration.host, port: configuration.port, backlog: configuration.backlog)
     let group = try EventLoopGroup(

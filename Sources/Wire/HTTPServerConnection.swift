@@ -146,7 +146,8 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
     let keepAlive = head.keepAlive && !closeAfterResponse && !server.isShuttingDown
     connection.write(
       response.serialized(
-        includeBody: head.method != .head, keepAlive: keepAlive, minorVersion: head.minorVersion))
+        includeBody: head.method != .head, keepAlive: keepAlive, minorVersion: head.minorVersion,
+        date: server.httpDate()))
     if keepAlive {
       state = .writing
       if connection.bufferedBytes == 0 { writeDrained(on: connection) }

@@ -17,6 +17,8 @@ final class ServerLoop: Selectable, @unchecked Sendable {
   private(set) var isShuttingDown = false
   private var shutdownDeadline: Int64 = 0
   private var shutdownDone: CheckedContinuation<Void, Never>?
+  private var dateSecond = 0
+  private var dateText = ""
 
   init(
     loop: EventLoop, listener: Int32, configuration: HTTPServer.Configuration,
@@ -125,6 +127,22 @@ final class ServerLoop: Selectable, @unchecked Sendable {
         if connections.isEmpty { finishShutdown() }
       }
     }
+  }
+
+  /// The `Date` header value (RFC 9110 IMF-fixdate), formatted at most once a second.
+  func httpDate() -> String {
+    let now = time(nil)
+    if now != dateSecond {
+      dateSecond = now
+      var seconds = now
+      var parts = tm()
+      gmtime_r(&seconds, &parts)
+      var text = [CChar](repeating: 0, count: 40)
+      let length = strftime(&text, text.count, "%a, %d %b %Y %H:%M:%S GMT", &parts)
+      dateText = String(
+        decoding: text[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    return dateText
   }
 
   private func finishShutdown() {

@@ -123,19 +123,25 @@ extension WebSocket {
     public typealias Failure = Never
 
     let stream: AsyncStream<String>
+    let shared: WebSocketShared
     let onDrained: @Sendable () -> Void
 
     public func makeAsyncIterator() -> AsyncIterator {
-      AsyncIterator(base: stream.makeAsyncIterator(), onDrained: onDrained)
+      AsyncIterator(base: stream.makeAsyncIterator(), shared: shared, onDrained: onDrained)
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
       var base: AsyncStream<String>.Iterator
+      let shared: WebSocketShared
       let onDrained: @Sendable () -> Void
 
       public mutating func next() async -> String? {
-        let text = await base.next(isolation: #isolation)
-        if text == nil { onDrained() }
+        guard let text = await base.next(isolation: #isolation) else {
+          onDrained()
+          return nil
+        }
+        let size = text.utf8.count
+        shared.state.withLock { $0.queuedIncomingBytes -= size }
         return text
       }
     }
@@ -156,6 +162,8 @@ final class WebSocketShared: Sendable {
     var closeReason = ""
     /// Bytes handed to the loop and not yet in the connection's buffer.
     var queuedBytes = 0
+    /// Bytes of received messages not yet taken by the consumer.
+    var queuedIncomingBytes = 0
     /// Whether the TCP connection is closed.
     var isClosed = false
     var closeWaiters: [CheckedContinuation<Void, Never>] = []

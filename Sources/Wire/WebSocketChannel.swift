@@ -45,7 +45,7 @@ final class WebSocketChannel: ConnectionHandler, @unchecked Sendable {
       role: role, connection: connection, configuration: configuration,
       continuation: continuation)
     let loop = connection.loop
-    let messages = WebSocket.Messages(stream: stream) {
+    let messages = WebSocket.Messages(stream: stream, shared: channel.shared) {
       loop.execute { channel.consumerDrained() }
     }
     let socket = WebSocket(channel: channel, messages: messages)
@@ -148,7 +148,15 @@ final class WebSocketChannel: ConnectionHandler, @unchecked Sendable {
   private func handle(_ event: WebSocketDecoder.Event) {
     switch event {
     case .text(let text):
-      if case .dropped = continuation.yield(text) {
+      let size = text.utf8.count
+      let limit = configuration.maxQueuedBytes
+      let tooMuch = shared.state.withLock { state in
+        state.queuedIncomingBytes += size
+        return state.queuedIncomingBytes > limit
+      }
+      if tooMuch {
+        fail(.policyViolation, "The receiver is too far behind.", waitForConsumer: false)
+      } else if case .dropped = continuation.yield(text) {
         fail(.policyViolation, "The receiver is too far behind.", waitForConsumer: false)
       }
     case .binary(let bytes):

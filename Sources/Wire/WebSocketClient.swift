@@ -187,7 +187,9 @@ final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
     }
   }
 
+  /// Cancels the attempt; does nothing once the handshake has finished either way.
   func cancel() {
+    guard continuation != nil else { return }
     finish(.failure(.cancelled))
     connection.close()
   }

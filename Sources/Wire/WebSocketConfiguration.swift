@@ -11,6 +11,9 @@ public struct WebSocketConfiguration: Sendable {
   /// Received messages waiting for the consumer of ``WebSocket/messages``; a consumer that
   /// falls further behind closes the socket with 1008 (messages are never dropped silently).
   public var maxQueuedMessages: Int = 4096
+  /// Bytes of received messages waiting for the consumer; past it, 1008 as above. With
+  /// `maxBufferedBytes`, this bounds a socket's memory whatever the peer and the consumer do.
+  public var maxQueuedBytes: Int = 16 << 20
   /// Silence from the peer after which a ping is sent; nil never pings.
   public var pingInterval: Duration? = .seconds(30)
   /// How long to wait for any byte after a ping before dropping the connection.

@@ -86,6 +86,20 @@ import Testing
     await server.shutdown()
   }
 
+  @Test func queuedBytesAreBoundedToo() async throws {
+    let (server, port) = try startTestServer()
+    var configuration = WebSocketConfiguration()
+    configuration.maxQueuedBytes = 4000
+    let socket = try await WebSocketClient.connect(
+      to: "ws://127.0.0.1:\(port)/push?count=20&size=993", configuration: configuration)
+    try await withTimeout(seconds: 10) { await socket.waitUntilClosed() }
+    #expect(socket.closeCode == .policyViolation)
+    var received = 0
+    for await _ in socket.messages { received += 1 }
+    #expect(received == 4)
+    await server.shutdown()
+  }
+
   @Test func connectingToAClosedPortFailsWithoutHanging() async throws {
     let outcome = try await withTimeout(seconds: 5) { () -> String in
       do {

@@ -114,8 +114,9 @@ func startTestServer(
   }
   router.get("/push") { request in
     let count = Int(request.queryParameters["count"] ?? "") ?? 1
+    let padding = String(repeating: ".", count: Int(request.queryParameters["size"] ?? "") ?? 0)
     return .webSocket { socket in
-      for index in 0..<count { try? socket.send(text: "push \(index)") }
+      for index in 0..<count { try? socket.send(text: "push \(index)\(padding)") }
       for await _ in socket.messages {}
     }
   }

@@ -48,6 +48,7 @@ def h11_exchange(port):
         connection.start_next_cycle()
     response, data = request("POST", "/echo", b'{"a": 1}', [("Content-Type", "application/json")])
     report.check("h11: POST echo", response.status_code == 200 and data == b'{"a": 1}')
+    report.check("h11: responses carry a Date header", any(k.lower() == b"date" and v.endswith(b" GMT") for k, v in response.headers))
     connection.start_next_cycle()
     response, data = request("GET", "/v1/conversations/c%2F1/messages?limit=5")
     report.check("h11: path parameter is percent-decoded", json.loads(data) == {"id": "c/1", "limit": "5"},
