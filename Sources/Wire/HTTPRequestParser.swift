@@ -225,7 +225,8 @@ public struct HTTPRequestParser: Sendable {
 
   private mutating func compact() {
     if start == buffer.count {
-      buffer.removeAll(keepingCapacity: true)
+      // Keep a small buffer for the next request; give a large one back.
+      buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
       start = 0
       scanned = 0
     } else if start > 4096 && start * 2 > buffer.count {

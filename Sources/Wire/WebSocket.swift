@@ -148,6 +148,36 @@ extension WebSocket {
   }
 }
 
+extension WebSocket {
+  /// The text messages as an `AsyncStream<String>`, for an API that needs that concrete type
+  /// (the client engine's `LiveTransport`). It pulls from ``messages`` only when its own
+  /// consumer asks, so it adds no buffer and keeps every limit and the close ordering of
+  /// ``messages``. Make one per socket.
+  public func makeMessageStream() -> AsyncStream<String> {
+    let box = IteratorBox(messages.makeAsyncIterator())
+    return AsyncStream(unfolding: { await box.next() })
+  }
+}
+
+/// Holds the iterator an `AsyncStream(unfolding:)` pulls from. A second consumer iterating at
+/// the same time gets the end of the sequence instead of a data race.
+private final class IteratorBox: @unchecked Sendable {
+  // @unchecked: `iterator` is used only by the one call that turned `busy` from false to true.
+  private var iterator: WebSocket.Messages.AsyncIterator
+  private let busy = Atomic<Bool>(false)
+
+  init(_ iterator: WebSocket.Messages.AsyncIterator) {
+    self.iterator = iterator
+  }
+
+  func next() async -> String? {
+    guard busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+    else { return nil }
+    defer { busy.store(false, ordering: .releasing) }
+    return await iterator.next()
+  }
+}
+
 /// A random masking key per frame, as RFC 6455 section 5.3 requires of clients.
 func randomMaskingKey() -> UInt32 {
   var generator = SystemRandomNumberGenerator()

@@ -120,7 +120,7 @@ public struct WebSocketDecoder: Sendable {
 
   private mutating func compact() {
     if start == buffer.count {
-      buffer.removeAll(keepingCapacity: true)
+      buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
       start = 0
     } else if start > 4096 && start * 2 > buffer.count {
       buffer.removeFirst(start)

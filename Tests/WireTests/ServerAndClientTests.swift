@@ -170,3 +170,49 @@ actor LiveSession {
     await server.shutdown()
   }
 }
+
+/// The shape of the client engine's `LiveTransport` connection, to show the adapter over
+/// ``WebSocket`` is a few lines.
+protocol LiveConnectionShape: Sendable {
+  var messages: AsyncStream<String> { get }
+  func send(_ text: String) async throws
+  func close() async
+}
+
+struct WireLiveConnection: LiveConnectionShape {
+  let socket: WebSocket
+  let messages: AsyncStream<String>
+
+  init(_ socket: WebSocket) {
+    self.socket = socket
+    messages = socket.makeMessageStream()
+  }
+
+  func send(_ text: String) async throws { try socket.send(text: text) }
+
+  func close() async {
+    socket.close()
+    await socket.waitUntilClosed()
+  }
+}
+
+@Suite struct LiveTransportAdapterTests {
+  @Test func messageStreamAdapterDeliversAndFinishesOnClose() async throws {
+    let (server, port) = try startTestServer()
+    let received = try await withTimeout(seconds: 10) {
+      let connection: any LiveConnectionShape = WireLiveConnection(
+        try await WebSocketClient.connect(
+          to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"]))
+      try await connection.send("one")
+      try await connection.send("two")
+      var received: [String] = []
+      for await text in connection.messages {
+        received.append(text)
+        if received.count == 2 { await connection.close() }
+      }
+      return received
+    }
+    #expect(received == ["echo: one", "echo: two"])
+    await server.shutdown()
+  }
+}
