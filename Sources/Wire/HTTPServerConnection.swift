@@ -59,6 +59,12 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
 
   func writeDrained(on connection: TCPConnection) {
     guard case .writing = state else { return }
+    if closeAfterResponse {
+      // The server began shutting down while this response was being written.
+      state = .closing
+      connection.closeAfterFlush(linger: true)
+      return
+    }
     state = .reading
     idleSince = connection.loop.now
     connection.resumeReading()

@@ -51,7 +51,7 @@ public final class WebSocket: Sendable {
 
   /// Sends a text message. Throws ``WebSocketError/closed`` once the socket is closing.
   public func send(text: String) throws(WebSocketError) {
-    try send(opcode: .text, payload: Array(text.utf8))
+    try send(opcode: .text, payload: text.utf8)
   }
 
   /// Sends a binary message.
@@ -92,7 +92,9 @@ public final class WebSocket: Sendable {
     shared.state.withLock { $0.closeReason }
   }
 
-  private func send(opcode: WebSocketOpcode, payload: [UInt8]) throws(WebSocketError) {
+  private func send(opcode: WebSocketOpcode, payload: some Collection<UInt8>)
+    throws(WebSocketError)
+  {
     let frame = WebSocketFrame.encode(
       opcode: opcode, payload: payload, maskingKey: role == .client ? randomMaskingKey() : nil)
     let limit = channel.configuration.maxBufferedBytes

@@ -13,12 +13,14 @@ HEADER_TIMEOUT_MS = 3000
 report = wirepeer.Report("slowloris")
 
 
-async def trickle(port, outcome):
+async def trickle(port, outcome, connected):
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
     except OSError as error:
         outcome.append(f"connect failed: {error}")
+        connected.release()
         return
+    connected.release()
     request = b"GET /healthz HTTP/1.1\r\nHost: example\r\nX-Slow: " + b"a" * 100
     started = time.monotonic()
     try:
@@ -39,8 +41,9 @@ async def trickle(port, outcome):
         writer.close()
 
 
-async def normal_client(port, latencies):
-    await asyncio.sleep(0.5)  # the trickling connections are open by now
+async def normal_client(port, latencies, connected):
+    for _ in range(CONNECTIONS):  # wait until every trickling connection is open
+        await connected.acquire()
     for _ in range(20):
         started = time.monotonic()
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -49,13 +52,14 @@ async def normal_client(port, latencies):
         data = await asyncio.wait_for(reader.read(), 5)
         latencies.append((time.monotonic() - started, data.startswith(b"HTTP/1.1 200")))
         writer.close()
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.12)  # spread the requests over the trickling window (< 3 s)
 
 
 async def run(port):
     outcomes, latencies = [], []
-    tasks = [asyncio.create_task(trickle(port, outcomes)) for _ in range(CONNECTIONS)]
-    await asyncio.wait_for(normal_client(port, latencies), 20)
+    connected = asyncio.Semaphore(0)
+    tasks = [asyncio.create_task(trickle(port, outcomes, connected)) for _ in range(CONNECTIONS)]
+    await asyncio.wait_for(normal_client(port, latencies, connected), 20)
     await asyncio.wait_for(asyncio.gather(*tasks), 20)
     return outcomes, latencies
 

@@ -186,8 +186,9 @@ async def graceful_shutdown():
     writer.write(b"GET /slow?ms=700 HTTP/1.1\r\nHost: x\r\n\r\n")
     await writer.drain()
     ws = await connect(f"ws://127.0.0.1:{server.port}/ws")
-    await asyncio.sleep(0.2)  # let the slow request reach its handler
     loop = asyncio.get_running_loop()
+    started = await loop.run_in_executor(None, server.process.stdout.readline)
+    report.check("the slow request reached its handler before shutdown", started.strip() == "slow started")
     stopping = loop.run_in_executor(None, server.shutdown)
     response = await asyncio.wait_for(reader.read(), 10)
     report.check("shutdown lets an in-flight request finish (with Connection: close)",

@@ -60,6 +60,7 @@ struct ServerCommand {
     }
     router.get("/slow") { request in
       let milliseconds = Int(request.queryParameters["ms"] ?? "") ?? 500
+      emit("slow started")
       try? await Task.sleep(for: .milliseconds(milliseconds))
       return .text("slow done")
     }
