@@ -20,6 +20,33 @@ import Testing
     await server.shutdown()
   }
 
+  @Test func incompleteHeadersGet408AfterTheHeaderTimeout() async throws {
+    let (server, port) = try startTestServer { configuration in
+      configuration.headerTimeout = .milliseconds(300)
+      configuration.tickInterval = .milliseconds(50)
+    }
+    let started = ContinuousClock.now
+    let response = await rawExchange(port: port, "GET /healthz HTTP/1.1\r\nHost: exa")
+    #expect(response.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"))
+    #expect(response.contains("\"code\":\"timeout\""))
+    #expect(ContinuousClock.now - started < .seconds(3))
+    await server.shutdown()
+  }
+
+  @Test func bodyOverTheConfiguredLimitIs413AndTheConnectionCloses() async throws {
+    let (server, port) = try startTestServer { configuration in
+      configuration.limits.body = 10
+    }
+    let response = await rawExchange(
+      port: port,
+      "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world"
+        + "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    #expect(response.hasPrefix("HTTP/1.1 413 Content Too Large\r\n"))
+    #expect(response.contains("\"code\":\"too_large\""))
+    #expect(response.components(separatedBy: "HTTP/1.1 ").count == 2)
+    await server.shutdown()
+  }
+
   @Test func clientAndServerExchangeTextMessages() async throws {
     let (server, port) = try startTestServer()
     let replies = try await withTimeout(seconds: 10) {
