@@ -117,7 +117,9 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
       case .failure(let error):
         state = .closing
         let response = HTTPResponse.error(error.status, code: error.code, message: error.message)
-        connection.write(response.serialized(includeBody: true, keepAlive: false, minorVersion: 1))
+        connection.write(
+          response.serialized(
+            includeBody: true, keepAlive: false, minorVersion: 1, date: server.httpDate()))
         connection.closeAfterFlush(linger: true)
       }
     }
@@ -126,7 +128,9 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
   private func timeOut(_ message: String) {
     state = .closing
     let response = HTTPResponse.error(.requestTimeout, code: "timeout", message: message)
-    connection.write(response.serialized(includeBody: true, keepAlive: false, minorVersion: 1))
+    connection.write(
+      response.serialized(
+        includeBody: true, keepAlive: false, minorVersion: 1, date: server.httpDate()))
     connection.closeAfterFlush(linger: true)
   }
 
