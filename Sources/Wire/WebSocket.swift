@@ -203,3 +203,12 @@ final class WebSocketShared: Sendable {
 
   let state = Mutex(State())
 }
+
+extension WebSocket: Hashable {
+  /// Sockets are equal only to themselves, so a server can keep its open sockets in a `Set`.
+  public static func == (lhs: WebSocket, rhs: WebSocket) -> Bool { lhs === rhs }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(ObjectIdentifier(self))
+  }
+}
