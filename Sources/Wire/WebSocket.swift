@@ -13,7 +13,9 @@ import Synchronization
 /// When the peer closes (or breaks the protocol), this end's close frame goes out once the
 /// consumer of ``messages`` has seen the end of the sequence, so replies to the last
 /// messages, sent from the loop body, precede it. Calling ``close(code:reason:)`` sends it
-/// at once.
+/// at once, and so does a socket whose messages nobody iterates (a push-only handler); a
+/// consumer that stops iterating without closing delays it by at most
+/// ``WebSocketConfiguration/closeTimeout``.
 ///
 /// Dropping the last reference to an open socket closes it with 1001.
 ///
@@ -129,7 +131,8 @@ extension WebSocket {
     let onDrained: @Sendable () -> Void
 
     public func makeAsyncIterator() -> AsyncIterator {
-      AsyncIterator(base: stream.makeAsyncIterator(), shared: shared, onDrained: onDrained)
+      shared.state.withLock { $0.hasConsumer = true }
+      return AsyncIterator(base: stream.makeAsyncIterator(), shared: shared, onDrained: onDrained)
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
@@ -196,6 +199,8 @@ final class WebSocketShared: Sendable {
     var queuedBytes = 0
     /// Bytes of received messages not yet taken by the consumer.
     var queuedIncomingBytes = 0
+    /// Whether anyone iterates `messages`; when nobody does, a reaction close goes out at once.
+    var hasConsumer = false
     /// Whether the TCP connection is closed.
     var isClosed = false
     var closeWaiters: [CheckedContinuation<Void, Never>] = []

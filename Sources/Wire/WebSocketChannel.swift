@@ -5,7 +5,8 @@
 /// failure such as 1002 or 1007) waits until the application has taken every message already
 /// delivered and asked for more, has called ``WebSocket/close(code:reason:)``, or until
 /// `closeTimeout`: so replies the application sends to earlier messages go out before the
-/// close frame, as the peer expects.
+/// close frame, as the peer expects. When nobody has ever iterated the messages, it goes out
+/// at once.
 final class WebSocketChannel: ConnectionHandler, @unchecked Sendable {
   // @unchecked: every mutable property is touched only on `connection.loop`'s thread.
   private enum PendingClose {
@@ -207,8 +208,13 @@ final class WebSocketChannel: ConnectionHandler, @unchecked Sendable {
 
   private func wait(for close: PendingClose) {
     pendingClose = close
-    closeDeadline = connection.loop.now + closeTimeout
     continuation.finish()
+    if shared.state.withLock({ $0.hasConsumer }) {
+      closeDeadline = connection.loop.now + closeTimeout
+    } else {
+      // Nobody reads the messages (a push-only handler): nothing to wait for.
+      sendPendingClose()
+    }
   }
 
   private func sendPendingClose() {

@@ -66,6 +66,19 @@ import Testing
     await server.shutdown()
   }
 
+  @Test func pushOnlyHandlerAnswersTheClientsCloseAtOnce() async throws {
+    let (server, port) = try startTestServer()
+    let socket = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/push-only")
+    var iterator = socket.messages.makeAsyncIterator()
+    #expect(await iterator.next() == "hello")
+    let started = ContinuousClock.now
+    socket.close(code: .normalClosure, reason: "bye")
+    try await withTimeout(seconds: 10) { await socket.waitUntilClosed() }
+    #expect(ContinuousClock.now - started < .seconds(2))
+    #expect(socket.closeCode == .normalClosure)
+    await server.shutdown()
+  }
+
   @Test func refusedHandshakeCarriesTheHTTPStatus() async throws {
     let (server, port) = try startTestServer()
     do {

@@ -120,6 +120,12 @@ func startTestServer(
       for await _ in socket.messages {}
     }
   }
+  router.get("/push-only") { _ in
+    .webSocket { socket in
+      try? socket.send(text: "hello")
+      await socket.waitUntilClosed()
+    }
+  }
   var configuration = HTTPServer.Configuration(port: 0, loopCount: 2)
   configuration.shutdownTimeout = .seconds(3)
   configure(&configuration)
