@@ -13,9 +13,9 @@ import Synchronization
 /// When the peer closes (or breaks the protocol), this end's close frame goes out once the
 /// consumer of ``messages`` has seen the end of the sequence, so replies to the last
 /// messages, sent from the loop body, precede it. Calling ``close(code:reason:)`` sends it
-/// at once, and so does a socket whose messages nobody iterates (a push-only handler); a
-/// consumer that stops iterating without closing delays it by at most
-/// ``WebSocketConfiguration/closeTimeout``.
+/// at once, and so does waiting in ``waitUntilClosed()`` (what a push-only handler that never
+/// iterates ``messages`` does); otherwise a consumer that stops iterating without closing
+/// delays it by at most ``WebSocketConfiguration/closeTimeout``.
 ///
 /// Dropping the last reference to an open socket closes it with 1001.
 ///
@@ -70,7 +70,8 @@ public final class WebSocket: Sendable {
   }
 
   /// Returns once the TCP connection is closed: after the closing handshake, a failure, a
-  /// drop, or the close timeout. ``messages`` has finished by then.
+  /// drop, or the close timeout. ``messages`` has finished by then. While someone waits here,
+  /// a close frame owed to the peer is sent without waiting for the consumer of ``messages``.
   public func waitUntilClosed() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let closed = shared.state.withLock { state in
@@ -78,7 +79,12 @@ public final class WebSocket: Sendable {
         state.closeWaiters.append(continuation)
         return false
       }
-      if closed { continuation.resume() }
+      if closed {
+        continuation.resume()
+      } else {
+        let channel = self.channel
+        loop.execute { channel.consumerDrained() }
+      }
     }
   }
 
@@ -131,8 +137,7 @@ extension WebSocket {
     let onDrained: @Sendable () -> Void
 
     public func makeAsyncIterator() -> AsyncIterator {
-      shared.state.withLock { $0.hasConsumer = true }
-      return AsyncIterator(base: stream.makeAsyncIterator(), shared: shared, onDrained: onDrained)
+      AsyncIterator(base: stream.makeAsyncIterator(), shared: shared, onDrained: onDrained)
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
@@ -199,8 +204,6 @@ final class WebSocketShared: Sendable {
     var queuedBytes = 0
     /// Bytes of received messages not yet taken by the consumer.
     var queuedIncomingBytes = 0
-    /// Whether anyone iterates `messages`; when nobody does, a reaction close goes out at once.
-    var hasConsumer = false
     /// Whether the TCP connection is closed.
     var isClosed = false
     var closeWaiters: [CheckedContinuation<Void, Never>] = []

@@ -5,8 +5,8 @@
 /// failure such as 1002 or 1007) waits until the application has taken every message already
 /// delivered and asked for more, has called ``WebSocket/close(code:reason:)``, or until
 /// `closeTimeout`: so replies the application sends to earlier messages go out before the
-/// close frame, as the peer expects. When nobody has ever iterated the messages, it goes out
-/// at once.
+/// close frame, as the peer expects. When someone waits in ``WebSocket/waitUntilClosed()``, it
+/// goes out at once.
 final class WebSocketChannel: ConnectionHandler, @unchecked Sendable {
   // @unchecked: every mutable property is touched only on `connection.loop`'s thread.
   private enum PendingClose {
@@ -209,11 +209,11 @@ final class WebSocketChannel: ConnectionHandler, @unchecked Sendable {
   private func wait(for close: PendingClose) {
     pendingClose = close
     continuation.finish()
-    if shared.state.withLock({ $0.hasConsumer }) {
-      closeDeadline = connection.loop.now + closeTimeout
-    } else {
-      // Nobody reads the messages (a push-only handler): nothing to wait for.
-      sendPendingClose()
+    closeDeadline = connection.loop.now + closeTimeout
+    if !shared.state.withLock({ $0.closeWaiters.isEmpty }) {
+      // Someone waits in `waitUntilClosed()` (a push-only handler): nothing to wait for. Sent
+      // through the job queue, behind any message the application queued before waiting.
+      connection.loop.execute { [self] in consumerDrained() }
     }
   }
 

@@ -67,7 +67,11 @@ struct ClientCasesCommand {
           to: "\(base)/case/\(number)", configuration: configuration,
           connectTimeout: .seconds(5))
         for await text in socket.messages {
-          try? socket.send(text: text)
+          do {
+            try socket.send(text: text)
+          } catch {
+            emit("case \(number) could not echo: \(error)")
+          }
         }
         await socket.waitUntilClosed()
         emit("case \(number) closed \(socket.closeCode?.rawValue ?? 0)")
