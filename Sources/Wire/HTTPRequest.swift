@@ -10,8 +10,9 @@ public struct HTTPRequest: Sendable {
   public let query: String?
   /// Query parameters, percent-decoded (`+` is a space); for a repeated name the first wins.
   public let queryParameters: [String: String]
-  /// Path parameters filled by a ``Router`` from `{name}` segments, percent-decoded.
-  public internal(set) var pathParameters: [String: String] = [:]
+  /// Path parameters filled by a ``Router`` from `{name}` segments, percent-decoded (settable,
+  /// so a test can call a handler directly).
+  public var pathParameters: [String: String] = [:]
   /// Header fields; look them up without regard to case: `request.headers["authorization"]`.
   public let headers: HTTPHeaders
   public let body: [UInt8]

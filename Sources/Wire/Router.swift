@@ -51,6 +51,10 @@ public struct Router: Sendable {
     add(.put, pattern, handler)
   }
 
+  public mutating func patch(_ pattern: String, _ handler: @escaping HTTPServer.Handler) {
+    add(.patch, pattern, handler)
+  }
+
   public mutating func delete(_ pattern: String, _ handler: @escaping HTTPServer.Handler) {
     add(.delete, pattern, handler)
   }
