@@ -60,5 +60,9 @@ let package = Package(
     .testTarget(
       name: "ChatServerTests", dependencies: ["ChatServer", "SQLite"],
       swiftSettings: engineSettings),
+    // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.
+    .executableTarget(
+      name: "wire-peer", dependencies: ["Wire"], path: "Tests/peers/wire/WirePeer",
+      swiftSettings: engineSettings),
   ]
 )

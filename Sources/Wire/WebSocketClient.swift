@@ -1,0 +1,298 @@
+import Glibc
+
+/// Opens client WebSockets (`ws://` only: in production TLS ends at a proxy in front of the
+/// server).
+///
+/// The connection runs on a shared event loop thread of the Wire module, so the caller's
+/// executor is never blocked on I/O: `connect` suspends until the handshake is done, and the
+/// returned ``WebSocket`` is used from any executor (a custom serial one included).
+///
+/// ```swift
+/// do {
+///   let socket = try await WebSocketClient.connect(
+///     to: "ws://127.0.0.1:8080/v1/live", headers: ["Authorization": "Bearer \(token)"])
+///   for await text in socket.messages { … }   // ends when the socket closes or dies
+/// } catch .handshakeRejected(let status, _) where status == 401 {
+///   // refresh the token, then connect again
+/// }
+/// ```
+public enum WebSocketClient {
+  /// Connects and performs the opening handshake.
+  ///
+  /// - Parameters:
+  ///   - url: `ws://host[:port][/path][?query]`.
+  ///   - headers: extra header fields for the upgrade request, such as `Authorization`.
+  ///   - configuration: limits and keep-alive; a dead server is found within
+  ///     `pingInterval + pingTimeout`.
+  ///   - connectTimeout: the limit for the TCP connect and the handshake together.
+  /// - Throws: ``WebSocketClientError``; ``WebSocketClientError/handshakeRejected(status:headers:)``
+  ///   when the server answered with an HTTP status instead of switching (401: refresh the
+  ///   token). Cancelling the calling task cancels the attempt.
+  public static func connect(
+    to url: String, headers: HTTPHeaders = [:],
+    configuration: WebSocketConfiguration = WebSocketConfiguration(),
+    connectTimeout: Duration = .seconds(10)
+  ) async throws(WebSocketClientError) -> WebSocket {
+    guard let target = WebSocketURL(url) else { throw .invalidURL(url) }
+    let address = try await resolve(target)
+    let fd: Int32
+    do {
+      fd = try Socket.startConnect(to: address)
+    } catch {
+      throw .connectionFailed("\(error)")
+    }
+    let loop = EventLoopGroup.shared.nextLoop()
+    let key = WebSocketHandshake.makeKey()
+    var request = "GET \(target.requestTarget) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
+    request += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+    request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+    for field in headers.fields { request += "\(field.name): \(field.value)\r\n" }
+    request += "\r\n"
+    let handshake = WebSocketClientHandshake(
+      fd: fd, loop: loop, remoteAddress: address.description, request: Array(request.utf8),
+      expectedAccept: WebSocketHandshake.acceptValue(for: key), configuration: configuration,
+      timeout: connectTimeout.milliseconds)
+    let result = await withTaskCancellationHandler {
+      await withCheckedContinuation { continuation in
+        loop.execute { handshake.start(continuation) }
+      }
+    } onCancel: {
+      loop.execute { handshake.cancel() }
+    }
+    return try result.get()
+  }
+
+  /// Resolves the host off the caller's executor: a name may block on DNS.
+  @concurrent
+  private static func resolve(_ target: WebSocketURL) async throws(WebSocketClientError)
+    -> SocketAddress
+  {
+    do {
+      return try Socket.resolve(host: target.host, port: target.port)
+    } catch {
+      throw .connectionFailed("\(error)")
+    }
+  }
+}
+
+/// Why a WebSocket could not be opened; each case says what to do.
+public enum WebSocketClientError: Error, Sendable, CustomStringConvertible {
+  /// The URL is not `ws://host[:port]/path`: fix the configuration.
+  case invalidURL(String)
+  /// The server could not be reached (refused, unreachable, unknown host): retry later.
+  case connectionFailed(String)
+  /// No handshake within the connect timeout: retry later.
+  case timedOut
+  /// The server answered the upgrade with this HTTP status instead of 101; on 401 refresh
+  /// the token and retry, on 5xx retry later.
+  case handshakeRejected(status: Int, headers: HTTPHeaders)
+  /// The server answered 101 but broke the handshake (wrong accept value, an extension or
+  /// subprotocol that was not asked for): a server bug; retry later.
+  case invalidHandshake(String)
+  /// The calling task was cancelled.
+  case cancelled
+
+  public var description: String {
+    switch self {
+    case .invalidURL(let url): "Not a ws:// URL: \(url)"
+    case .connectionFailed(let reason): "Connection failed: \(reason)"
+    case .timedOut: "The WebSocket handshake timed out."
+    case .handshakeRejected(let status, _): "The server refused the WebSocket with \(status)."
+    case .invalidHandshake(let reason): "Invalid WebSocket handshake: \(reason)"
+    case .cancelled: "Cancelled."
+    }
+  }
+}
+
+/// The parts of a `ws://` URL the handshake needs.
+struct WebSocketURL {
+  var host: String
+  var port: Int
+  var hostHeader: String
+  var requestTarget: String
+
+  init?(_ text: String) {
+    guard text.lowercased().hasPrefix("ws://") else { return nil }
+    let rest = text.dropFirst(5)
+    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+    let authority = rest[..<authorityEnd]
+    var target = String(rest[authorityEnd...])
+    if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
+    guard !authority.isEmpty, !authority.contains("@") else { return nil }
+    var hostPart = Substring(authority)
+    var port = 80
+    if authority.hasPrefix("[") {
+      guard let close = authority.firstIndex(of: "]") else { return nil }
+      hostPart = authority[authority.index(after: authority.startIndex)..<close]
+      let after = authority[authority.index(after: close)...]
+      if after.hasPrefix(":") {
+        guard let value = Int(after.dropFirst()), (1...65535).contains(value) else { return nil }
+        port = value
+      } else if !after.isEmpty {
+        return nil
+      }
+    } else if let colon = authority.lastIndex(of: ":") {
+      hostPart = authority[..<colon]
+      guard let value = Int(authority[authority.index(after: colon)...]),
+        (1...65535).contains(value)
+      else { return nil }
+      port = value
+    }
+    guard !hostPart.isEmpty, !target.contains(" ") else { return nil }
+    host = String(hostPart)
+    self.port = port
+    hostHeader = String(authority)
+    requestTarget = target
+  }
+}
+
+/// The client's side of the opening handshake, on the loop: connect, send the upgrade
+/// request, check the response, then hand the socket to a ``WebSocketChannel``.
+final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
+  // @unchecked: created on the caller's thread, then touched only on the loop's thread.
+  typealias Outcome = Result<WebSocket, WebSocketClientError>
+
+  private let connection: TCPConnection
+  private let request: [UInt8]
+  private let expectedAccept: String
+  private let configuration: WebSocketConfiguration
+  private let timeout: Int64
+  private var deadline: Int64 = .max
+  private var continuation: CheckedContinuation<Outcome, Never>?
+  private var sentRequest = false
+  private var response: [UInt8] = []
+
+  init(
+    fd: Int32, loop: EventLoop, remoteAddress: String, request: [UInt8], expectedAccept: String,
+    configuration: WebSocketConfiguration, timeout: Int64
+  ) {
+    connection = TCPConnection(
+      fd: fd, loop: loop, remoteAddress: remoteAddress, maxBufferedBytes: 1 << 20,
+      writeTimeout: timeout)
+    self.request = request
+    self.expectedAccept = expectedAccept
+    self.configuration = configuration
+    self.timeout = timeout
+  }
+
+  func start(_ continuation: CheckedContinuation<Outcome, Never>) {
+    self.continuation = continuation
+    deadline = connection.loop.now + timeout
+    connection.handler = self
+    do {
+      try connection.register()
+    } catch {
+      finish(.failure(.connectionFailed("\(error)")))
+      close(connection.fd)
+    }
+  }
+
+  /// Cancels the attempt; does nothing once the handshake has finished either way.
+  func cancel() {
+    guard continuation != nil else { return }
+    finish(.failure(.cancelled))
+    connection.close()
+  }
+
+  func writeDrained(on connection: TCPConnection) {
+    guard !sentRequest else { return }
+    let error = Socket.pendingError(connection.fd)
+    guard error == 0 else {
+      finish(.failure(.connectionFailed("\(SystemError("connect", errno: error))")))
+      connection.close()
+      return
+    }
+    sentRequest = true
+    connection.write(request)
+  }
+
+  func received(_ bytes: UnsafeRawBufferPointer, on connection: TCPConnection) {
+    response.append(contentsOf: bytes)
+    guard let end = headEnd() else {
+      if response.count > 16 * 1024 {
+        finish(.failure(.invalidHandshake("The response head is too large.")))
+        connection.close()
+      }
+      return
+    }
+    let head = String(decoding: response[..<end], as: UTF8.self)
+    let leftover = Array(response[(end + 4)...])
+    var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
+    let statusLine = lines.isEmpty ? "" : lines.removeFirst()
+    let statusParts = statusLine.split(separator: " ", maxSplits: 2)
+    guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."),
+      let status = Int(statusParts[1])
+    else {
+      finish(.failure(.invalidHandshake("The status line is malformed.")))
+      connection.close()
+      return
+    }
+    var headers = HTTPHeaders()
+    for line in lines {
+      guard let colon = line.firstIndex(of: ":") else { continue }
+      headers.add(
+        name: String(line[..<colon]),
+        value: String(line[line.index(after: colon)...].trimmingSpacesAndTabs()))
+    }
+    guard status == 101 else {
+      finish(.failure(.handshakeRejected(status: status, headers: headers)))
+      connection.close()
+      return
+    }
+    if let problem = problem(with: headers) {
+      finish(.failure(.invalidHandshake(problem)))
+      connection.close()
+      return
+    }
+    let (_, socket) = WebSocketChannel.open(
+      role: .client, connection: connection, configuration: configuration, leftover: leftover)
+    finish(.success(socket))
+  }
+
+  func peerClosed(on connection: TCPConnection) {
+    finish(.failure(.connectionFailed("The server closed the connection during the handshake.")))
+    connection.close()
+  }
+
+  func tick(now: Int64, on connection: TCPConnection) {
+    if now >= deadline {
+      finish(.failure(.timedOut))
+      connection.close()
+    }
+  }
+
+  func closed(on connection: TCPConnection) {
+    let reason =
+      connection.lastError != 0
+      ? "\(SystemError("connect", errno: connection.lastError))"
+      : "The connection closed during the handshake."
+    finish(.failure(.connectionFailed(reason)))
+  }
+
+  private func finish(_ outcome: Outcome) {
+    continuation?.resume(returning: outcome)
+    continuation = nil
+  }
+
+  private func headEnd() -> Int? {
+    guard response.count >= 4 else { return nil }
+    for index in 0...(response.count - 4)
+    where response[index] == 0x0D && response[index + 1] == 0x0A
+      && response[index + 2] == 0x0D && response[index + 3] == 0x0A
+    {
+      return index
+    }
+    return nil
+  }
+
+  private func problem(with headers: HTTPHeaders) -> String? {
+    if !headers.containsToken("websocket", in: "Upgrade") { return "Upgrade is not websocket." }
+    if !headers.containsToken("upgrade", in: "Connection") { return "Connection is not Upgrade." }
+    if headers["Sec-WebSocket-Accept"] != expectedAccept {
+      return "Sec-WebSocket-Accept does not match the key."
+    }
+    if headers.contains("Sec-WebSocket-Extensions") { return "An extension was not asked for." }
+    if headers.contains("Sec-WebSocket-Protocol") { return "A subprotocol was not asked for." }
+    return nil
+  }
+}

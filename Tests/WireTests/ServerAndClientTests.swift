@@ -1,0 +1,258 @@
+import Testing
+
+@testable import Wire
+
+@Suite struct ServerAndClientTests {
+  @Test func acceptValueMatchesTheRFCExample() {
+    #expect(
+      WebSocketHandshake.acceptValue(for: "dGhlIHNhbXBsZSBub25jZQ==")
+        == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
+  }
+
+  @Test func serverAnswersHTTPWithKeepAliveAndCloses() async throws {
+    let (server, port) = try startTestServer()
+    let response = await rawExchange(
+      port: port,
+      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    #expect(response.components(separatedBy: "HTTP/1.1 200 OK").count == 3)
+    #expect(response.hasSuffix("Connection: close\r\n\r\nok"))
+    await server.shutdown()
+  }
+
+  @Test func incompleteHeadersGet408AfterTheHeaderTimeout() async throws {
+    let (server, port) = try startTestServer { configuration in
+      configuration.headerTimeout = .milliseconds(300)
+      configuration.tickInterval = .milliseconds(50)
+    }
+    let started = ContinuousClock.now
+    let response = await rawExchange(port: port, "GET /healthz HTTP/1.1\r\nHost: exa")
+    #expect(response.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"))
+    #expect(response.contains("\"code\":\"timeout\""))
+    #expect(ContinuousClock.now - started < .seconds(3))
+    await server.shutdown()
+  }
+
+  @Test func bodyOverTheConfiguredLimitIs413AndTheConnectionCloses() async throws {
+    let (server, port) = try startTestServer { configuration in
+      configuration.limits.body = 10
+    }
+    let response = await rawExchange(
+      port: port,
+      "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world"
+        + "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    #expect(response.hasPrefix("HTTP/1.1 413 Content Too Large\r\n"))
+    #expect(response.contains("\"code\":\"too_large\""))
+    #expect(response.components(separatedBy: "HTTP/1.1 ").count == 2)
+    await server.shutdown()
+  }
+
+  @Test func clientAndServerExchangeTextMessages() async throws {
+    let (server, port) = try startTestServer()
+    let replies = try await withTimeout(seconds: 10) {
+      let socket = try await WebSocketClient.connect(
+        to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"])
+      for index in 0..<3 { try socket.send(text: "m\(index) ✓") }
+      var replies: [String] = []
+      for await text in socket.messages {
+        replies.append(text)
+        if replies.count == 3 { socket.close() }
+      }
+      await socket.waitUntilClosed()
+      #expect(socket.closeCode == .normalClosure)
+      return replies
+    }
+    #expect(replies == ["echo: m0 ✓", "echo: m1 ✓", "echo: m2 ✓"])
+    await server.shutdown()
+  }
+
+  @Test func pushOnlyHandlerAnswersTheClientsCloseAtOnce() async throws {
+    let (server, port) = try startTestServer()
+    let socket = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/push-only")
+    var iterator = socket.messages.makeAsyncIterator()
+    #expect(await iterator.next() == "hello")
+    let started = ContinuousClock.now
+    socket.close(code: .normalClosure, reason: "bye")
+    try await withTimeout(seconds: 10) { await socket.waitUntilClosed() }
+    #expect(ContinuousClock.now - started < .seconds(2))
+    #expect(socket.closeCode == .normalClosure)
+    await server.shutdown()
+  }
+
+  @Test func refusedHandshakeCarriesTheHTTPStatus() async throws {
+    let (server, port) = try startTestServer()
+    do {
+      _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/echo")
+      Issue.record("the upgrade should have been refused")
+    } catch .handshakeRejected(let status, let headers) {
+      #expect(status == 401)
+      #expect(headers["Content-Type"]?.hasPrefix("application/json") == true)
+    } catch {
+      Issue.record("unexpected error \(error)")
+    }
+    await server.shutdown()
+  }
+
+  @Test func shutdownClosesWebSocketsWith1001AndStopsAccepting() async throws {
+    let (server, port) = try startTestServer()
+    let socket = try await WebSocketClient.connect(
+      to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"])
+    try socket.send(text: "ready?")
+    var iterator = socket.messages.makeAsyncIterator()
+    #expect(await iterator.next() == "echo: ready?")
+    await server.shutdown()
+    try await withTimeout(seconds: 5) { await socket.waitUntilClosed() }
+    #expect(socket.closeCode == .goingAway)
+    do {
+      _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/echo")
+      Issue.record("connected after shutdown")
+    } catch .connectionFailed {
+    } catch {
+      Issue.record("unexpected error \(error)")
+    }
+  }
+
+  @Test func consumerThatFallsBehindClosesWith1008InsteadOfLosingMessages() async throws {
+    let (server, port) = try startTestServer()
+    var configuration = WebSocketConfiguration()
+    configuration.maxQueuedMessages = 4
+    let socket = try await WebSocketClient.connect(
+      to: "ws://127.0.0.1:\(port)/push?count=50", configuration: configuration)
+    try await withTimeout(seconds: 10) { await socket.waitUntilClosed() }
+    #expect(socket.closeCode == .policyViolation)
+    var received: [String] = []
+    for await text in socket.messages { received.append(text) }
+    #expect(received == ["push 0", "push 1", "push 2", "push 3"])
+    await server.shutdown()
+  }
+
+  @Test func queuedBytesAreBoundedToo() async throws {
+    let (server, port) = try startTestServer()
+    var configuration = WebSocketConfiguration()
+    configuration.maxQueuedBytes = 4000
+    let socket = try await WebSocketClient.connect(
+      to: "ws://127.0.0.1:\(port)/push?count=20&size=993", configuration: configuration)
+    try await withTimeout(seconds: 10) { await socket.waitUntilClosed() }
+    #expect(socket.closeCode == .policyViolation)
+    var received = 0
+    for await _ in socket.messages { received += 1 }
+    #expect(received == 4)
+    await server.shutdown()
+  }
+
+  @Test func connectingToAClosedPortFailsWithoutHanging() async throws {
+    let outcome = try await withTimeout(seconds: 5) { () -> String in
+      do {
+        _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:1/x")
+        return "connected"
+      } catch let error as WebSocketClientError {
+        if case .connectionFailed = error { return "refused" }
+        return "\(error)"
+      }
+    }
+    #expect(outcome == "refused")
+  }
+
+  @Test func invalidURLsAreRefused() async {
+    for url in ["wss://example/x", "http://example/", "ws://", "ws://host:99999/"] {
+      do {
+        _ = try await WebSocketClient.connect(to: url)
+        Issue.record("\(url) was accepted")
+      } catch .invalidURL {
+      } catch {
+        Issue.record("\(url): unexpected \(error)")
+      }
+    }
+  }
+}
+
+/// An actor on a custom serial executor (as the client engine's actors are) that owns a
+/// WebSocket: the I/O runs on Wire's loop, never on this executor's thread.
+actor LiveSession {
+  nonisolated let unownedExecutor: UnownedSerialExecutor
+  private var socket: WebSocket?
+
+  init(executor: ThreadExecutor) {
+    unownedExecutor = executor.asUnownedSerialExecutor()
+  }
+
+  func open(port: Int) async throws {
+    socket = try await WebSocketClient.connect(
+      to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"])
+  }
+
+  func roundTrip(_ text: String) async throws -> String? {
+    guard let socket else { return nil }
+    try socket.send(text: text)
+    var iterator = socket.messages.makeAsyncIterator()
+    return await iterator.next()
+  }
+
+  func close() async {
+    socket?.close()
+    await socket?.waitUntilClosed()
+  }
+}
+
+@Suite struct CustomExecutorTests {
+  @Test func clientWorksFromAnActorOnACustomSerialExecutor() async throws {
+    let (server, port) = try startTestServer()
+    let executor = ThreadExecutor()
+    let session = LiveSession(executor: executor)
+    let reply = try await withTimeout(seconds: 10) {
+      try await session.open(port: port)
+      let reply = try await session.roundTrip("from the engine's executor")
+      await session.close()
+      return reply
+    }
+    #expect(reply == "echo: from the engine's executor")
+    executor.shutdown()
+    await server.shutdown()
+  }
+}
+
+/// The shape of the client engine's `LiveTransport` connection, to show the adapter over
+/// ``WebSocket`` is a few lines.
+protocol LiveConnectionShape: Sendable {
+  var messages: AsyncStream<String> { get }
+  func send(_ text: String) async throws
+  func close() async
+}
+
+struct WireLiveConnection: LiveConnectionShape {
+  let socket: WebSocket
+  let messages: AsyncStream<String>
+
+  init(_ socket: WebSocket) {
+    self.socket = socket
+    messages = socket.makeMessageStream()
+  }
+
+  func send(_ text: String) async throws { try socket.send(text: text) }
+
+  func close() async {
+    socket.close()
+    await socket.waitUntilClosed()
+  }
+}
+
+@Suite struct LiveTransportAdapterTests {
+  @Test func messageStreamAdapterDeliversAndFinishesOnClose() async throws {
+    let (server, port) = try startTestServer()
+    let received = try await withTimeout(seconds: 10) {
+      let connection: any LiveConnectionShape = WireLiveConnection(
+        try await WebSocketClient.connect(
+          to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"]))
+      try await connection.send("one")
+      try await connection.send("two")
+      var received: [String] = []
+      for await text in connection.messages {
+        received.append(text)
+        if received.count == 2 { await connection.close() }
+      }
+      return received
+    }
+    #expect(received == ["echo: one", "echo: two"])
+    await server.shutdown()
+  }
+}

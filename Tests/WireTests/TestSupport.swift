@@ -1,0 +1,134 @@
+import Foundation
+import Glibc
+
+@testable import Wire
+
+struct TimedOut: Error {}
+
+/// Runs `operation`, failing with `TimedOut` if it takes longer than `seconds`: a bound on a
+/// wait for an event, never a sleep used to synchronise.
+func withTimeout<T: Sendable>(
+  seconds: Double, _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
+  try await withThrowingTaskGroup(of: T.self) { group in
+    group.addTask { try await operation() }
+    group.addTask {
+      try await Task.sleep(for: .seconds(seconds))
+      throw TimedOut()
+    }
+    let first = try await group.next()!
+    group.cancelAll()
+    return first
+  }
+}
+
+/// Sends raw bytes to 127.0.0.1:`port` and reads until the server closes (or 5 s pass), off
+/// the caller's executor.
+@concurrent
+func rawExchange(port: Int, _ request: String) async -> String {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  defer { close(fd) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_port = in_port_t(UInt16(port).bigEndian)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  var timeout = timeval(tv_sec: 5, tv_usec: 0)
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+  let connected = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+  }
+  guard connected == 0 else { return "" }
+  let bytes = Array(request.utf8)
+  _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+  var response: [UInt8] = []
+  var buffer = [UInt8](repeating: 0, count: 65536)
+  while true {
+    let count = recv(fd, &buffer, buffer.count, 0)
+    if count <= 0 { break }
+    response.append(contentsOf: buffer[..<count])
+  }
+  return String(decoding: response, as: UTF8.self)
+}
+
+/// A serial executor with its own thread, like the client engine's `DatabaseExecutor`.
+final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
+  // @unchecked: `jobs` and `stopped` are touched only while holding `condition`.
+  private let condition = NSCondition()
+  private var jobs: [UnownedJob] = []
+  private var stopped = false
+  private(set) var threadID: pthread_t?
+
+  init() {
+    let thread = Thread { [self] in run() }
+    thread.start()
+  }
+
+  func enqueue(_ job: consuming ExecutorJob) {
+    let job = UnownedJob(job)
+    condition.lock()
+    jobs.append(job)
+    condition.signal()
+    condition.unlock()
+  }
+
+  func shutdown() {
+    condition.lock()
+    stopped = true
+    condition.signal()
+    condition.unlock()
+  }
+
+  private func run() {
+    condition.lock()
+    threadID = pthread_self()
+    condition.unlock()
+    while true {
+      condition.lock()
+      while jobs.isEmpty && !stopped { condition.wait() }
+      if jobs.isEmpty {
+        condition.unlock()
+        return
+      }
+      let job = jobs.removeFirst()
+      condition.unlock()
+      job.runSynchronously(on: asUnownedSerialExecutor())
+    }
+  }
+}
+
+/// A server with the routes the integration tests use, on a free port.
+func startTestServer(
+  configure: (inout HTTPServer.Configuration) -> Void = { _ in }
+) throws -> (HTTPServer, Int) {
+  var router = Router()
+  router.get("/healthz") { _ in .text("ok") }
+  router.get("/echo") { request in
+    guard request.headers["Authorization"] == "Bearer good" else {
+      return .error(.unauthorized, code: "unauthorized", message: "Sign in again.")
+    }
+    return .webSocket { socket in
+      for await text in socket.messages { try? socket.send(text: "echo: \(text)") }
+    }
+  }
+  router.get("/push") { request in
+    let count = Int(request.queryParameters["count"] ?? "") ?? 1
+    let padding = String(repeating: ".", count: Int(request.queryParameters["size"] ?? "") ?? 0)
+    return .webSocket { socket in
+      for index in 0..<count { try? socket.send(text: "push \(index)\(padding)") }
+      for await _ in socket.messages {}
+    }
+  }
+  router.get("/push-only") { _ in
+    .webSocket { socket in
+      try? socket.send(text: "hello")
+      await socket.waitUntilClosed()
+    }
+  }
+  var configuration = HTTPServer.Configuration(port: 0, loopCount: 2)
+  configuration.shutdownTimeout = .seconds(3)
+  configure(&configuration)
+  let server = HTTPServer(configuration: configuration, router: router)
+  return (server, try server.start())
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Wire
+
+/// Runs our server with the routes the Python suites use.
+struct ServerCommand {
+  let options: Options
+
+  func run() async {
+    var configuration = HTTPServer.Configuration(port: options.int("--port") ?? 0)
+    if let loops = options.int("--loops") { configuration.loopCount = loops }
+    if let timeout = options.milliseconds("--header-timeout-ms") {
+      configuration.headerTimeout = timeout
+    }
+    if let timeout = options.milliseconds("--idle-timeout-ms") {
+      configuration.idleTimeout = timeout
+    }
+    if let limit = options.int("--body-limit") { configuration.limits.body = limit }
+    if let limit = options.int("--max-connections") { configuration.maxConnections = limit }
+    configuration.shutdownTimeout = .seconds(5)
+    var webSocket = options.webSocket
+    webSocket.binaryMessageHandler = { socket, bytes in try? socket.send(binary: bytes) }
+    configuration.webSocket = webSocket
+
+    let server = HTTPServer(configuration: configuration, router: Self.router())
+    let port: Int
+    do {
+      port = try server.start()
+    } catch {
+      emit("error \(error)")
+      exit(1)
+    }
+    emit("port \(port)")
+    await waitForShutdownLine()
+    await server.shutdown()
+    emit("stopped")
+  }
+
+  static func router() -> Router {
+    var router = Router()
+    router.get("/healthz") { _ in .text("ok") }
+    router.post("/echo") { request in
+      HTTPResponse(
+        status: .ok,
+        headers: ["Content-Type": request.headers["Content-Type"] ?? "application/octet-stream"],
+        body: request.body)
+    }
+    router.put("/echo") { request in HTTPResponse(status: .ok, body: request.body) }
+    router.get("/query") { request in .json(request.queryParameters) }
+    router.get("/headers") { request in
+      .json(Dictionary(request.headers.map { ($0.name.lowercased(), $0.value) }) { a, _ in a })
+    }
+    router.get("/v1/conversations/{id}/messages") { request in
+      .json([
+        "id": request.pathParameters["id"] ?? "", "limit": request.queryParameters["limit"] ?? "",
+      ])
+    }
+    router.get("/status/{code}") { request in
+      let code = Int(request.pathParameters["code"] ?? "") ?? 500
+      return .error(HTTPStatus(code: code), code: "requested", message: "As requested.")
+    }
+    router.get("/slow") { request in
+      let milliseconds = Int(request.queryParameters["ms"] ?? "") ?? 500
+      emit("slow started")
+      try? await Task.sleep(for: .milliseconds(milliseconds))
+      return .text("slow done")
+    }
+    router.get("/big") { request in
+      let size = Int(request.queryParameters["bytes"] ?? "") ?? 1_000_000
+      return HTTPResponse(status: .ok, body: [UInt8](repeating: 0x61, count: size))
+    }
+    router.get("/ws") { _ in .webSocket(echo) }
+    router.get("/case/{number}") { _ in .webSocket(echo) }
+    router.get("/ws-auth") { request in
+      guard request.headers["Authorization"] == "Bearer good" else {
+        return .error(.unauthorized, code: "unauthorized", message: "Sign in again.")
+      }
+      return .webSocket(echo)
+    }
+    router.get("/ws-push") { request in
+      let count = Int(request.queryParameters["count"] ?? "") ?? 10
+      let size = Int(request.queryParameters["size"] ?? "") ?? 16
+      return .webSocket { socket in
+        let text = String(repeating: "x", count: size)
+        var sent = 0
+        for _ in 0..<count {
+          do {
+            try socket.send(text: text)
+            sent += 1
+          } catch {
+            break
+          }
+        }
+        emit("push sent \(sent)")
+        for await _ in socket.messages {}
+        emit("push closed \(socket.closeCode?.rawValue ?? 0)")
+      }
+    }
+    return router
+  }
+
+  /// Echoes text messages (binary ones are echoed by the configuration's handler).
+  @Sendable static func echo(_ socket: WebSocket) async {
+    for await text in socket.messages {
+      try? socket.send(text: text)
+    }
+  }
+
+  /// Returns when stdin says `shutdown` or closes.
+  private func waitForShutdownLine() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let thread = Thread {
+        while let line = readLine() {
+          if line == "shutdown" { break }
+        }
+        continuation.resume()
+      }
+      thread.start()
+    }
+  }
+}
