@@ -31,7 +31,8 @@ let package = Package(
     // Client layers: presentation → domain ← data.
     .target(name: "ChatDomain", swiftSettings: engineSettings),
     .target(
-      name: "ChatData", dependencies: ["ChatDomain", "SQLite"], swiftSettings: engineSettings),
+      name: "ChatData", dependencies: ["ChatDomain", "SQLite", "Wire"],
+      swiftSettings: engineSettings),
     .target(
       name: "ChatPresentation", dependencies: ["ChatDomain"], swiftSettings: engineSettings),
 
@@ -40,7 +41,15 @@ let package = Package(
 
     // Reference server core: every route and live event of API.md over SQLite, no sockets.
     .target(
-      name: "ChatServer", dependencies: ["SQLite", "CCrypto"], swiftSettings: engineSettings),
+      name: "ChatServer", dependencies: ["SQLite", "CCrypto", "Wire"],
+      swiftSettings: engineSettings),
+
+    // The terminal client: the screen, the commands, the demo.
+    .target(
+      name: "ChatTerminal",
+      dependencies: ["ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite", "Wire"],
+      swiftSettings: engineSettings),
+    .executableTarget(name: "chat", dependencies: ["ChatTerminal"], swiftSettings: engineSettings),
 
     // Test support shared by the test targets.
     .target(

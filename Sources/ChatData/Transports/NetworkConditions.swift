@@ -30,8 +30,9 @@ public final class NetworkConditions: NetworkMonitor, @unchecked Sendable {
   public var flakyDropRate = 0.1
   public var slowDelay: Duration = .milliseconds(800)
 
-  public init(random: any RandomSource = SystemRandomSource(), clock: any EngineClock = SystemClock())
-  {
+  public init(
+    random: any RandomSource = SystemRandomSource(), clock: any EngineClock = SystemClock()
+  ) {
     self.random = random
     self.clock = clock
   }
@@ -136,7 +137,9 @@ final class ConditionedSocket: LiveSocket, @unchecked Sendable {
     }
     let forwarding = Task {
       for await message in base.messages {
-        if conditions.condition == .slow { try? await conditions.clock.sleep(for: conditions.slowDelay) }
+        if conditions.condition == .slow {
+          try? await conditions.clock.sleep(for: conditions.slowDelay)
+        }
         continuation.yield(message)
         if conditions.condition == .flaky, conditions.chance(conditions.flakyDropRate) {
           await base.close()

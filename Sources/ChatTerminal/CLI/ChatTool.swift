@@ -71,7 +71,9 @@ public enum ChatTool {
         CommandContext(options: options, environment: environment, output: output))
     }
     if name == "help" {
-      if let topic = cursor.nextPositional(), let command = commands.first(where: { $0.name == topic }) {
+      if let topic = cursor.nextPositional(),
+        let command = commands.first(where: { $0.name == topic })
+      {
         output.line(help(for: command))
       } else {
         output.line(help)

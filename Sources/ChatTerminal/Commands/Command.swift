@@ -115,6 +115,15 @@ public enum CommandFailure: Error {
   init(_ error: ChatError) {
     self = .failed(error, error.description)
   }
+
+  /// A failure from a `do` block whose error type Swift did not narrow to `ChatError`.
+  init(_ error: any Error) {
+    if let error = error as? ChatError {
+      self.init(error)
+    } else {
+      self = .failed(.storage("\(error)"), "\(error)")
+    }
+  }
 }
 
 /// Reads a conversation ID argument.

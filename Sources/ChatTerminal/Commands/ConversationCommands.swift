@@ -12,7 +12,7 @@ struct ConversationsCommand: ChatCommand {
 
   func run(_ context: CommandContext) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in
-      do {
+      do throws(ChatError) {
         _ = try await engine.sync()
       } catch .offline, .unavailable {
         context.output.note("The server cannot be reached: showing what this device holds.")

@@ -95,7 +95,9 @@ public enum ScreenRenderer {
     _ search: SearchState?, model: ScreenModel, height: Int, columns: Int
   ) -> [StyledLine] {
     guard let search else {
-      return [StyledLine("  Type words and press Enter; results come from this device.", style: Style.dim)]
+      return [
+        StyledLine("  Type words and press Enter; results come from this device.", style: Style.dim)
+      ]
     }
     if let error = search.error { return [StyledLine("  \(error)", style: Style.red)] }
     if search.results.isEmpty { return [StyledLine("  No messages match.", style: Style.dim)] }
@@ -117,9 +119,11 @@ public enum ScreenRenderer {
   ) -> [StyledLine] {
     var lines: [StyledLine] = []
     switch state.history {
-    case .beginning: lines.append(StyledLine("  — the beginning of the conversation —", style: Style.dim))
+    case .beginning:
+      lines.append(StyledLine("  — the beginning of the conversation —", style: Style.dim))
     case .loading: lines.append(StyledLine("  Loading older messages…", style: Style.dim))
-    case .failed(let reason): lines.append(StyledLine("  Older messages: \(reason)", style: Style.red))
+    case .failed(let reason):
+      lines.append(StyledLine("  Older messages: \(reason)", style: Style.red))
     case .idle: lines.append(StyledLine("  ↑ older messages", style: Style.dim))
     }
     let bubbleWidth = max(10, columns * 3 / 4)
@@ -163,7 +167,7 @@ public enum ScreenRenderer {
   static func tickMark(_ ticks: Ticks) -> (text: String, style: String) {
     switch ticks {
     case .clock: ("◷", Style.dim)
-    case .failed: ("! tap r to retry", Style.red)
+    case .failed: ("! ^R to retry", Style.red)
     case .dimmed: ("✓", Style.dim)
     case .one: ("✓", "")
     case .two: ("✓✓", "")
@@ -185,9 +189,10 @@ public enum ScreenRenderer {
     switch model.mode {
     case .conversation:
       lines.append(StyledLine("› " + model.input + "▏", style: Style.bold))
-      lines.append(StyledLine(
-        " Enter send · ↑/PgUp older · r retry failed (empty line) · ^N network · Esc back",
-        style: Style.dim))
+      lines.append(
+        StyledLine(
+          " Enter send · ↑/PgUp older · ^R retry failed · ^N network · Esc back",
+          style: Style.dim))
     case .search:
       lines.append(StyledLine("/ " + model.input + "▏", style: Style.bold))
       lines.append(StyledLine(" Enter search · ↑↓ select · Esc back", style: Style.dim))
@@ -197,9 +202,10 @@ public enum ScreenRenderer {
       lines.append(StyledLine(" Enter next · Esc cancel", style: Style.dim))
     case .list:
       lines.append(StyledLine())
-      lines.append(StyledLine(
-        " ↑↓ select · Enter open · / search · n new · ^N network · ? help · q quit",
-        style: Style.dim))
+      lines.append(
+        StyledLine(
+          " ↑↓ select · Enter open · / search · n new · ^N network · ? help · q quit",
+          style: Style.dim))
     case .help:
       lines.append(StyledLine())
       lines.append(StyledLine(" Esc back", style: Style.dim))
@@ -213,7 +219,7 @@ public enum ScreenRenderer {
       "",
       "Ticks on your messages:",
       "  ◷   sending (saved here, waiting for the server)",
-      "  !   refused by the server: open it and press r on an empty line to retry (same ID)",
+      "  !   refused by the server: press Ctrl-R in the conversation to retry (same ID)",
       "  ✓   sent (dim: receipts not known yet)",
       "  ✓✓  delivered to the others",
       "  ✓✓  read (blue)",

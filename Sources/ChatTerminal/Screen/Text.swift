@@ -57,7 +57,9 @@ enum TextWidth {
     guard let first = character.unicodeScalars.first else { return 0 }
     if first.value < 0x20 || (0x7F..<0xA0).contains(first.value) { return 0 }
     if character.unicodeScalars.count > 1,
-      character.unicodeScalars.contains(where: { $0.properties.isEmojiPresentation || $0.value == 0xFE0F })
+      character.unicodeScalars.contains(where: {
+        $0.properties.isEmojiPresentation || $0.value == 0xFE0F
+      })
     {
       return 2
     }

@@ -1,0 +1,89 @@
+import Wire
+
+/// The reference server on the network: `Wire`'s HTTP server in front of a `ChatService`.
+///
+/// Every request becomes an `APIRequest` for `ChatService.handle(_:)`; the `/v1/live` upgrade
+/// goes to `ChatService.openLive(_:)`, which checks the token before anything is upgraded, and
+/// the accepted subscription is bridged to the socket both ways until either side ends.
+public final class ChatHTTPServer: Sendable {
+  public let service: ChatService
+  private let server: HTTPServer
+
+  public init(service: ChatService, configuration: HTTPServer.Configuration) {
+    self.service = service
+    server = HTTPServer(configuration: configuration) { request in
+      await Self.respond(to: request, service: service)
+    }
+  }
+
+  /// Starts listening; returns the bound port (an ephemeral one for port 0).
+  public func start() throws -> Int {
+    try server.start()
+  }
+
+  /// Stops accepting, lets requests in flight finish, closes sockets with 1001.
+  public func shutdown() async {
+    await server.shutdown()
+  }
+
+  static func respond(to request: Wire.HTTPRequest, service: ChatService) async
+    -> Wire.HTTPResponse
+  {
+    let apiRequest = APIRequest(request)
+    guard request.isWebSocketUpgrade, request.path == "/v1/live" else {
+      return Wire.HTTPResponse(await service.handle(apiRequest))
+    }
+    switch await service.openLive(apiRequest) {
+    case .refused(let response):
+      return Wire.HTTPResponse(response)
+    case .accepted(let subscription):
+      return .webSocket { socket in await bridge(subscription, socket) }
+    }
+  }
+
+  /// Service events → text frames; text frames → the service; the first side to end closes
+  /// the other.
+  static func bridge(_ subscription: LiveSubscription, _ socket: WebSocket) async {
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask {
+        for await event in subscription.events {
+          do {
+            try socket.send(text: event)
+          } catch {
+            break
+          }
+        }
+        // The service ended the subscription (the client fell too far behind, or the server
+        // is stopping): the client reconnects and catches up.
+        socket.close(code: .policyViolation, reason: "subscription ended")
+      }
+      group.addTask {
+        for await text in socket.messages { await subscription.receive(text) }
+      }
+      await group.next()
+      socket.close(code: .goingAway)
+      group.cancelAll()
+    }
+    await subscription.close()
+  }
+}
+
+extension APIRequest {
+  init(_ request: Wire.HTTPRequest) {
+    var headers: [String: String] = [:]
+    for field in request.headers.fields where headers[field.name.lowercased()] == nil {
+      headers[field.name.lowercased()] = field.value
+    }
+    self.init(
+      method: request.method.rawValue, path: request.path, query: request.queryParameters,
+      headers: headers, body: request.body)
+  }
+}
+
+extension Wire.HTTPResponse {
+  init(_ response: APIResponse) {
+    var headers: HTTPHeaders = [:]
+    for header in response.headers { headers.add(name: header.name, value: header.value) }
+    self.init(status: HTTPStatus(code: response.status), headers: headers, body: response.body)
+  }
+}

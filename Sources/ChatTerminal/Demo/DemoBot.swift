@@ -1,0 +1,83 @@
+import ChatData
+import ChatDomain
+import Foundation
+
+/// A participant played by the program: it reads what you send, types, and answers, so the
+/// ticks on your messages move from clock to read.
+actor DemoBot {
+  let engine: ChatEngine
+  /// Whose messages it answers (only yours: two bots never talk to each other).
+  let answers: UserID
+  private var watching: Set<ConversationID> = []
+  private var handled: [ConversationID: Int] = [:]
+  private var tasks: [Task<Void, Never>] = []
+  private var replyIndex = 0
+
+  init(engine: ChatEngine, answers: UserID) {
+    self.engine = engine
+    self.answers = answers
+  }
+
+  func start() async {
+    await engine.start()
+    let conversations = engine.conversationList.conversations()
+    tasks.append(
+      Task {
+        for await list in conversations {
+          for summary in list { await self.watch(summary.id) }
+        }
+      })
+  }
+
+  func stop() async {
+    for task in tasks { task.cancel() }
+    await engine.close()
+  }
+
+  private func watch(_ conversation: ConversationID) {
+    guard watching.insert(conversation).inserted else { return }
+    let messages = engine.messages.messages(in: conversation)
+    tasks.append(
+      Task {
+        for await list in messages { await self.react(to: list, in: conversation) }
+      })
+  }
+
+  private func react(to messages: [Message], in conversation: ConversationID) async {
+    let theirs = messages.filter { $0.senderID == answers && $0.sequence != nil }
+    let newestSequence = theirs.last?.sequence ?? 0
+    guard let last = handled[conversation] else {
+      // What was there before the bot started is read, not answered.
+      handled[conversation] = newestSequence
+      return
+    }
+    guard let newest = theirs.last, let sequence = newest.sequence, sequence > last else { return }
+    handled[conversation] = sequence
+    let text = newest.text
+    let engine = engine
+    let reply = nextReply(to: text)
+    tasks.append(
+      Task {
+        try? await Task.sleep(for: .milliseconds(700))
+        engine.messages.markRead(upTo: sequence, in: conversation)
+        try? await Task.sleep(for: .milliseconds(500))
+        engine.messages.userIsTyping(in: conversation)
+        try? await Task.sleep(for: .milliseconds(1_500))
+        _ = try? await engine.messages.send(reply, in: conversation)
+      })
+  }
+
+  private func nextReply(to text: String) -> String {
+    let lower = text.lowercased()
+    if lower.contains("hello") || lower.contains("hi") || lower.contains("hey") {
+      return "Hi! 👋 Try Ctrl-N to go offline, then send something."
+    }
+    if lower.hasSuffix("?") { return "Good question. Let me check and come back to you." }
+    let replies = [
+      "Got it.", "Sounds good to me!", "On my way 🚶", "Ha, nice.",
+      "Noted. See the ticks? ✓ sent, ✓✓ delivered, blue when I read it.",
+    ]
+    defer { replyIndex += 1 }
+    return replies[replyIndex % replies.count]
+  }
+}

@@ -1,0 +1,124 @@
+import ChatData
+import ChatDomain
+import Foundation
+
+/// `chat demo`: the whole system in one command. A server on a free loopback port with a
+/// temporary data folder, alice signed in, a one-to-one conversation with bob and a group with
+/// bob and carol, both played by bots that read and answer; then the interactive screen.
+/// Everything is removed on exit.
+struct DemoCommand: ChatCommand {
+  static let name = "demo"
+  static let abstract = "Start a server and two bot friends, sign in as alice, open the screen."
+  static let usage = """
+    chat demo [--script] [--keep]
+      --script    Run a short scripted session and print it (the default without a terminal).
+      --keep      Keep the temporary data folder and print where it is.
+    """
+
+  let script: Bool
+  let keep: Bool
+
+  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {
+    script = arguments.flag("script")
+    keep = arguments.flag("keep")
+  }
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    let output = context.output
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "chat-demo-\(UUID().uuidString.prefix(8).lowercased())"
+    ).path
+    do {
+      try FileManager.default.createDirectory(
+        atPath: folder, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      output.error("cannot create \(folder): \(error)")
+      return .cannotCreate
+    }
+    defer {
+      if keep {
+        output.note("Demo data kept in \(folder)")
+      } else {
+        try? FileManager.default.removeItem(atPath: folder)
+      }
+    }
+    let server: DemoServer
+    do {
+      server = try DemoServer.start(folder: folder + "/server")
+    } catch {
+      output.error("cannot start the demo server: \(error)")
+      return .failure
+    }
+    let conditions = NetworkConditions()
+    let code: ExitCode
+    do throws(ChatError) {
+      let world = try await DemoWorld.make(server: server, folder: folder, conditions: conditions)
+      if script || !RawTerminal.isAvailable {
+        code = await DemoScript(world: world, output: output, conditions: conditions).run()
+      } else {
+        await TerminalApp(engine: world.alice, conditions: conditions).run()
+        code = .success
+      }
+      await world.close()
+    } catch {
+      output.error("the demo could not start: \(error)")
+      code = ExitCode(error)
+    }
+    await server.stop()
+    return code
+  }
+}
+
+/// alice, her two friends and their conversations.
+struct DemoWorld {
+  let alice: ChatEngine
+  let bots: [DemoBot]
+  let direct: ConversationID
+  let group: ConversationID
+
+  static func make(server: DemoServer, folder: String, conditions: NetworkConditions)
+    async throws(ChatError) -> DemoWorld
+  {
+    func environment(_ conditions: NetworkConditions? = nil) -> ChatEngine.Environment {
+      var http: any HTTPTransport = URLSessionTransport(baseURL: server.url)
+      var live: any LiveTransport = WireLiveTransport(url: "ws://127.0.0.1:\(server.port)/v1/live")
+      if let conditions {
+        http = conditions.http(http)
+        live = conditions.live(live)
+      }
+      return ChatEngine.Environment(
+        http: http, live: live, network: conditions ?? NoNetworkMonitor())
+    }
+    let alice = try await ChatEngine.devSignIn(
+      user: UserID("alice"), device: DeviceID("demo"), database: .file(folder + "/alice.sqlite"),
+      environment: environment(conditions))
+    let bob = try await ChatEngine.devSignIn(
+      user: UserID("bob"), device: DeviceID("bot"), database: .file(folder + "/bob.sqlite"),
+      environment: environment())
+    let carol = try await ChatEngine.devSignIn(
+      user: UserID("carol"), device: DeviceID("bot"), database: .file(folder + "/carol.sqlite"),
+      environment: environment())
+    let direct = try await alice.conversationList.createConversation(
+      title: "bob", memberIDs: [UserID("bob")])
+    let group = try await alice.conversationList.createConversation(
+      title: "Sunday hike", memberIDs: [UserID("bob"), UserID("carol")])
+    _ = try await bob.sync()
+    _ = try await carol.sync()
+    try await bob.messages.send("Hey alice! Type a message and press Enter.", in: direct)
+    _ = await bob.drainOutbox()
+    try await carol.messages.send("Sunday hike at nine? 🥾", in: group)
+    _ = await carol.drainOutbox()
+    let bots = [
+      DemoBot(engine: bob, answers: UserID("alice")),
+      DemoBot(engine: carol, answers: UserID("alice")),
+    ]
+    for bot in bots { await bot.start() }
+    return DemoWorld(alice: alice, bots: bots, direct: direct, group: group)
+  }
+
+  func close() async {
+    for bot in bots { await bot.stop() }
+    await alice.close()
+  }
+}
