@@ -67,6 +67,9 @@ let package = Package(
       swiftSettings: engineSettings),
     .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: engineSettings),
     .testTarget(
+      name: "ChatTerminalTests", dependencies: ["ChatTerminal", "ChatPresentation", "ChatData"],
+      swiftSettings: engineSettings),
+    .testTarget(
       name: "ChatServerTests", dependencies: ["ChatServer", "SQLite"],
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.

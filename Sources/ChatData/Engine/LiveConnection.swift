@@ -97,6 +97,8 @@ actor LiveConnection {
     isRunning = false
     pause?.cancel()
     await socket?.close()
+    // A connect in progress (up to its timeout) is cancelled rather than waited for.
+    loop?.cancel()
     await loop?.value
     loop = nil
     if state != .signedOut { set(.idle) }

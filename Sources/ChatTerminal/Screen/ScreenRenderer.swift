@@ -133,7 +133,9 @@ public enum ScreenRenderer {
     if let typing = state.typing { lines.append(StyledLine("  \(typing)", style: Style.dim)) }
     let scroll = min(model.scroll, max(0, lines.count - height))
     let end = lines.count - scroll
-    return Array(lines[max(0, end - height)..<end])
+    let visible = Array(lines[max(0, end - height)..<end])
+    // Anchored to the bottom, newest last (seed 000 §6.1).
+    return Array(repeating: StyledLine(), count: max(0, height - visible.count)) + visible
   }
 
   static func bubble(_ row: MessageRow, width: Int, columns: Int) -> [StyledLine] {

@@ -1,0 +1,81 @@
+import ChatDomain
+import ChatPresentation
+import Foundation
+import Testing
+
+@testable import ChatTerminal
+
+@Suite struct ScreenTests {
+  let size = RawTerminal.Size(rows: 12, columns: 40)
+
+  func row(_ n: Int, mine: Bool, ticks: Ticks?, text: String? = nil) -> MessageRow {
+    MessageRow(
+      id: MessageID(rawValue: String(format: "01900000-0000-7000-8000-%012x", n))!,
+      text: text ?? "message \(n)", isMine: mine, sender: mine ? nil : "bob", time: "14:0\(n)",
+      ticks: ticks, sequence: n)
+  }
+
+  @Test func aFrameIsExactlyTheTerminalsSize() {
+    var model = ScreenModel(user: "alice")
+    model.mode = .conversation(ConversationID("c1"))
+    let state = ConversationViewState(
+      title: "Hiking", rows: (1...30).map { row($0 % 10, mine: $0 % 2 == 0, ticks: .read) })
+    let frame = ScreenRenderer.frame(
+      model: model, list: ConversationListViewState(), conversation: state, size: size)
+    #expect(frame.count == 12)
+    for line in frame {
+      let plain = line.replacingOccurrences(
+        of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
+      #expect(TextWidth.of(plain) == 40)
+    }
+  }
+
+  @Test func ticksAreDrawnAsTheSeedDefinesThem() {
+    #expect(ScreenRenderer.tickMark(.clock).text == "◷")
+    #expect(ScreenRenderer.tickMark(.failed).style.contains(Style.red))
+    #expect(ScreenRenderer.tickMark(.dimmed).style == Style.dim)
+    #expect(ScreenRenderer.tickMark(.one).text == "✓")
+    #expect(ScreenRenderer.tickMark(.two).text == "✓✓")
+    #expect(ScreenRenderer.tickMark(.read).style.contains(Style.blue))
+  }
+
+  @Test func theNewestMessageIsAtTheBottomAboveTheInput() {
+    var model = ScreenModel(user: "alice")
+    model.mode = .conversation(ConversationID("c1"))
+    model.input = "typing"
+    let state = ConversationViewState(
+      title: "Hiking", rows: [row(1, mine: false, ticks: nil), row(2, mine: true, ticks: .clock)],
+      banner: "Waiting for network…", typing: "bob is typing…")
+    let frame = ScreenRenderer.frame(
+      model: model, list: ConversationListViewState(), conversation: state, size: size
+    ).map {
+      $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+    }
+    #expect(frame[0].contains("Hiking"))
+    #expect(frame[0].contains("Waiting for network…"))
+    let input = frame.firstIndex { $0.hasPrefix("› typing") }!
+    #expect(frame[input - 2].contains("bob is typing…"))
+    #expect(frame[input - 3].trimmingCharacters(in: .whitespaces).hasSuffix("14:02 ◷"))
+  }
+
+  @Test func wideCharactersAreMeasuredAsTwoCells() {
+    #expect(TextWidth.of("ab") == 2)
+    #expect(TextWidth.of("日本") == 4)
+    #expect(TextWidth.of("👋🏽") == 2)
+    #expect(TextWidth.of("é") == 1)
+    #expect(TextWidth.wrap("one two three four", columns: 9) == ["one two", "three", "four"])
+    #expect(TextWidth.wrap("abcdefghij", columns: 4) == ["abcd", "efgh", "ij"])
+  }
+}
+
+@Suite struct KeyDecoderTests {
+  @Test func decodesArrowsControlKeysAndUTF8SplitAcrossReads() {
+    var decoder = KeyDecoder()
+    #expect(decoder.decode([0x1B, 0x5B, 0x41, 0x0D, 0x0E]) == [.up, .enter, .control("n")])
+    #expect(decoder.decode([0xC3]) == [])
+    #expect(decoder.decode([0xA9, 0x7F]) == [.character("é"), .backspace])
+    #expect(decoder.decode([0x1B]) == [])
+    #expect(decoder.flush() == [.escape])
+    #expect(decoder.decode([0x1B, 0x5B, 0x35, 0x7E]) == [.pageUp])
+  }
+}
