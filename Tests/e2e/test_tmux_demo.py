@@ -1,8 +1,15 @@
 """The screen, tested as a person would use it: `chat demo` under tmux, keys sent with
 send-keys, the pane read with capture-pane."""
 
+import fcntl
+import os
+import pty
 import re
+import select
+import signal
+import struct
 import subprocess
+import termios
 import uuid
 
 from harness import Results, bin_path, wait_for
@@ -125,30 +132,47 @@ def main():
 
 
 def crash_restores():
-    """SIGSEGV mid-session: the handler leaves the alternate screen, shows the cursor, puts the
-    terminal back, then dies of the signal."""
-    session = SESSION + "-crash"
+    """SIGSEGV mid-session: the handler leaves the alternate screen, shows the cursor and puts
+    the terminal settings back, then dies of the signal. Run on a pty of our own rather than
+    tmux, so every byte the process wrote before dying is read."""
     chat = f"{bin_path()}/chat"
-    tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30")
+    pid, master = pty.fork()
+    if pid == 0:
+        os.execv(chat, [chat, "demo"])
+    fcntl.ioctl(master, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    output = bytearray()
+
+    def read_some():
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if not ready:
+            return False
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            return True
+        output.extend(chunk)
+        return not chunk
+
     try:
-        tmux("set-option", "-t", session, "remain-on-exit", "on")
-        tmux("respawn-pane", "-k", "-t", session, f"{chat} demo")
-
-        def flag(name):
-            return tmux("display-message", "-p", "-t", session, f"#{{{name}}}").stdout.strip()
-
-        wait_for("the screen", lambda: flag("alternate_on") == "1" and flag("cursor_flag") == "0")
-        pid = flag("pane_pid")
-        subprocess.run(["kill", "-SEGV", pid], check=True)
-        wait_for("the process to die", lambda: flag("pane_dead") == "1")
-        # tmux may mark the pane dead before it has read the last bytes: wait for the restore.
-        wait_for(
-            "the normal screen with a visible cursor",
-            lambda: flag("alternate_on") == "0" and flag("cursor_flag") == "1",
-            timeout=5,
-        )
+        wait_for("the screen", lambda: read_some() or b"Conversations" in output)
+        assert not termios.tcgetattr(master)[3] & termios.ECHO, "raw mode was not entered"
+        entered = len(output)
+        os.kill(pid, signal.SIGSEGV)
+        wait_for("the output to end", read_some)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGSEGV, "not SIGSEGV"
+        tail = bytes(output[entered:])
+        assert b"\x1b[?1049l" in tail, "the alternate screen was not left"
+        assert b"\x1b[?25h" in tail, "the cursor was not shown again"
+        flags = termios.tcgetattr(master)[3]
+        assert flags & termios.ECHO and flags & termios.ICANON, "terminal settings not restored"
     finally:
-        tmux("kill-session", "-t", session, check=False)
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(master)
 
 
 if __name__ == "__main__":

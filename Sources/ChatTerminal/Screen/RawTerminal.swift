@@ -33,6 +33,10 @@ public final class RawTerminal: @unchecked Sendable {
     tcgetattr(STDIN_FILENO, &original)
     savedTerminal = original
     hasSavedTerminal = true
+    // Handlers first: a crash after the screen switch must find them in place.
+    for signalNumber in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT] {
+      signal(signalNumber, restoreAndReraise)
+    }
     var raw = original
     raw.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
     raw.c_iflag &= ~tcflag_t(IXON | ICRNL | BRKINT | INPCK | ISTRIP)
@@ -44,9 +48,6 @@ public final class RawTerminal: @unchecked Sendable {
     }
     tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw)
     write(Self.enterSequence)
-    for signalNumber in [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT] {
-      signal(signalNumber, restoreAndReraise)
-    }
     entered = true
   }
 
@@ -84,7 +85,7 @@ public final class RawTerminal: @unchecked Sendable {
   }
 
   static let enterSequence = "\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J"
-  static let leaveSequence = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+  static let leaveSequence = "\u{1B}[?1049l\u{1B}[0m\u{1B}[?25h"
 }
 
 // What the crash handler needs, reachable without captures from a C signal handler.
@@ -92,7 +93,7 @@ nonisolated(unsafe) private var savedTerminal = termios()
 nonisolated(unsafe) private var hasSavedTerminal = false
 
 private func restoreAndReraise(_ signalNumber: Int32) {
-  let leave = "\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l"
+  let leave = "\u{1B}[?1049l\u{1B}[0m\u{1B}[?25h"
   leave.withCString { _ = Glibc.write(STDOUT_FILENO, $0, strlen($0)) }
   if hasSavedTerminal { tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal) }
   signal(signalNumber, SIG_DFL)
