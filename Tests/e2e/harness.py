@@ -46,3 +46,101 @@ class Results:
     def finish(self):
         print(f"{self.name}: {self.passed} passed, {self.failed} failed", flush=True)
         sys.exit(1 if self.failed else 0)
+
+
+import json
+import shutil
+import signal
+import socket
+import tempfile
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Server:
+    """The real `chat-server` binary on a free loopback port, data in `folder`."""
+
+    def __init__(self, folder, port=None):
+        self.folder = folder
+        self.port = port or free_port()
+        self.process = None
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [f"{bin_path()}/chat-server", "--dev", "--port", str(self.port), "--data", self.folder],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        wait_for("the server to answer", self.healthy, timeout=30)
+        return self
+
+    def healthy(self):
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as connection:
+                connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                return b"200" in connection.recv(64)
+        except OSError:
+            return False
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=30)
+
+
+class Device:
+    """One `chat` client with a database of its own."""
+
+    def __init__(self, server, user, device, root):
+        self.server = server
+        self.user = user
+        self.device = device
+        self.data = os.path.join(root, f"{user}-{device}")
+
+    def args(self, *command):
+        return [
+            f"{bin_path()}/chat",
+            "--server",
+            self.server.url,
+            "--user",
+            self.user,
+            "--device",
+            self.device,
+            "--data",
+            self.data,
+            *command,
+        ]
+
+    def run(self, *command, check=True):
+        result = subprocess.run(self.args(*command), capture_output=True, text=True, timeout=60)
+        if check and result.returncode != 0:
+            raise AssertionError(
+                f"{self.user}/{self.device} {' '.join(command)} exited {result.returncode}: "
+                f"{result.stderr.strip()}"
+            )
+        return result
+
+    def json(self, *command):
+        return json.loads(self.run(*command, "--json").stdout)
+
+    def messages(self, conversation):
+        return self.json("messages", conversation, "--limit", "100000")
+
+    def database(self):
+        return os.path.join(self.data, "chat.sqlite")
+
+
+def temporary_folder(prefix):
+    return tempfile.mkdtemp(prefix=prefix)
+
+
+def remove(folder):
+    shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,74 @@
+"""Two devices of one user and a second user, as separate `chat` processes with their own
+databases, against the real `chat-server`: every message exactly once, the same order on every
+database and on the server, also across a server outage."""
+
+import json
+import os
+
+from harness import Device, Results, Server, remove, temporary_folder
+
+
+def main():
+    results = Results("devices")
+    root = temporary_folder("chat-e2e-devices-")
+    server = Server(os.path.join(root, "server")).start()
+    phone = Device(server, "alice", "phone", root)
+    tablet = Device(server, "alice", "ipad", root)
+    bob = Device(server, "bob", "phone", root)
+    devices = [phone, tablet, bob]
+    state = {}
+    try:
+
+        def sign_in_and_create():
+            for device in devices:
+                device.run("login")
+            state["chat"] = phone.json("create", "--title", "Trip", "--members", "bob")["id"]
+            for device in devices:
+                device.run("sync")
+
+        results.check("three devices sign in; one creates a conversation", sign_in_and_create)
+        chat = state.get("chat", "")
+
+        def online_sends():
+            for round in range(3):
+                for device in devices:
+                    sent = device.json("send", chat, f"{device.user}/{device.device} #{round}")
+                    assert sent["state"] == "sent", sent
+
+        results.check("sends from all three while online are accepted", online_sends)
+
+        def outage():
+            server.stop()
+            queued = tablet.json("send", chat, "written while the server was down")
+            assert queued["state"] == "queued", queued
+            state["queued"] = queued["clientMessageId"]
+            code = tablet.run("sync", check=False).returncode
+            assert code == 75, f"sync exited {code}, expected 75 (server unreachable)"
+            server.start()
+            report = tablet.json("sync")
+            assert report["outboxRemaining"] == 0, report
+
+        results.check("a send while the server is down is delivered after a restart", outage)
+
+        def same_everywhere():
+            for device in devices:
+                device.run("sync")
+            views = [device.messages(chat) for device in devices]
+            keys = [[(m["sequence"], m["clientMessageId"]) for m in view] for view in views]
+            assert keys[0] == keys[1] == keys[2], "the devices disagree on the order"
+            sequences = [m["sequence"] for m in views[0]]
+            assert sequences == list(range(1, len(sequences) + 1)), sequences
+            ids = [m["clientMessageId"] for m in views[0]]
+            assert len(ids) == len(set(ids)) == 10, f"{len(ids)} messages, {len(set(ids))} distinct"
+            assert state["queued"] in ids
+            assert all(m["send"] == "sent" for view in views for m in view)
+
+        results.check("every message exactly once, same order on all three", same_everywhere)
+    finally:
+        server.stop()
+        remove(root)
+    results.finish()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+"""SIGKILL `chat send` and `chat listen` processes at random moments, again and again. Every
+message whose `send` returned must then be on every device exactly once, and every database
+must pass `PRAGMA integrity_check`."""
+
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import sys
+import time
+
+from harness import Device, Results, Server, remove, temporary_folder, wait_for
+
+KILLS = int(os.environ.get("CHAT_KILLS", "50"))
+
+
+def main():
+    results = Results("kill -9")
+    seed = int(os.environ.get("CHAT_SEED", str(int(time.time()))))
+    rng = random.Random(seed)
+    print(f"  seed {seed}, {KILLS} kills", flush=True)
+    root = temporary_folder("chat-e2e-kill9-")
+    server = Server(os.path.join(root, "server")).start()
+    alice = Device(server, "alice", "phone", root)
+    tablet = Device(server, "alice", "ipad", root)
+    bob = Device(server, "bob", "phone", root)
+    devices = [alice, tablet, bob]
+    returned = []  # client message IDs whose send command returned
+    kills = {"send": 0, "listen": 0}
+    try:
+        for device in devices:
+            device.run("login")
+        chat = alice.json("create", "--title", "Kills", "--members", "bob")["id"]
+        for device in devices:
+            device.run("sync")
+
+        def kill_loop():
+            count = 0
+            while count < KILLS:
+                device = rng.choice(devices)
+                if rng.random() < 0.7:
+                    process = subprocess.Popen(
+                        device.args("send", chat, f"k{count}", "--json"),
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                        text=True,
+                    )
+                    kind = "send"
+                else:
+                    process = subprocess.Popen(
+                        device.args("listen"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                    )
+                    kind = "listen"
+                delay = rng.uniform(0.0, 0.4)
+                try:
+                    output, _ = process.communicate(timeout=delay) if kind == "send" else (None, None)
+                    if kind == "send" and process.returncode == 0:
+                        returned.append(json.loads(output)["clientMessageId"])
+                        continue
+                except subprocess.TimeoutExpired:
+                    pass
+                if kind == "listen":
+                    time.sleep(delay)  # let it run a random while: this is the fault, not a wait
+                process.kill()
+                process.communicate()
+                kills[kind] += 1
+                count += 1
+
+        results.check(f"{KILLS} processes killed at random moments", kill_loop)
+        print(f"  killed {kills['send']} sends and {kills['listen']} listeners; "
+              f"{len(returned)} sends returned", flush=True)
+
+        def exactly_once_everywhere():
+            for device in devices:
+                device.run("sync")
+            for device in devices:
+                device.run("sync")
+            views = [device.messages(chat) for device in devices]
+            keys = [[(m["sequence"], m["clientMessageId"]) for m in view] for view in views]
+            assert keys[0] == keys[1] == keys[2], "the devices disagree"
+            ids = [m["clientMessageId"] for m in views[0]]
+            assert len(ids) == len(set(ids)), "a message is doubled"
+            missing = set(returned) - set(ids)
+            assert not missing, f"{len(missing)} returned sends are missing"
+            sequences = [m["sequence"] for m in views[0]]
+            assert sequences == list(range(1, len(sequences) + 1)), "holes in the sequences"
+            assert all(m["send"] == "sent" for view in views for m in view), "left unsent"
+
+        results.check("every returned send is on every device exactly once", exactly_once_everywhere)
+
+        def integrity():
+            for device in devices:
+                connection = sqlite3.connect(device.database())
+                assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+                connection.close()
+
+        results.check("PRAGMA integrity_check is ok on every database", integrity)
+    finally:
+        server.stop()
+        if results.failed:
+            print(f"  kept {root} for inspection (seed {seed})", flush=True)
+        else:
+            remove(root)
+    results.finish()
+
+
+if __name__ == "__main__":
+    main()
