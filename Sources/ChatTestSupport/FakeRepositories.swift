@@ -22,6 +22,14 @@ public final class FakeMessageRepository: MessageRepository, @unchecked Sendable
     set { lock.withLock { _sendError = newValue } }
   }
   private var _sendError: ChatError?
+  /// When set, `loadOlder` waits here until the test resumes it (to see the loading state).
+  public var olderGate: AsyncStream<Void>? {
+    get { lock.withLock { _olderGate } }
+    set { lock.withLock { _olderGate = newValue } }
+  }
+  private var _olderGate: AsyncStream<Void>?
+  private var _olderCalls = 0
+  public var olderCalls: Int { lock.withLock { _olderCalls } }
   /// What `loadOlder` answers, in order.
   public var olderAnswers: [Result<Bool, ChatError>] {
     get { lock.withLock { _olderAnswers } }
@@ -66,6 +74,11 @@ public final class FakeMessageRepository: MessageRepository, @unchecked Sendable
   }
 
   public func loadOlder(in conversation: ConversationID) async throws(ChatError) -> Bool {
+    let gate = lock.withLock {
+      _olderCalls += 1
+      return _olderGate
+    }
+    if let gate { for await _ in gate { break } }
     let answer = lock.withLock {
       _olderAnswers.isEmpty ? .success(false) : _olderAnswers.removeFirst()
     }

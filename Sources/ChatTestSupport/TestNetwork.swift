@@ -14,6 +14,9 @@ public enum HTTPFault: Sendable, Equatable {
   /// The service handles the request (a send is committed), then the reply is lost: the client
   /// sees a timeout. The case a client message ID exists for.
   case loseReply
+  /// The service handles the request, then the reply waits until `release()`: a reply still on
+  /// its way while other things happen.
+  case holdReply
 }
 
 /// Which requests a fault applies to.
@@ -53,8 +56,10 @@ public final class TestNetwork: @unchecked Sendable {
   private var eventFaults: [EventFault] = []
   private var _requests: [HTTPRequest] = []
   private var held: [CheckedContinuation<Void, Never>]? = nil
+  private var heldReplies: [CheckedContinuation<Void, Never>] = []
   private var sockets: [Int: TestSocket] = [:]
   private var nextSocket = 0
+  private var connects = 0
 
   init(service: ChatService, executor: any SerialTaskExecutor) {
     self.service = service
@@ -93,15 +98,19 @@ public final class TestNetwork: @unchecked Sendable {
     for socket in lock.withLock({ Array(sockets.values) }) { socket.drop() }
   }
 
-  /// Requests wait, unanswered, until `release()`.
+  /// Requests wait, unanswered, until `release()` (which also releases replies held by
+  /// `.holdReply`).
   public func hold() {
     lock.withLock { if held == nil { held = [] } }
   }
 
   public func release() {
     let waiting = lock.withLock {
-      defer { held = nil }
-      return held ?? []
+      defer {
+        held = nil
+        heldReplies = []
+      }
+      return (held ?? []) + heldReplies
     }
     for continuation in waiting { continuation.resume() }
   }
@@ -110,6 +119,9 @@ public final class TestNetwork: @unchecked Sendable {
   public var requests: [HTTPRequest] { lock.withLock { _requests } }
 
   public var openSockets: Int { lock.withLock { sockets.count } }
+
+  /// How many times this device tried to open its socket.
+  public var connectAttempts: Int { lock.withLock { connects } }
 
   // MARK: - HTTP
 
@@ -148,14 +160,23 @@ public final class TestNetwork: @unchecked Sendable {
     case .loseReply?:
       _ = await service.handle(Self.apiRequest(request))
       throw .timeout
-    case nil:
+    case .holdReply?:
       let response = await service.handle(Self.apiRequest(request))
-      return HTTPResponse(
-        status: response.status,
-        headers: Dictionary(
-          response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }),
-        body: Data(response.body))
+      await withCheckedContinuation { continuation in
+        lock.withLock { heldReplies.append(continuation) }
+      }
+      return Self.httpResponse(response)
+    case nil:
+      return Self.httpResponse(await service.handle(Self.apiRequest(request)))
     }
+  }
+
+  static func httpResponse(_ response: APIResponse) -> HTTPResponse {
+    HTTPResponse(
+      status: response.status,
+      headers: Dictionary(
+        response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }),
+      body: Data(response.body))
   }
 
   static func apiRequest(_ request: HTTPRequest) -> APIRequest {
@@ -170,6 +191,7 @@ public final class TestNetwork: @unchecked Sendable {
   // MARK: - Live
 
   func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
+    lock.withLock { connects += 1 }
     guard isOnline else { throw .offline("test network is offline") }
     let request = APIRequest(
       method: "GET", path: "/v1/live",

@@ -82,6 +82,16 @@ public final class Database {
   }
 
   deinit {
+    close()
+  }
+
+  private var isClosed = false
+
+  /// Finalizes the statements and closes the connection (what `deinit` does), so the files can
+  /// be deleted while this object is still referenced. Later calls fail with `SQLITE_MISUSE`.
+  public func close() {
+    guard !isClosed else { return }
+    isClosed = true
     statements.removeAll()
     sqlite3_update_hook(handle, nil, nil)
     sqlite3_close_v2(handle)
@@ -95,7 +105,7 @@ public final class Database {
       throw SQLiteError(code: SQLITE_CANTOPEN, message: "cannot create \(path): \(reason)")
     }
     fchmod(fd, 0o600)
-    close(fd)
+    Glibc.close(fd)
   }
 
   /// Deletes a database file and its `-wal` and `-shm` companions. Close it first.
@@ -112,6 +122,9 @@ public final class Database {
 
   /// Runs one or more SQL statements without parameters.
   public func execute(_ sql: String) throws(SQLiteError) {
+    guard !isClosed else {
+      throw SQLiteError(code: SQLITE_MISUSE, message: "the database is closed", sql: sql)
+    }
     var message: UnsafeMutablePointer<CChar>?
     let code = sqlite3_exec(handle, sql, nil, nil, &message)
     if code != SQLITE_OK {
@@ -125,6 +138,9 @@ public final class Database {
 
   /// The cached prepared statement for `sql`.
   public func statement(_ sql: String) throws(SQLiteError) -> Statement {
+    guard !isClosed else {
+      throw SQLiteError(code: SQLITE_MISUSE, message: "the database is closed", sql: sql)
+    }
     if let cached = statements[sql] { return cached }
     let statement = try Statement(database: self, sql: sql)
     statements[sql] = statement

@@ -85,7 +85,9 @@ struct EngineListAndSessionTests {
   @Test func aSecond401SurfacesAsSignedOut() async throws {
     let p = try await Pair.make()
     let states = Probe(p.alice.engine.connectionStates(), on: p.world.executor)
-    p.alice.network.failNext(2, with: .status(401))
+    // The refresh itself succeeds; the retried request is refused again.
+    let notRefresh = RequestMatch { !$0.path.hasSuffix("/auth/refresh") }
+    p.alice.network.failNext(2, with: .status(401), where: notRefresh)
     await #expect(throws: ChatError.signedOut) { try await p.alice.engine.sync() }
     await p.world.settle()
     #expect(states.latest == .signedOut)
@@ -126,6 +128,9 @@ struct EngineListAndSessionTests {
     _ = try await p.alice.list.search(secret, limit: 10)
     await p.world.advance(by: .seconds(10))
     let lines = p.world.log.lines
+    let session = try #require(try await p.alice.engine.context.store.session())
+    #expect(
+      lines.allSatisfy { !$0.contains(session.accessToken) && !$0.contains(session.refreshToken) })
     // The paths that handle text did log: a retry, a rejection, a gap.
     let events = Set(p.world.log.events)
     #expect(events.isSuperset(of: ["send.will_retry", "send.rejected", "sync.gap", "send.saved"]))

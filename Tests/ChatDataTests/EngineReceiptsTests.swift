@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatTestSupport
 import Foundation
+import SQLite
 import Testing
 
 @testable import ChatData
@@ -103,20 +104,32 @@ struct EngineReceiptsTests {
     await world.shutdown()
   }
 
-  @Test func aReadNumberTheServerNeverConfirmedIsPostedAtTheNextStart() async throws {
-    let p = try await Pair.make()
-    try await p.world.post("m1", in: p.chat, as: "bob")
-    await p.world.settle()
-    p.alice.network.failNext(1, with: .timeout, where: .reads)
-    p.alice.messages.markRead(upTo: 1, in: p.chat)
-    await p.world.settle()
-    await p.alice.engine.stop()
-    await p.alice.engine.start()
-    await p.world.advance(by: .seconds(3))
-    #expect(p.alice.network.count("POST", "/read") == 2)
-    let list = Probe(p.bob.list.conversations(), on: p.world.executor)
-    await p.world.settle()
+  @Test func aReadNumberTheServerNeverConfirmedIsPostedAtTheNextLaunch() async throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "owed-\(UUID().uuidString).sqlite"
+    ).path
+    defer { try? Database.deleteFiles(at: path) }
+    let world = try TestWorld()
+    let alice = try await world.device("alice", database: .file(path))
+    _ = try await world.device("bob")
+    let chat = try await alice.list.createConversation(title: "t", memberIDs: [UserID("bob")])
+    await alice.engine.start()
+    try await world.post("m1", in: chat, as: "bob")
+    await world.settle()
+    alice.network.failNext(1, with: .timeout, where: .reads)
+    alice.messages.markRead(upTo: 1, in: chat)
+    await world.settle()
+    // The app is killed before the retry; only the database remembers the number is owed.
+    await alice.engine.close()
+    #expect(alice.network.count("POST", "/read") == 1)
+    let relaunched = try await world.reopen(alice, database: .file(path))
+    await relaunched.engine.start()
+    await world.settle()
+    #expect(alice.network.count("POST", "/read") == 2)
+    let list = Probe(relaunched.list.conversations(), on: world.executor)
+    await world.settle()
     #expect(list.latest?.first?.unreadCount == 0)
-    await p.close()
+    await relaunched.engine.close()
+    await world.shutdown()
   }
 }

@@ -70,6 +70,20 @@ import Testing
     #expect(outcome == SaveOutcome(syncedUpTo: 5, hasGap: false))
   }
 
+  @Test func myPendingMessageAnsweredWithAHeldSequenceIsLeftSendingNotFatal() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 0)
+    try await f.store.saveServerMessages([f.serverMessage(1)], in: f.chat, me: f.me)
+    let mine = StoreFixture.id(50)
+    try await f.store.insertPending(f.pending(mine))
+    try await f.store.saveServerMessages(
+      [f.serverMessage(1, from: f.me, text: "on my way", id: mine), f.serverMessage(2)],
+      in: f.chat, me: f.me)
+    let rows = try await f.store.snapshot(f.chat, limit: 50).messages
+    #expect(rows.map(\.sequence) == [1, 2, nil])
+    #expect(rows.last?.clientID == mine)
+  }
+
   @Test func anotherRowClaimingAHeldSequenceIsDroppedNotFatal() async throws {
     let f = try await StoreFixture.make()
     try await f.addConversation(lastSequence: 0)
@@ -192,7 +206,12 @@ import Testing
   ])
   func fts5SyntaxInAQueryIsSearchedAsWordsNotParsed(query: String) async throws {
     let f = try await StoreFixture.make()
-    _ = try await f.store.search(query, limit: 10)
+    try await f.addConversation(lastSequence: 0)
+    let words = query.split { !($0.isLetter || $0.isNumber) }.map(String.init)
+    try await f.store.saveServerMessages(
+      [f.serverMessage(1, text: words.joined(separator: " ")), f.serverMessage(2, text: "other")],
+      in: f.chat, me: f.me)
+    #expect(try await f.store.search(query, limit: 10).map(\.message.sequence) == [1])
   }
 
   @Test func observersHearEachCommittedWriteOnce() async throws {

@@ -4,9 +4,9 @@ import SQLite
 
 @testable import ChatData
 
-/// A store on a real in-memory SQLite, on its own executor.
-struct StoreFixture {
-  let executor = DatabaseExecutor(name: "test.store")
+/// A store on a real in-memory SQLite, on its own executor (a thread, ended with the fixture).
+final class StoreFixture {
+  let executor: DatabaseExecutor
   let store: MessageStore
   let me = UserID("alice")
   let bob = UserID("bob")
@@ -16,11 +16,16 @@ struct StoreFixture {
   static func make(_ location: Database.Location = .memory) async throws -> StoreFixture {
     let executor = DatabaseExecutor(name: "test.store")
     let store = try await MessageStore.open(location, executor: executor)
-    return StoreFixture(store: store)
+    return StoreFixture(store: store, executor: executor)
   }
 
-  private init(store: MessageStore) {
+  private init(store: MessageStore, executor: DatabaseExecutor) {
     self.store = store
+    self.executor = executor
+  }
+
+  deinit {
+    executor.shutdown()
   }
 
   func addConversation(

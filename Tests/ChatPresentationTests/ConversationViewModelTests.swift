@@ -75,8 +75,17 @@ struct ConversationViewModelTests {
   @Test func historyGoesLoadingThenIdleThenBeginning() async {
     let repository = FakeMessageRepository(currentUserID: me)
     repository.olderAnswers = [.success(true), .success(false)]
+    let (gate, open) = AsyncStream.makeStream(of: Void.self)
+    repository.olderGate = gate
     let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let first = Task { await model.onTopReached() }
+    await waitUntil { model.viewState.history == .loading }
+    // A second scroll to the top while loading asks nothing more.
     await model.onTopReached()
+    #expect(repository.olderCalls == 1)
+    open.yield()
+    await first.value
+    repository.olderGate = nil
     #expect(model.viewState.history == .idle)
     await model.onTopReached()
     #expect(model.viewState.history == .beginning)

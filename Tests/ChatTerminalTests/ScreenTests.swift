@@ -58,6 +58,24 @@ import Testing
     #expect(frame[input - 3].trimmingCharacters(in: .whitespaces).hasSuffix("14:02 ◷"))
   }
 
+  @Test func controlCharactersFromOthersCannotReachTheTerminal() {
+    var model = ScreenModel(user: "alice")
+    model.mode = .conversation(ConversationID("c1"))
+    // Clear the screen, set the clipboard (OSC 52), ring the bell.
+    let hostile = "hi\u{1B}[2J\u{1B}]52;c;cm0gLXJmIH4=\u{07}\u{9B}31m"
+    let state = ConversationViewState(
+      title: "T\u{1B}]0;pwned\u{07}", rows: [row(1, mine: false, ticks: nil, text: hostile)])
+    let frame = ScreenRenderer.frame(
+      model: model, list: ConversationListViewState(), conversation: state, size: size)
+    let escapes = frame.joined().components(separatedBy: "\u{1B}").dropFirst()
+    // Every escape left is one of our styles: CSI … m.
+    #expect(
+      escapes.allSatisfy { $0.range(of: #"^\[[0-9;]*m"#, options: .regularExpression) != nil })
+    #expect(!frame.joined().contains("\u{07}"))
+    #expect(!frame.joined().unicodeScalars.contains { $0.value == 0x9B })
+    #expect(frame.joined().contains("hi\u{FFFD}[2J"))
+  }
+
   @Test func wideCharactersAreMeasuredAsTwoCells() {
     #expect(TextWidth.of("ab") == 2)
     #expect(TextWidth.of("日本") == 4)

@@ -1,14 +1,21 @@
 """Shared helpers for the end-to-end tests: find the binaries, wait for conditions with a
 deadline (never a bare sleep), count results."""
 
+import functools
+import json
 import os
+import shutil
+import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+@functools.cache
 def bin_path():
     out = subprocess.run(
         ["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True
@@ -47,12 +54,6 @@ class Results:
         print(f"{self.name}: {self.passed} passed, {self.failed} failed", flush=True)
         sys.exit(1 if self.failed else 0)
 
-
-import json
-import shutil
-import signal
-import socket
-import tempfile
 
 
 def free_port():

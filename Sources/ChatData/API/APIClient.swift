@@ -137,10 +137,13 @@ struct APIClient: Sendable {
     }
   }
 
+  /// The longest `Retry-After` obeyed: a wrong header must not stop the outbox for a year.
+  static let maximumRetryAfter = 3_600
+
   /// Maps a non-2xx response: 5xx, 408 and 429 are temporary; other 4xx are rejections.
   static func classify(_ response: HTTPResponse) -> APIError {
     let retryAfter = response.headers["retry-after"].flatMap { Int($0) }.map {
-      Duration.seconds(max(0, $0))
+      Duration.seconds(min(max(0, $0), maximumRetryAfter))
     }
     switch response.status {
     case 429, 408, 500...599:

@@ -64,13 +64,9 @@ extension ChatEngine {
   /// Every committed change to the database, as the conversations it touched. For tools that
   /// print changes as they happen.
   public func changedConversations() -> AsyncStream<Set<ConversationID>> {
-    let (stream, continuation) = AsyncStream.makeStream(of: Set<ConversationID>.self)
     let store = context.store
-    let task = context.spawn {
-      for await change in await store.changes() { continuation.yield(change.conversations) }
-      continuation.finish()
+    return context.forward(bufferingNewest: .max, { await store.changes() }) {
+      $0.conversations
     }
-    continuation.onTermination = { _ in task.cancel() }
-    return stream
   }
 }

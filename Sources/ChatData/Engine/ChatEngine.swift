@@ -161,9 +161,13 @@ public final class ChatEngine: Sendable {
       context: context, transport: environment.live, session: session,
       onFrame: { await router.route($0) },
       onConnected: {
-        // Learn what changed, catch up, and only then trust the socket; then send what waits.
-        _ = try? await conversations.sync()
+        // The socket may have missed anything while it was down: learn what changed, start
+        // the catch-ups (messages and receipts), then send what waits.
+        let changed = (try? await conversations.sync()) ?? []
         await messages.catchUpAll()
+        for conversation in Set(changed + (await messages.watchedConversations())).sorted() {
+          context.spawn { await receipts.sync(conversation) }
+        }
         await messages.networkReturned()
         await receipts.postOwedReads()
       })
@@ -209,12 +213,16 @@ public final class ChatEngine: Sendable {
     await live.stop()
   }
 
-  /// Stops and releases the engine's thread. The engine cannot be used afterwards.
+  /// Stops, ends every stream the engine handed out, closes the database and releases the
+  /// engine's thread. The engine cannot be used afterwards.
   public func close() async {
     await stop()
     networkTask.cancel()
     await messagesSource.outboxDrained()
     await context.store.finishSubscriptions()
+    await live.finishSubscriptions()
+    await typingSource.finishSubscriptions()
+    await context.store.close()
     if ownsExecutor, let thread = context.executor as? DatabaseExecutor {
       await thread.waitUntilIdle()
       thread.shutdown()
@@ -254,7 +262,7 @@ public final class ChatEngine: Sendable {
   {
     let changed: Int
     do {
-      changed = try await conversationsSource.sync()
+      changed = try await conversationsSource.sync().count
     } catch {
       throw error.chatError
     }

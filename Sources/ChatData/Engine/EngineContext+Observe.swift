@@ -26,3 +26,28 @@ extension EngineContext {
     return stream
   }
 }
+
+extension EngineContext {
+  /// A stream that reads `source` on the engine's executor and passes each value on, for a
+  /// caller that needs a stream synchronously. Cancelling the reader ends the reading.
+  func forward<Value: Sendable>(
+    bufferingNewest: Int = 1, _ source: @escaping @Sendable () async -> AsyncStream<Value>
+  ) -> AsyncStream<Value> {
+    forward(bufferingNewest: bufferingNewest, source, transform: { $0 })
+  }
+
+  /// `forward` with each value transformed on the way.
+  func forward<Source: Sendable, Value: Sendable>(
+    bufferingNewest: Int = 1, _ source: @escaping @Sendable () async -> AsyncStream<Source>,
+    transform: @escaping @Sendable (Source) -> Value
+  ) -> AsyncStream<Value> {
+    let (stream, continuation) = AsyncStream.makeStream(
+      of: Value.self, bufferingPolicy: .bufferingNewest(bufferingNewest))
+    let task = spawn {
+      for await value in await source() { continuation.yield(transform(value)) }
+      continuation.finish()
+    }
+    continuation.onTermination = { _ in task.cancel() }
+    return stream
+  }
+}

@@ -25,9 +25,10 @@ actor LiveConnection {
   private var socket: (any LiveSocket)?
   private var pause: Task<Void, Never>?
   private var hasConnectedBefore = false
+  /// Bumped by every start and stop, so a loop knows when it has been replaced.
+  private var generation = 0
   private var state: ConnectionState = .idle
-  private var subscribers: [Int: AsyncStream<ConnectionState>.Continuation] = [:]
-  private var nextSubscriber = 0
+  private let subscribers = Broadcaster<ConnectionState>(buffering: .bufferingNewest(1))
 
   init(
     context: EngineContext, transport: any LiveTransport, session: SessionManager,
@@ -45,33 +46,19 @@ actor LiveConnection {
 
   /// The connection's state now and on every change.
   func states() -> AsyncStream<ConnectionState> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: ConnectionState.self, bufferingPolicy: .bufferingNewest(1))
-    let id = nextSubscriber
-    nextSubscriber += 1
-    subscribers[id] = continuation
-    continuation.yield(state)
-    continuation.onTermination = { [weak self] _ in
+    subscribers.subscribe(initial: state) { [weak self] id in
       guard let self else { return }
       self.context.spawn { await self.unsubscribe(id) }
     }
-    return stream
   }
 
   /// `states()` for a caller that cannot wait (a protocol's synchronous requirement).
   nonisolated func stateStream() -> AsyncStream<ConnectionState> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: ConnectionState.self, bufferingPolicy: .bufferingNewest(1))
-    let task = context.spawn {
-      for await state in await self.states() { continuation.yield(state) }
-      continuation.finish()
-    }
-    continuation.onTermination = { _ in task.cancel() }
-    return stream
+    context.forward { await self.states() }
   }
 
   private func unsubscribe(_ id: Int) {
-    subscribers[id] = nil
+    subscribers.remove(id)
   }
 
   var currentState: ConnectionState { state }
@@ -79,9 +66,7 @@ actor LiveConnection {
   private func set(_ newState: ConnectionState) {
     guard newState != state else { return }
     state = newState
-    for (_, subscriber) in subscribers.sorted(by: { $0.key < $1.key }) {
-      subscriber.yield(newState)
-    }
+    subscribers.yield(newState)
   }
 
   // MARK: - Lifecycle
@@ -89,27 +74,40 @@ actor LiveConnection {
   func start() {
     guard !isRunning, state != .signedOut else { return }
     isRunning = true
-    loop = context.spawn { await self.run() }
+    generation += 1
+    let generation = generation
+    loop = context.spawn { await self.run(generation) }
   }
 
-  /// Closes the socket and stops reconnecting; returns when the loop has ended.
+  /// Closes the socket and stops reconnecting; returns when that loop has ended. A `start()`
+  /// while this waits begins a new loop, which this leaves alone.
   func stop() async {
     isRunning = false
+    generation += 1
+    let loop = loop
+    let socket = socket
+    self.loop = nil
     pause?.cancel()
-    await socket?.close()
     // A connect in progress (up to its timeout) is cancelled rather than waited for.
     loop?.cancel()
+    await socket?.close()
     await loop?.value
-    loop = nil
-    if state != .signedOut { set(.idle) }
+    if !isRunning, state != .signedOut { set(.idle) }
   }
 
   /// The session ended: close for good.
   func signedOut() async {
     isRunning = false
+    generation += 1
     pause?.cancel()
+    loop?.cancel()
     await socket?.close()
     set(.signedOut)
+  }
+
+  /// Ends every state subscription (the engine is closing).
+  func finishSubscriptions() {
+    subscribers.finish()
   }
 
   /// The network is back: skip the rest of a backoff.
@@ -130,10 +128,17 @@ actor LiveConnection {
 
   // MARK: - The loop
 
-  private func run() async {
+  /// A connection that lasted this long was healthy: the next drop starts the backoff afresh.
+  static let healthyConnection: Duration = .seconds(10)
+
+  private func isCurrent(_ generation: Int) -> Bool {
+    isRunning && self.generation == generation && !Task.isCancelled
+  }
+
+  private func run(_ generation: Int) async {
     var attempts = 0
-    var refreshed = false
-    while isRunning {
+    var refreshedFor: String?
+    while isCurrent(generation) {
       set(attempts == 0 ? .connecting : .waitingForNetwork)
       let token: String
       do {
@@ -145,59 +150,64 @@ actor LiveConnection {
       let opened: any LiveSocket
       do {
         opened = try await transport.connect(headers: ["Authorization": "Bearer \(token)"])
-      } catch .rejected(status: 401) where !refreshed {
-        refreshed = true
+      } catch .rejected(status: 401) {
+        guard refreshedFor != token else {
+          // Refused again with a token refreshed for this very purpose: the session is over.
+          await session.signOut()
+          await signedOut()
+          return
+        }
         do {
-          _ = try await session.refresh(after: token)
+          refreshedFor = try await session.refresh(after: token)
           continue
         } catch .signedOut {
           await signedOut()
           return
         } catch {
+          // The refresh failed for a passing reason: try again later, still signed in.
           attempts += 1
-          await backOff(attempts)
+          await backOff(attempts, generation)
           continue
         }
-      } catch .rejected(status: 401) {
-        await session.signOut()
-        await signedOut()
-        return
       } catch {
         attempts += 1
         context.log.write(
           LogRecord(
             .info, "live.connect_failed", [("attempt", "\(attempts)"), ("reason", "\(error)")]))
-        await backOff(attempts)
+        await backOff(attempts, generation)
         continue
       }
-      guard isRunning else {
+      guard isCurrent(generation) else {
         await opened.close()
         return
       }
       socket = opened
-      attempts = 0
-      refreshed = false
       set(.connected)
       await context.metrics.recordConnected(reconnect: hasConnectedBefore)
       context.log.write(
         LogRecord(.info, "live.connected", [("reconnect", "\(hasConnectedBefore)")]))
       hasConnectedBefore = true
+      let connectedAt = context.clock.uptime()
       let onConnected = onConnected
       context.spawn { await onConnected() }
       for await frame in opened.messages {
         await onFrame(frame)
       }
+      // A newer loop may own `socket` by now: only the current one clears it.
+      guard isCurrent(generation) else { return }
       socket = nil
-      guard isRunning else { return }
       context.log.write(LogRecord(.info, "live.disconnected"))
-      attempts = 1
+      // A socket that drops at once (a server that accepts and closes) backs off further each
+      // time; one that lived a while starts over.
+      let lived = context.clock.uptime() - connectedAt
+      attempts = lived >= Self.healthyConnection ? 1 : attempts + 1
       set(.waitingForNetwork)
-      await backOff(attempts)
+      await backOff(attempts, generation)
     }
   }
 
-  private func backOff(_ attempt: Int) async {
-    guard isRunning else { return }
+  private func backOff(_ attempt: Int, _ generation: Int) async {
+    guard isCurrent(generation) else { return }
     let delay = context.backoff.delay(attempt: attempt, random: context.random)
     let clock = context.clock
     let pause = context.spawn { try? await clock.sleep(for: delay) }

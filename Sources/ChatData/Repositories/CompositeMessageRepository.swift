@@ -142,17 +142,8 @@ actor CompositeMessageRepository: MessageRepository {
   }
 
   nonisolated func typingUsers(in conversation: ConversationID) -> AsyncStream<[UserID]> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: [UserID].self, bufferingPolicy: .bufferingNewest(1))
     let typing = typingSource
-    let task = context.spawn {
-      for await users in await typing.typingUsers(in: conversation) {
-        continuation.yield(users)
-      }
-      continuation.finish()
-    }
-    continuation.onTermination = { _ in task.cancel() }
-    return stream
+    return context.forward { await typing.typingUsers(in: conversation) }
   }
 
   nonisolated func userIsTyping(in conversation: ConversationID) {

@@ -14,7 +14,7 @@ actor ConversationsRepository {
   /// Most members a conversation holds, the creator included (API.md).
   static let maximumMembers = 256
 
-  private var syncing: Task<Result<Int, APIError>, Never>?
+  private var syncing: Task<Result<[ConversationID], APIError>, Never>?
 
   init(context: EngineContext) {
     self.context = context
@@ -23,9 +23,9 @@ actor ConversationsRepository {
   private var store: MessageStore { context.store }
 
   /// Learns which conversations changed since the last cursor (all of them the first time) and
-  /// saves them. Concurrent calls share one request. Returns how many changed.
+  /// saves them. Concurrent calls share one request. Returns the conversations that changed.
   @discardableResult
-  func sync() async throws(APIError) -> Int {
+  func sync() async throws(APIError) -> [ConversationID] {
     if let syncing { return try await syncing.value.get() }
     let task = context.executor.spawn { await self.performSync() }
     syncing = task
@@ -34,7 +34,7 @@ actor ConversationsRepository {
     return try result.get()
   }
 
-  private func performSync() async -> Result<Int, APIError> {
+  private func performSync() async -> Result<[ConversationID], APIError> {
     let cursor = try? await store.syncCursor()
     let dto: SyncDTO
     do {
@@ -42,29 +42,40 @@ actor ConversationsRepository {
     } catch {
       return .failure(error)
     }
-    await save(dto.conversations)
-    try? await store.saveSyncCursor(dto.cursor)
-    return .success(dto.conversations.count)
+    // The cursor moves only with a complete save: a change not saved must come again.
+    let complete = await save(dto.conversations, cursor: dto.cursor)
+    if !complete {
+      context.log.write(LogRecord(.warning, "sync.cursor_kept"))
+    }
+    return .success(dto.conversations.compactMap { ConversationID(rawValue: $0.id) })
   }
 
   /// A conversation event from the socket: created, or its members changed.
   func receive(_ dto: ConversationDTO) async {
-    await save([dto])
+    await save([dto], cursor: nil)
   }
 
-  private func save(_ dtos: [ConversationDTO]) async {
+  /// Saves conversations (and the cursor, in the same transaction, when every one was
+  /// readable). Returns false when something was left out.
+  @discardableResult
+  private func save(_ dtos: [ConversationDTO], cursor: String?) async -> Bool {
     let conversations = dtos.compactMap(ServerConversation.init)
     let lastMessages = dtos.compactMap { $0.lastMessage.flatMap(MessageRecord.init) }
-    if conversations.count != dtos.count {
+    let complete = conversations.count == dtos.count
+    if !complete {
       context.log.write(
         LogRecord(
           .warning, "sync.unreadable_conversations",
           [("count", "\(dtos.count - conversations.count)")]))
     }
     do {
-      try await store.saveConversations(conversations, lastMessages: lastMessages, me: context.me)
+      try await store.saveConversations(
+        conversations, lastMessages: lastMessages, cursor: complete ? cursor : nil,
+        me: context.me)
+      return complete
     } catch {
       context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
+      return false
     }
   }
 
@@ -88,7 +99,7 @@ actor ConversationsRepository {
     guard let conversation = ServerConversation(dto) else {
       throw .unavailable(retryAfterSeconds: nil)
     }
-    await save([dto])
+    await save([dto], cursor: nil)
     return conversation.id
   }
 

@@ -7,9 +7,10 @@ import SQLite
 ///
 /// Receipts are "up to" numbers, so one request covers every message below it. Posting follows
 /// one rule for both numbers, per conversation: at most one request every two seconds, and only
-/// when the number went up. A failed post is not retried on its own: the next, higher number
-/// covers it, and a read number the server never confirmed is posted again at the next start.
-/// A failed `GET` keeps the numbers already saved; with none saved, ticks stay unknown.
+/// when the number went up. A post that failed for a passing reason is tried again with backoff
+/// while the app is in the foreground (a higher number, when one comes, covers it), and a read
+/// number the server never confirmed is posted again at the next start. A failed `GET` keeps
+/// the numbers already saved; with none saved, ticks stay unknown.
 actor ReceiptsRepository {
   nonisolated let context: EngineContext
   nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -36,6 +37,7 @@ actor ReceiptsRepository {
   }
 
   private var posters: [Key: Poster] = [:]
+  private var posting: [Key: Task<Void, Never>] = [:]
   private var isRunning = false
 
   init(context: EngineContext) {
@@ -47,15 +49,19 @@ actor ReceiptsRepository {
   func start() {
     isRunning = true
     // Sorted, so a replayed run posts in the same order.
-    let keys = posters.keys.sorted {
-      ($0.conversation.rawValue, $0.kind == .read ? 0 : 1)
-        < ($1.conversation.rawValue, $1.kind == .read ? 0 : 1)
-    }
-    for key in keys { kick(key) }
+    for key in posters.keys.sorted(by: Self.order) { kick(key) }
   }
 
+  /// Stops posting; waits and retries in progress end (what is owed stays owed).
   func stop() {
     isRunning = false
+    for key in posting.keys.sorted(by: Self.order) { posting[key]?.cancel() }
+    posting.removeAll()
+  }
+
+  private static func order(_ lhs: Key, _ rhs: Key) -> Bool {
+    (lhs.conversation.rawValue, lhs.kind == .read ? 0 : 1)
+      < (rhs.conversation.rawValue, rhs.kind == .read ? 0 : 1)
   }
 
   // MARK: - Reading receipts
@@ -129,17 +135,18 @@ actor ReceiptsRepository {
     guard isRunning, let poster = posters[key], poster.wanted > poster.posted, !poster.busy
     else { return }
     posters[key]?.busy = true
-    context.spawn { await self.runPoster(key) }
+    posting[key] = context.spawn { await self.runPoster(key) }
   }
 
   /// Posts the wanted number, waiting out the interval since the last post; repeats while the
   /// number keeps rising.
   private func runPoster(_ key: Key) async {
+    var failures = 0
     while isRunning, let poster = posters[key], poster.wanted > poster.posted {
       if let last = poster.lastPost {
         let wait = last + Self.minimumInterval - context.clock.uptime()
         if wait > .zero {
-          try? await context.clock.sleep(for: wait)
+          guard (try? await context.clock.sleep(for: wait)) != nil else { break }
           continue
         }
       }
@@ -154,19 +161,32 @@ actor ReceiptsRepository {
           try await context.api.postDelivered(upTo: number, in: key.conversation)
         }
         markPosted(key, number)
-      } catch {
+        failures = 0
+      } catch .signedOut {
+        // Still owed: a read number is posted again after the next sign-in's start.
+        break
+      } catch let error where error.isTemporary {
+        // The sender's ticks wait on this number: try again, with backoff, while in the
+        // foreground (a read number is also owed across restarts).
+        failures += 1
+        let delay = context.backoff.delay(
+          attempt: failures, retryAfter: error.retryAfter, random: context.random)
         context.log.write(
           LogRecord(
-            .info, "receipts.post_failed", [("kind", "\(key.kind)"), ("reason", error.label)]))
-        if !error.isTemporary {
-          // A refused number (e.g. above the server's newest) is never owed again.
-          markPosted(key, number)
-          if key.kind == .read { try? await store.acknowledgeRead(key.conversation, upTo: number) }
-        }
-        break
+            .info, "receipts.will_retry",
+            [("kind", "\(key.kind)"), ("reason", error.label), ("delay", "\(delay)")]))
+        guard (try? await context.clock.sleep(for: delay)) != nil else { break }
+      } catch {
+        // A refused number (e.g. above the server's newest) is never owed again.
+        context.log.write(
+          LogRecord(
+            .warning, "receipts.refused", [("kind", "\(key.kind)"), ("reason", error.label)]))
+        markPosted(key, number)
+        if key.kind == .read { try? await store.acknowledgeRead(key.conversation, upTo: number) }
       }
     }
     posters[key]?.busy = false
+    posting[key] = nil
   }
 
   private func markPosted(_ key: Key, _ number: Int) {

@@ -18,8 +18,8 @@ actor TypingRepository {
   private let sendFrame: @Sendable (String) async -> Bool
   private var lastSent: [ConversationID: Duration] = [:]
   private var typing: [ConversationID: [UserID: Duration]] = [:]
-  private var subscribers: [ConversationID: [Int: AsyncStream<[UserID]>.Continuation]] = [:]
-  private var nextSubscriber = 0
+  private var subscribers: [ConversationID: Broadcaster<[UserID]>] = [:]
+  private var expiries: [ConversationID: Task<Void, Never>] = [:]
 
   init(context: EngineContext, sendFrame: @escaping @Sendable (String) async -> Bool) {
     self.context = context
@@ -42,9 +42,11 @@ actor TypingRepository {
     let expires = context.clock.uptime() + Self.expiry
     typing[conversation, default: [:]][user] = expires
     publish(conversation)
+    // One timer per conversation, re-armed by every event.
     let clock = context.clock
-    context.spawn {
-      try? await clock.sleep(for: Self.expiry)
+    expiries[conversation]?.cancel()
+    expiries[conversation] = context.spawn {
+      guard (try? await clock.sleep(for: Self.expiry)) != nil else { return }
       await self.expire(conversation)
     }
   }
@@ -56,6 +58,7 @@ actor TypingRepository {
   }
 
   private func expire(_ conversation: ConversationID) {
+    expiries[conversation] = nil
     let now = context.clock.uptime()
     guard let users = typing[conversation] else { return }
     let remaining = users.filter { $0.value > now }
@@ -69,28 +72,30 @@ actor TypingRepository {
   }
 
   private func publish(_ conversation: ConversationID) {
-    let users = current(conversation)
-    for (_, subscriber) in (subscribers[conversation] ?? [:]).sorted(by: { $0.key < $1.key }) {
-      subscriber.yield(users)
-    }
+    subscribers[conversation]?.yield(current(conversation))
   }
 
   /// Who is typing in `conversation`, now and on every change.
   func typingUsers(in conversation: ConversationID) -> AsyncStream<[UserID]> {
-    let (stream, continuation) = AsyncStream.makeStream(
-      of: [UserID].self, bufferingPolicy: .bufferingNewest(1))
-    let id = nextSubscriber
-    nextSubscriber += 1
-    subscribers[conversation, default: [:]][id] = continuation
-    continuation.yield(current(conversation))
-    continuation.onTermination = { [weak self] _ in
+    let broadcaster =
+      subscribers[conversation] ?? Broadcaster<[UserID]>(buffering: .bufferingNewest(1))
+    subscribers[conversation] = broadcaster
+    return broadcaster.subscribe(initial: current(conversation)) { [weak self] id in
       guard let self else { return }
       self.context.spawn { await self.unsubscribe(id, from: conversation) }
     }
-    return stream
   }
 
   private func unsubscribe(_ id: Int, from conversation: ConversationID) {
-    subscribers[conversation]?[id] = nil
+    subscribers[conversation]?.remove(id)
+    if subscribers[conversation]?.isEmpty == true { subscribers[conversation] = nil }
+  }
+
+  /// Ends every stream and timer (the engine is closing).
+  func finishSubscriptions() {
+    for conversation in subscribers.keys.sorted() { subscribers[conversation]?.finish() }
+    subscribers.removeAll()
+    for (_, timer) in expiries { timer.cancel() }
+    expiries.removeAll()
   }
 }

@@ -48,9 +48,11 @@ extension MessageStore {
   /// Saves conversations from the server. Title and members are replaced; numbers only rise.
   /// A conversation the server says is empty needs no fetch: its sync position starts at 0.
   func saveConversations(
-    _ conversations: [ServerConversation], lastMessages: [MessageRecord] = [], me: UserID
+    _ conversations: [ServerConversation], lastMessages: [MessageRecord] = [],
+    cursor: String? = nil, me: UserID
   ) throws(StoreError) {
     try write { db in
+      if let cursor { try saveSyncCursor(cursor, db: db) }
       for conversation in conversations {
         try db.run(
           """

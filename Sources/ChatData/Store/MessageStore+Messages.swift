@@ -136,12 +136,22 @@ extension MessageStore {
     try write { db in
       var newest = 0
       var mineNewest = 0
+      var clashes = 0
       for message in messages {
         guard let sequence = message.sequence else { continue }
-        try upsert(message, db: db)
+        do {
+          try upsert(message, db: db)
+        } catch let error as SQLiteError where error.isConstraint {
+          // Another row already holds this sequence: the server broke its promise of one
+          // message per sequence. SQLite undid only this statement; the rest of the batch
+          // is kept.
+          clashes += 1
+          continue
+        }
         newest = max(newest, sequence)
         if message.senderID == me { mineNewest = max(mineNewest, sequence) }
       }
+      droppedClashes += clashes
       if newest > 0 {
         try db.run(
           """
@@ -155,14 +165,12 @@ extension MessageStore {
     }
   }
 
-  /// Inserts a server message, or turns the row with the same ID into it.
-  ///
-  /// A different row already holding this sequence means the server broke its promise (one
-  /// message per sequence); the newcomer is dropped rather than failing the whole batch.
+  /// Inserts a server message, or turns the row with the same ID into it. Throws a constraint
+  /// error when a different row already holds the sequence.
   private func upsert(_ message: MessageRecord, db: Database) throws {
     try db.run(
       """
-      INSERT OR IGNORE INTO messages (conversation_id, client_id, sender_id, server_id, text,
+      INSERT INTO messages (conversation_id, client_id, sender_id, server_id, text,
                                       sequence, sent_at, state)
       VALUES (?, ?, ?, ?, ?, ?, ?, 1)
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET

@@ -22,9 +22,11 @@ actor MessageStore {
   nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
   let db: Database
-  private var subscribers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
-  private var nextSubscriber = 0
+  private let subscribers = Broadcaster<StoreChange>(buffering: .unbounded)
   private var touched: Set<ConversationID> = []
+  /// Server messages dropped because another row held their sequence (see
+  /// `saveServerMessages`).
+  var droppedClashes = 0
 
   private init(db: Database, executor: any SerialTaskExecutor) {
     self.db = db
@@ -81,26 +83,19 @@ actor MessageStore {
     guard !touched.isEmpty else { return }
     let change = StoreChange(conversations: touched)
     touched.removeAll()
-    for (_, subscriber) in subscribers.sorted(by: { $0.key < $1.key }) {
-      subscriber.yield(change)
-    }
+    subscribers.yield(change)
   }
 
   /// Every committed change, from now on. Cancelling the consumer ends the subscription.
   func changes() -> AsyncStream<StoreChange> {
-    let (stream, continuation) = AsyncStream.makeStream(of: StoreChange.self)
-    let id = nextSubscriber
-    nextSubscriber += 1
-    subscribers[id] = continuation
-    continuation.onTermination = { [weak self] _ in
+    subscribers.subscribe { [weak self] id in
       guard let self else { return }
       self.executor.spawn { await self.unsubscribe(id) }
     }
-    return stream
   }
 
   private func unsubscribe(_ id: Int) {
-    subscribers[id] = nil
+    subscribers.remove(id)
   }
 
   /// Tells observers of `conversation` to read again although nothing was written (a screen's
@@ -112,8 +107,12 @@ actor MessageStore {
 
   /// Ends every subscription (the engine is closing).
   func finishSubscriptions() {
-    for (_, subscriber) in subscribers { subscriber.finish() }
-    subscribers.removeAll()
+    subscribers.finish()
+  }
+
+  /// Closes the database; every later call fails.
+  func close() {
+    db.close()
   }
 
   // MARK: - Session
@@ -156,13 +155,11 @@ actor MessageStore {
     }
   }
 
-  func saveSyncCursor(_ cursor: String) throws(StoreError) {
-    try write { db in
-      try db.run(
-        """
-        INSERT INTO sync_state (key, value) VALUES ('conversations', ?)
-        ON CONFLICT (key) DO UPDATE SET value = excluded.value
-        """, cursor)
-    }
+  func saveSyncCursor(_ cursor: String, db: Database) throws {
+    try db.run(
+      """
+      INSERT INTO sync_state (key, value) VALUES ('conversations', ?)
+      ON CONFLICT (key) DO UPDATE SET value = excluded.value
+      """, cursor)
   }
 }

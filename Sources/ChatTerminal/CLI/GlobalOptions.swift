@@ -33,10 +33,14 @@ public struct GlobalOptions: Sendable, Equatable {
     let serverText = try arguments.option("server") ?? environment["CHAT_SERVER"]
     var server = defaultServer
     if let serverText {
-      guard let url = URL(string: serverText), let scheme = url.scheme,
-        ["http", "https"].contains(scheme), url.host != nil
-      else {
+      guard let url = URL(string: serverText), let scheme = url.scheme, url.host != nil else {
         throw UsageError("--server must be an http:// URL, got '\(serverText)'")
+      }
+      // The socket client speaks ws:// only: put a TLS proxy in front of a remote server.
+      guard scheme == "http" else {
+        throw UsageError(
+          "--server must be an http:// URL (this client has no TLS; use a local TLS proxy), "
+            + "got '\(serverText)'")
       }
       server = url
     }
@@ -76,9 +80,7 @@ public struct GlobalOptions: Sendable, Equatable {
   public var liveURL: String {
     var text = server.absoluteString
     if text.hasSuffix("/") { text.removeLast() }
-    if text.hasPrefix("https://") {
-      text = "wss://" + text.dropFirst("https://".count)
-    } else if text.hasPrefix("http://") {
+    if text.hasPrefix("http://") {
       text = "ws://" + text.dropFirst("http://".count)
     }
     return text + "/v1/live"

@@ -55,6 +55,7 @@ public final class Output: @unchecked Sendable {
 
   /// An error: one line, `chat: error: …`, or a JSON object with `--json`.
   public func error(_ text: String) {
+    let text = text.terminalSafe
     if json {
       let escaped = text.replacingOccurrences(of: "\\", with: "\\\\")
         .replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: " ")

@@ -33,7 +33,7 @@ struct ConversationsCommand: ChatCommand {
         for summary in list {
           let unread = summary.unreadCount > 0 ? " (\(summary.unreadCount) unread)" : ""
           let preview = summary.lastMessage.map { "  \($0.senderID): \($0.text)" } ?? ""
-          context.output.line("\(summary.id)  \(summary.title)\(unread)\(preview)")
+          context.output.line("\(summary.id)  \(summary.title)\(unread)\(preview)".terminalSafe)
         }
       }
       return .success
@@ -223,7 +223,8 @@ struct MessagesCommand: ChatCommand {
         for message in messages {
           let sequence = message.sequence.map { String($0) } ?? "-"
           context.output.line(
-            "\(sequence)\t\(message.senderID)\t\(message.text)\t[\(message.statusText)]")
+            "\(sequence)\t\(message.senderID)\t\(message.text.terminalSafe)\t[\(message.statusText)]"
+          )
         }
       }
       return .success
@@ -260,7 +261,7 @@ struct SearchCommand: ChatCommand {
       } else {
         for hit in hits {
           let snippet = hit.snippet.parts.map { $0.isMatch ? "[\($0.text)]" : $0.text }.joined()
-          context.output.line("\(hit.conversationTitle)  \(hit.senderID): \(snippet)")
+          context.output.line("\(hit.conversationTitle)  \(hit.senderID): \(snippet)".terminalSafe)
         }
       }
       return .success

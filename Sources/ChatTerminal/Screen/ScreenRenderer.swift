@@ -113,6 +113,15 @@ public enum ScreenRenderer {
     return lines
   }
 
+  /// How many lines the conversation takes at this width: the screen asks for older messages
+  /// only when the scroll reaches the top.
+  public static func conversationLineCount(_ state: ConversationViewState, columns: Int) -> Int {
+    let columns = max(columns, 20)
+    let bubbleWidth = max(10, columns * 3 / 4)
+    return 1 + state.rows.reduce(0) { $0 + bubble($1, width: bubbleWidth, columns: columns).count }
+      + (state.typing == nil ? 0 : 1)
+  }
+
   /// Newest at the bottom, older above, like a phone's chat.
   static func conversationBody(
     _ state: ConversationViewState, model: ScreenModel, height: Int, columns: Int

@@ -155,10 +155,16 @@ public final class TerminalApp {
     case .backspace:
       if !model.input.isEmpty { model.input.removeLast() }
     case .up, .pageUp:
-      model.scroll += key == .up ? 1 : max(1, terminal.size.rows - 6)
-      Task { await conversation.onTopReached() }
+      let size = terminal.size
+      let bodyHeight = max(1, size.rows - 4)
+      let total = ScreenRenderer.conversationLineCount(
+        conversation.viewState, columns: size.columns)
+      let top = max(0, total - bodyHeight)
+      model.scroll = min(top, model.scroll + (key == .up ? 1 : bodyHeight))
+      // At the top: ask for older messages (the view model ignores a second ask while loading).
+      if model.scroll >= top { Task { await conversation.onTopReached() } }
     case .down, .pageDown:
-      model.scroll = max(0, model.scroll - (key == .down ? 1 : max(1, terminal.size.rows - 6)))
+      model.scroll = max(0, model.scroll - (key == .down ? 1 : max(1, terminal.size.rows - 4)))
     case .control("c"), .control("d"):
       quit()
     case .character(let character):

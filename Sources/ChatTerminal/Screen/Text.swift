@@ -21,8 +21,9 @@ struct StyledLine: Equatable {
     append(text, style: style)
   }
 
+  /// Adds text; control characters in it are made harmless first (see `terminalSafe`).
   mutating func append(_ text: String, style: String = "") {
-    runs.append((text, style))
+    runs.append((text.terminalSafe, style))
   }
 
   var plain: String { runs.map(\.text).joined() }
@@ -109,5 +110,25 @@ enum TextWidth {
       lines.append(line)
     }
     return lines
+  }
+}
+
+extension String {
+  /// The text with every control character (C0, DEL, C1) replaced by `�`, so text from other
+  /// people (messages, titles, names) cannot move the cursor, clear the screen, set the window
+  /// title or write the clipboard of whoever reads it.
+  var terminalSafe: String {
+    guard unicodeScalars.contains(where: \.isTerminalControl) else { return self }
+    var result = String.UnicodeScalarView()
+    for scalar in unicodeScalars {
+      result.append(scalar.isTerminalControl ? "\u{FFFD}" : scalar)
+    }
+    return String(result)
+  }
+}
+
+extension Unicode.Scalar {
+  fileprivate var isTerminalControl: Bool {
+    value < 0x20 || (0x7F...0x9F).contains(value)
   }
 }

@@ -1,0 +1,256 @@
+import ChatDomain
+import ChatTestSupport
+import Foundation
+import SQLite
+import Testing
+
+@testable import ChatData
+
+/// Regressions for bugs a review found, each reproduced before its fix.
+@Suite(.timeLimit(.minutes(1)))
+struct EngineRegressionTests {
+  /// A device in `world` whose HTTP goes through `wrap`, and counts its socket connects.
+  static func device(
+    _ world: TestWorld, _ user: String, wrap: (any HTTPTransport) -> any HTTPTransport = { $0 },
+    live: ((any LiveTransport) -> any LiveTransport)? = nil
+  ) async throws -> (ChatEngine, TestNetwork) {
+    let network = world.network()
+    let random = SeededRandomSource(seed: 11)
+    let clock = world.clock
+    let environment = ChatEngine.Environment(
+      http: wrap(network.http), live: live?(network.live) ?? network.live, clock: clock,
+      random: random, ids: UUIDv7Generator(now: { clock.now() }, random: { random.next() }),
+      log: world.log, executor: world.executor)
+    let engine = try await ChatEngine.devSignIn(
+      user: UserID(user), device: DeviceID("phone"), database: .memory, environment: environment)
+    return (engine, network)
+  }
+
+  @Test func aGapSeenWhileACatchUpIsInFlightIsFilled() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    try await p.world.post("m1", in: p.chat, as: "bob")
+    await p.world.settle()
+    // m2 is lost on the socket; m3 reveals the gap; the catch-up's reply is held.
+    p.alice.network.failNext(1, with: .holdReply, where: .fetches)
+    p.alice.network.disturbEvents(.skip(1))
+    try await p.world.post("m2", in: p.chat, as: "bob")
+    try await p.world.post("m3", in: p.chat, as: "bob")
+    await p.world.settle()
+    // While that reply is on its way, m4 is lost too and m5 arrives.
+    p.alice.network.disturbEvents(.skip(1))
+    try await p.world.post("m4", in: p.chat, as: "bob")
+    try await p.world.post("m5", in: p.chat, as: "bob")
+    await p.world.settle()
+    p.alice.network.release()
+    await p.world.settle()
+    #expect(screen.latest?.texts == ["m1", "m2", "m3", "m4", "m5"])
+    await p.close()
+  }
+
+  @Test func startDuringStopLeavesOneHealthyLoop() async throws {
+    let world = try TestWorld()
+    let connects = Counter()
+    let (alice, network) = try await Self.device(
+      world, "alice", live: { SlowCloseTransport(base: $0, clock: world.clock, connects: connects) }
+    )
+    await alice.start()
+    await world.settle()
+    #expect(connects.value == 1)
+    // The app goes to the background and straight back while the close handshake runs.
+    let stopping = world.executor.spawn { await alice.stop() }
+    await world.settle()
+    await alice.start()
+    await world.advance(by: .seconds(1))
+    await stopping.value
+    await world.advance(by: .seconds(10))
+    #expect(connects.value == 2)
+    #expect(network.openSockets == 1)
+    let closing = world.executor.spawn { await alice.close() }
+    await world.advance(by: .seconds(2))
+    await closing.value
+    await world.shutdown()
+  }
+
+  @Test func aRefreshThatFailsForAPassingReasonDoesNotSignOut() async throws {
+    let p = try await Pair.make(accessTokenTTL: .seconds(60))
+    let states = Probe(p.alice.engine.connectionStates(), on: p.world.executor)
+    await p.world.advance(by: .seconds(120))
+    p.alice.network.failNext(
+      1, with: .offline, where: RequestMatch { $0.path.hasSuffix("/auth/refresh") })
+    p.alice.network.dropSockets()
+    await p.world.advance(by: .seconds(60))
+    #expect(!states.all.contains(.signedOut))
+    #expect(states.latest == .connected)
+    #expect(p.alice.network.count("POST", "/auth/refresh") == 2)
+    await p.close()
+  }
+
+  @Test func anAcceptedPostWhoseSaveFailsBacksOffInsteadOfLooping() async throws {
+    let world = try TestWorld()
+    let (alice, network) = try await Self.device(
+      world, "alice", wrap: { ClashingReplies(base: $0) })
+    _ = try await world.device("bob")
+    let chat = try await alice.conversationList.createConversation(
+      title: "t", memberIDs: [UserID("bob")])
+    await alice.start()
+    try await world.post("m1", in: chat, as: "bob")
+    await world.settle()
+    network.disturbEvents(.skip(10))
+    _ = try await alice.messages.send("mine", in: chat)
+    // A tight loop would never let the world settle.
+    await world.settle()
+    #expect(network.count("POST", "/messages") == 1)
+    await world.advance(by: .seconds(10))
+    #expect((2...6).contains(network.count("POST", "/messages")))
+    #expect(await alice.outboxCount() == 1)
+    await alice.close()
+    await world.shutdown()
+  }
+
+  @Test func oneUnreadableMessageDoesNotHoldBackTheRest() async throws {
+    let world = try TestWorld()
+    let (alice, network) = try await Self.device(world, "alice", wrap: { Poisoned(base: $0) })
+    _ = try await world.device("bob")
+    let chat = try await alice.conversationList.createConversation(
+      title: "t", memberIDs: [UserID("bob")])
+    await alice.start()
+    let screen = Probe(alice.messages.messages(in: chat), on: world.executor)
+    try await world.post("m1", in: chat, as: "bob")
+    await world.settle()
+    network.disturbEvents(.skip(1))
+    try await world.post("poison", in: chat, as: "bob")
+    for n in 3...6 {
+      try await world.post("m\(n)", in: chat, as: "bob")
+      await world.settle()
+    }
+    await world.advance(by: .seconds(30))
+    #expect(try await alice.context.store.conversation(chat)?.syncedUpTo == 6)
+    #expect(screen.latest?.texts == ["m1", "m3", "m4", "m5", "m6"])
+    #expect(network.catchUpAfters.filter { $0 == 1 }.count == 1)
+    await alice.close()
+    await world.shutdown()
+  }
+
+  @Test func aReadReceiptMissedWhileOfflineShowsAfterTheReconnect() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    _ = try await p.alice.messages.send("hello", in: p.chat)
+    await p.world.settle()
+    #expect(screen.latest?.first?.receipt == .delivered)
+    p.alice.network.isOnline = false
+    await p.world.settle()
+    try await p.world.markRead(upTo: 1, in: p.chat, as: "bob")
+    p.alice.network.isOnline = true
+    await p.world.advance(by: .seconds(30))
+    #expect(screen.latest?.first?.receipt == .read)
+    await p.close()
+  }
+
+  @Test func aDeliveredReceiptThatFailedIsTriedAgain() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    p.bob.network.failNext(
+      1, with: .status(503), where: RequestMatch { $0.path.hasSuffix("/delivered") })
+    _ = try await p.alice.messages.send("hello", in: p.chat)
+    await p.world.settle()
+    #expect(screen.latest?.first?.receipt == .notDelivered)
+    await p.world.advance(by: .seconds(5))
+    #expect(screen.latest?.first?.receipt == .delivered)
+    await p.close()
+  }
+
+  @Test func theSyncCursorStaysWhenAConversationCouldNotBeRead() async throws {
+    let world = try TestWorld()
+    let (alice, _) = try await Self.device(world, "alice", wrap: { UnreadableSync(base: $0) })
+    _ = try await alice.conversationList.createConversation(title: "t", memberIDs: [])
+    _ = try await alice.sync()
+    #expect(try await alice.context.store.syncCursor() == nil)
+    await alice.close()
+    await world.shutdown()
+  }
+
+  @Test func anAbsurdRetryAfterIsCappedAtAnHour() {
+    let response = HTTPResponse(status: 429, headers: ["Retry-After": "31536000"])
+    #expect(APIClient.classify(response).retryAfter == .seconds(3_600))
+  }
+}
+
+/// Counts, thread-safely.
+final class Counter: @unchecked Sendable {
+  // @unchecked: `count` is touched only while holding `lock`.
+  private let lock = NSLock()
+  private var count = 0
+  func bump() { lock.withLock { count += 1 } }
+  var value: Int { lock.withLock { count } }
+}
+
+/// A socket whose close takes a (manual-clock) second, as a real close handshake does.
+struct SlowCloseTransport: LiveTransport {
+  let base: any LiveTransport
+  let clock: ManualClock
+  let connects: Counter
+
+  func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
+    connects.bump()
+    return SlowCloseSocket(base: try await base.connect(headers: headers), clock: clock)
+  }
+
+  struct SlowCloseSocket: LiveSocket {
+    let base: any LiveSocket
+    let clock: ManualClock
+    var messages: AsyncStream<String> { base.messages }
+    func send(_ text: String) async throws { try await base.send(text) }
+    func close() async {
+      await base.close()
+      try? await clock.sleep(for: .seconds(1))
+    }
+  }
+}
+
+/// Rewrites JSON replies to `GET …/messages`, `POST …/messages` or `GET /v1/sync`.
+struct RewritingTransport: HTTPTransport {
+  let base: any HTTPTransport
+  let rewrite: @Sendable (HTTPRequest, inout [String: Any]) -> Void
+
+  func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    var response = try await base.send(request)
+    guard var json = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+    else { return response }
+    rewrite(request, &json)
+    if let body = try? JSONSerialization.data(withJSONObject: json) { response.body = body }
+    return response
+  }
+}
+
+/// The message "poison" comes with a sender ID this client cannot read.
+func Poisoned(base: any HTTPTransport) -> any HTTPTransport {
+  RewritingTransport(base: base) { request, json in
+    guard request.method == "GET", let items = json["items"] as? [[String: Any]] else { return }
+    json["items"] = items.map { item in
+      var item = item
+      if item["text"] as? String == "poison" { item["senderId"] = "Not Valid" }
+      return item
+    }
+  }
+}
+
+/// Every post is answered with sequence 1, which another message already holds.
+func ClashingReplies(base: any HTTPTransport) -> any HTTPTransport {
+  RewritingTransport(base: base) { request, json in
+    if request.method == "POST", request.path.hasSuffix("/messages") { json["sequence"] = 1 }
+  }
+}
+
+/// Every conversation in a sync reply has an ID this client cannot read.
+func UnreadableSync(base: any HTTPTransport) -> any HTTPTransport {
+  RewritingTransport(base: base) { request, json in
+    guard request.path == "/v1/sync", let items = json["conversations"] as? [[String: Any]]
+    else { return }
+    json["conversations"] = items.map { item in
+      var item = item
+      item["id"] = "not/valid"
+      return item
+    }
+  }
+}
