@@ -11,8 +11,8 @@ struct EngineReceiptsTests {
   @Test func ticksStayUnknownUntilReceiptsLoadNeverNotDelivered() async throws {
     // Bob's phone stays off, so no receipt event arrives either.
     let p = try await Pair.make(start: false)
-    await p.alice.engine.start()
     p.alice.network.failNext(100, with: .status(503), where: .receipts)
+    await p.alice.engine.start()
     let screen = p.watch(p.alice)
     _ = try await p.alice.messages.send("hello", in: p.chat)
     await p.world.settle()

@@ -89,7 +89,7 @@ struct EngineRegressionTests {
   @Test func anAcceptedPostWhoseSaveFailsBacksOffInsteadOfLooping() async throws {
     let world = try TestWorld()
     let (alice, network) = try await Self.device(
-      world, "alice", wrap: { ClashingReplies(base: $0) })
+      world, "alice", wrap: { clashingReplies(base: $0) })
     _ = try await world.device("bob")
     let chat = try await alice.conversationList.createConversation(
       title: "t", memberIDs: [UserID("bob")])
@@ -110,7 +110,7 @@ struct EngineRegressionTests {
 
   @Test func oneUnreadableMessageDoesNotHoldBackTheRest() async throws {
     let world = try TestWorld()
-    let (alice, network) = try await Self.device(world, "alice", wrap: { Poisoned(base: $0) })
+    let (alice, network) = try await Self.device(world, "alice", wrap: { poisoned(base: $0) })
     _ = try await world.device("bob")
     let chat = try await alice.conversationList.createConversation(
       title: "t", memberIDs: [UserID("bob")])
@@ -162,7 +162,7 @@ struct EngineRegressionTests {
 
   @Test func theSyncCursorStaysWhenAConversationCouldNotBeRead() async throws {
     let world = try TestWorld()
-    let (alice, _) = try await Self.device(world, "alice", wrap: { UnreadableSync(base: $0) })
+    let (alice, _) = try await Self.device(world, "alice", wrap: { unreadableSync(base: $0) })
     _ = try await alice.conversationList.createConversation(title: "t", memberIDs: [])
     _ = try await alice.sync()
     #expect(try await alice.context.store.syncCursor() == nil)
@@ -224,7 +224,7 @@ struct RewritingTransport: HTTPTransport {
 }
 
 /// The message "poison" comes with a sender ID this client cannot read.
-func Poisoned(base: any HTTPTransport) -> any HTTPTransport {
+func poisoned(base: any HTTPTransport) -> any HTTPTransport {
   RewritingTransport(base: base) { request, json in
     guard request.method == "GET", let items = json["items"] as? [[String: Any]] else { return }
     json["items"] = items.map { item in
@@ -236,14 +236,14 @@ func Poisoned(base: any HTTPTransport) -> any HTTPTransport {
 }
 
 /// Every post is answered with sequence 1, which another message already holds.
-func ClashingReplies(base: any HTTPTransport) -> any HTTPTransport {
+func clashingReplies(base: any HTTPTransport) -> any HTTPTransport {
   RewritingTransport(base: base) { request, json in
     if request.method == "POST", request.path.hasSuffix("/messages") { json["sequence"] = 1 }
   }
 }
 
 /// Every conversation in a sync reply has an ID this client cannot read.
-func UnreadableSync(base: any HTTPTransport) -> any HTTPTransport {
+func unreadableSync(base: any HTTPTransport) -> any HTTPTransport {
   RewritingTransport(base: base) { request, json in
     guard request.path == "/v1/sync", let items = json["conversations"] as? [[String: Any]]
     else { return }

@@ -65,8 +65,7 @@ extension ChatEngine {
   /// print changes as they happen.
   public func changedConversations() -> AsyncStream<Set<ConversationID>> {
     let store = context.store
-    return context.forward(bufferingNewest: .max, { await store.changes() }) {
-      $0.conversations
-    }
+    return context.forward(
+      bufferingNewest: .max, { await store.changes() }, transform: { $0.conversations })
   }
 }
