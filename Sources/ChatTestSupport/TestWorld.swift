@@ -27,7 +27,8 @@ public final class TestWorld: Sendable {
       store: store,
       configuration: ServerConfiguration(
         devMode: true, accessTokenTTL: accessTokenTTL, rateLimit: rateLimit),
-      clock: ServerClockAdapter(clock: clock), random: SplitMix64(seed: 7), executor: executor)
+      clock: ServerClockAdapter(clock: clock), random: SeededRandomSource(seed: 7),
+      executor: executor)
   }
 
   /// A new device's network, in front of the shared service.
@@ -78,49 +79,5 @@ public final class TestWorld: Sendable {
   public func shutdown() async {
     await settle()
     executor.shutdown()
-  }
-}
-
-/// One device in a `TestWorld`.
-public struct TestDevice: Sendable {
-  public let engine: ChatEngine
-  public let network: TestNetwork
-  public let environment: ChatEngine.Environment
-
-  public var messages: any MessageRepository { engine.messages }
-  public var list: any ConversationListRepository { engine.conversationList }
-}
-
-/// The world's clock, with this device's wall clock set `offset` seconds wrong.
-struct OffsetClock: EngineClock {
-  let base: ManualClock
-  let offset: TimeInterval
-
-  func now() -> Date { base.now().addingTimeInterval(offset) }
-  func uptime() -> Duration { base.uptime() }
-  func sleep(for duration: Duration) async throws { try await base.sleep(for: duration) }
-}
-
-/// The manual clock, as the server's clock.
-struct ServerClockAdapter: ServerClock {
-  let clock: ManualClock
-
-  func now() -> Timestamp {
-    Timestamp(nanosecondsSince1970: Int64((clock.now().timeIntervalSince1970 * 1e9).rounded()))
-  }
-}
-
-/// SplitMix64 as a `RandomNumberGenerator`: the same seed, the same numbers.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-  private var state: UInt64
-
-  public init(seed: UInt64) { state = seed }
-
-  public mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -22,8 +22,9 @@ public struct SystemRandomSource: RandomSource {
   }
 }
 
-/// SplitMix64: the same seed gives the same numbers on every machine.
-public final class SeededRandomSource: RandomSource, @unchecked Sendable {
+/// SplitMix64: the same seed gives the same numbers on every machine. Also a
+/// `RandomNumberGenerator`, for code that takes one (the server).
+public final class SeededRandomSource: RandomSource, RandomNumberGenerator, @unchecked Sendable {
   // @unchecked: `state` is only touched while holding `lock`.
   private let lock = NSLock()
   private var state: UInt64

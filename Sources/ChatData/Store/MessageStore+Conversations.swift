@@ -197,11 +197,14 @@ extension MessageStore {
   }
 
   func receipts(in conversation: ConversationID) throws(StoreError) -> ReceiptsRecord? {
-    try read { db in
-      try db.query(
-        "SELECT delivered_up_to, read_up_to FROM receipts WHERE conversation_id = ?",
-        conversation.rawValue
-      ) { ReceiptsRecord(deliveredUpTo: $0.int(0), readUpTo: $0.int(1)) }.first
-    }
+    try read { db in try Self.receipts(conversation, db: db) }
+  }
+
+  /// My ticks' numbers in a conversation; nil when none were ever loaded.
+  static func receipts(_ conversation: ConversationID, db: Database) throws -> ReceiptsRecord? {
+    try db.query(
+      "SELECT delivered_up_to, read_up_to FROM receipts WHERE conversation_id = ?",
+      conversation.rawValue
+    ) { ReceiptsRecord(deliveredUpTo: $0.int(0), readUpTo: $0.int(1)) }.first
   }
 }

@@ -11,6 +11,9 @@ struct SaveOutcome: Sendable, Equatable {
 }
 
 extension MessageStore {
+  /// The rows the outbox still has to post.
+  static let inOutbox = "outbox_position IS NOT NULL AND state = 0 AND sequence IS NULL"
+
   static let messageColumns =
     "conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure"
 
@@ -53,7 +56,7 @@ extension MessageStore {
       try db.query(
         """
         SELECT \(Self.messageColumns) FROM messages
-        WHERE outbox_position IS NOT NULL AND state = 0 AND sequence IS NULL
+        WHERE \(Self.inOutbox)
         ORDER BY outbox_position
         """
       ) { Self.messageRecord($0) }.compactMap { $0 }
@@ -66,7 +69,7 @@ extension MessageStore {
       try db.query(
         """
         SELECT \(Self.messageColumns) FROM messages
-        WHERE outbox_position IS NOT NULL AND state = 0 AND sequence IS NULL
+        WHERE \(Self.inOutbox)
         ORDER BY outbox_position LIMIT 1
         """
       ) { Self.messageRecord($0) }.first ?? nil
@@ -78,7 +81,7 @@ extension MessageStore {
       try db.scalarInt(
         """
         SELECT count(*) FROM messages
-        WHERE outbox_position IS NOT NULL AND state = 0 AND sequence IS NULL
+        WHERE \(Self.inOutbox)
         """) ?? 0
     }
   }

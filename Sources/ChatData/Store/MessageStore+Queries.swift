@@ -49,10 +49,7 @@ extension MessageStore {
         WHERE conversation_id = ? AND sequence IS NULL ORDER BY client_id
         """, conversation.rawValue
       ) { Self.messageRecord($0) }.compactMap { $0 }
-      let receipts = try db.query(
-        "SELECT delivered_up_to, read_up_to FROM receipts WHERE conversation_id = ?",
-        conversation.rawValue
-      ) { ReceiptsRecord(deliveredUpTo: $0.int(0), readUpTo: $0.int(1)) }.first
+      let receipts = try Self.receipts(conversation, db: db)
       return ConversationSnapshot(
         conversation: record, messages: messages + unsent, receipts: receipts,
         olderHeld: max(0, held - messages.count))
@@ -94,21 +91,26 @@ extension MessageStore {
   private func listRow(for conversation: ConversationRecord, db: Database) throws
     -> ConversationListRow
   {
-    let last =
-      try db.query(
-        """
-        SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ?
-        ORDER BY sequence IS NULL DESC, sequence DESC, client_id DESC LIMIT 1
-        """, conversation.id.rawValue
-      ) { Self.messageRecord($0) }.first ?? nil
+    // Two index lookups, not a sort of the whole conversation: my newest unsent message, else
+    // the message with the highest sequence.
     let newestHeld =
       try db.scalarInt(
         "SELECT max(sequence) FROM messages WHERE conversation_id = ?", conversation.id.rawValue)
       ?? 0
-    let receipts = try db.query(
-      "SELECT delivered_up_to, read_up_to FROM receipts WHERE conversation_id = ?",
-      conversation.id.rawValue
-    ) { ReceiptsRecord(deliveredUpTo: $0.int(0), readUpTo: $0.int(1)) }.first
+    let unsent =
+      try db.query(
+        """
+        SELECT \(Self.messageColumns) FROM messages
+        WHERE conversation_id = ? AND sequence IS NULL ORDER BY client_id DESC LIMIT 1
+        """, conversation.id.rawValue
+      ) { Self.messageRecord($0) }.first ?? nil
+    let last =
+      try unsent
+      ?? db.query(
+        "SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ? AND sequence = ?",
+        conversation.id.rawValue, newestHeld
+      ) { Self.messageRecord($0) }.first ?? nil
+    let receipts = try Self.receipts(conversation.id, db: db)
     let newest = max(conversation.lastSequence, newestHeld)
     return ConversationListRow(
       conversation: conversation, lastMessage: last, receipts: receipts,

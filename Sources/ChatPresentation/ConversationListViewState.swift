@@ -1,0 +1,79 @@
+import ChatDomain
+import Foundation
+
+/// The conversation list screen.
+public struct ConversationListViewState: Equatable, Sendable {
+  public var rows: [ConversationListRow]
+  public var banner: String?
+  public var search: SearchState?
+  public var alert: String?
+
+  public init(
+    rows: [ConversationListRow] = [], banner: String? = nil, search: SearchState? = nil,
+    alert: String? = nil
+  ) {
+    self.rows = rows
+    self.banner = banner
+    self.search = search
+    self.alert = alert
+  }
+}
+
+/// One row of the conversation list.
+public struct ConversationListRow: Equatable, Identifiable, Sendable {
+  public let id: ConversationID
+  public let title: String
+  /// The last message, e.g. "bob: see you" or "You: on my way"; empty when there is none.
+  public let preview: String
+  public let time: String
+  public let unreadCount: Int
+  /// The last message's ticks when it is mine.
+  public let ticks: Ticks?
+
+  public init(
+    id: ConversationID, title: String, preview: String, time: String, unreadCount: Int,
+    ticks: Ticks?
+  ) {
+    self.id = id
+    self.title = title
+    self.preview = preview
+    self.time = time
+    self.unreadCount = unreadCount
+    self.ticks = ticks
+  }
+}
+
+/// A search in progress or done.
+public struct SearchState: Equatable, Sendable {
+  public var query: String
+  public var results: [SearchResultRow]
+  public var error: String?
+
+  public init(query: String, results: [SearchResultRow] = [], error: String? = nil) {
+    self.query = query
+    self.results = results
+    self.error = error
+  }
+}
+
+/// One search result.
+public struct SearchResultRow: Equatable, Identifiable, Sendable {
+  public var id: MessageID
+  public let conversationID: ConversationID
+  public let title: String
+  public let sender: String
+  public let time: String
+  public let snippet: Snippet
+
+  public init(
+    id: MessageID, conversationID: ConversationID, title: String, sender: String, time: String,
+    snippet: Snippet
+  ) {
+    self.id = id
+    self.conversationID = conversationID
+    self.title = title
+    self.sender = sender
+    self.time = time
+    self.snippet = snippet
+  }
+}
