@@ -53,7 +53,9 @@ actor ChangePrinter {
   let engine: ChatEngine
   let output: Output
   private var conversations: [ConversationID: ConversationJSON] = [:]
-  private var messages: [MessageID: MessageJSON] = [:]
+  /// The newest 200 of each conversation as last printed: memory stays bounded however long
+  /// it listens.
+  private var messages: [ConversationID: [MessageID: MessageJSON]] = [:]
 
   init(engine: ChatEngine, output: Output) {
     self.engine = engine
@@ -73,12 +75,16 @@ actor ChangePrinter {
         conversations[summary.id] = shape
         output.json(Typed(type: "conversation", conversation: shape))
       }
+      let previous = messages[summary.id] ?? [:]
+      var current: [MessageID: MessageJSON] = [:]
       for message in (try? await engine.localMessages(in: summary.id, limit: 200)) ?? [] {
         let shape = MessageJSON(message)
-        guard messages[message.id] != shape else { continue }
-        messages[message.id] = shape
-        output.json(TypedMessage(type: "message", message: shape))
+        current[message.id] = shape
+        if previous[message.id] != shape {
+          output.json(TypedMessage(type: "message", message: shape))
+        }
       }
+      messages[summary.id] = current
     }
   }
 
