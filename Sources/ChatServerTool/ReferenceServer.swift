@@ -40,8 +40,10 @@ public final class ReferenceServer: Sendable {
   }
 
   /// Creates the data folder if needed, opens the store, and starts listening.
+  ///
+  /// - Parameter clock: the service's time; tests pass one they can move (token expiry).
   public static func start(
-    _ options: ServerOptions, log: any LogSink
+    _ options: ServerOptions, log: any LogSink, clock: any ServerClock = SystemClock()
   ) throws(ServerStartError) -> ReferenceServer {
     let folder = options.dataFolder
     try prepareDataFolder(folder)
@@ -65,7 +67,7 @@ public final class ReferenceServer: Sendable {
       devMode: options.devMode, accessTokenTTL: .seconds(options.accessTokenTTL),
       rateLimit: options.rateLimit, signingKey: key)
     let service = ChatService(
-      store: store, configuration: configuration, clock: SystemClock(),
+      store: store, configuration: configuration, clock: clock,
       random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log)
     var http = HTTPServer.Configuration(host: options.host, port: options.port)
     http.webSocket.pingInterval = .seconds(options.pingInterval)
