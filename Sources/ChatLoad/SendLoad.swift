@@ -27,7 +27,6 @@ public enum SendLoad {
   {
     let clients = try prepare(configuration)
     let acceptedBefore = try acceptedSends(configuration)
-    let serverCPUBefore = configuration.serverPID.flatMap { processCPUSeconds(pid: $0) }
 
     let threadCount = max(1, min(configuration.threads, clients.count))
     let start = monotonicNanoseconds()
@@ -61,10 +60,11 @@ public enum SendLoad {
       merged.merge(try outcome.value.get())
     }
     let generatorCPU = processCPUSeconds() - cpuProbe.generatorAtStart
-    let serverCPU = serverCPUBefore.flatMap { _ in
-      configuration.serverPID.flatMap { pid in
-        processCPUSeconds(pid: pid).map { $0 - (cpuProbe.serverAtStart ?? 0) }
-      }
+    var serverCPU: Double?
+    if let pid = configuration.serverPID, let start = cpuProbe.serverAtStart,
+      let end = processCPUSeconds(pid: pid)
+    {
+      serverCPU = end - start
     }
     let acceptedAfter = try acceptedSends(configuration)
     let windowSeconds = Double(window.stopSendingAt - window.measureFrom) / 1e9
@@ -142,113 +142,6 @@ public enum SendLoad {
     guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
     else { return nil }
     return object[key] as? String
-  }
-}
-
-/// What to run. Defaults: 100 clients, 2 s of warm-up, then 10 s measured.
-public struct SendLoadConfiguration: Sendable {
-  public var host: String
-  public var port: Int
-  /// Concurrent clients: users, each with one keep-alive connection.
-  public var clients: Int
-  /// Sends before the measurement starts (connections, caches, SQLite pages warm up).
-  public var warmup: Duration
-  /// The measured time.
-  public var duration: Duration
-  /// Generator threads (epoll loops); one is plenty for ~20,000 requests a second.
-  public var threads: Int
-  /// Bytes of each message's text (ASCII).
-  public var textBytes: Int
-  /// The server's process id, to report its CPU time (Linux `/proc`); nil when unknown.
-  public var serverPID: Int32?
-  /// User ids are this prefix and a number; a fresh prefix per run keeps runs apart.
-  public var userPrefix: String
-
-  public init(
-    host: String = "127.0.0.1", port: Int, clients: Int = 100, warmup: Duration = .seconds(2),
-    duration: Duration = .seconds(10), threads: Int = 1, textBytes: Int = 64,
-    serverPID: Int32? = nil, userPrefix: String? = nil
-  ) {
-    self.host = host
-    self.port = port
-    self.clients = clients
-    self.warmup = warmup
-    self.duration = duration
-    self.threads = threads
-    self.textBytes = textBytes
-    self.serverPID = serverPID
-    self.userPrefix =
-      userPrefix ?? "load\(UInt32.random(in: 0...UInt32.max, using: &sharedRandom) % 100_000)-"
-  }
-}
-
-nonisolated(unsafe) private var sharedRandom = SystemRandomNumberGenerator()
-
-/// Percentiles of the time from writing a request to reading its whole response.
-public struct LatencySummary: Sendable, Codable, Equatable {
-  public var p50: Double
-  public var p90: Double
-  public var p99: Double
-  public var max: Double
-}
-
-/// The outcome of a `SendLoad` run.
-public struct SendLoadReport: Sendable, Codable {
-  public var clients: Int
-  public var threads: Int
-  /// The measured window.
-  public var seconds: Double
-  /// 201 answers completed inside the window.
-  public var accepted: Int
-  /// Every answer's status, warm-up included ("201": n, "429": n, …).
-  public var statuses: [String: Int]
-  /// `accepted / seconds`: the figure.
-  public var sendsPerSecond: Double
-  public var latencyMilliseconds: LatencySummary
-  /// CPU seconds the generator used in the window (all its threads).
-  public var generatorCPUSeconds: Double
-  /// CPU seconds the server used in the window, when its pid was given.
-  public var serverCPUSeconds: Double?
-  /// 201 answers over the whole run, warm-up included.
-  public var totalAccepted: Int
-  /// The server's own count of new messages over the run (`chat_sends_accepted_total`), to
-  /// compare with `totalAccepted`; empty when its `/metrics` did not say.
-  public var serverAcceptedDelta: [Int]
-
-  /// Every answer was a 201 and the server counted exactly the messages this run saw accepted.
-  public var isClean: Bool {
-    statuses.keys.allSatisfy { $0 == "201" }
-      && (serverAcceptedDelta.isEmpty || serverAcceptedDelta == [totalAccepted])
-  }
-
-  /// A human summary, a few lines.
-  public var summary: String {
-    var lines = [
-      String(
-        format: "%d durable sends/s (%d accepted in %.2f s; %d clients, %d generator thread%@)",
-        Int(sendsPerSecond.rounded()), accepted, seconds, clients, threads,
-        threads == 1 ? "" : "s"),
-      String(
-        format: "latency ms: p50 %.2f  p90 %.2f  p99 %.2f  max %.2f", latencyMilliseconds.p50,
-        latencyMilliseconds.p90, latencyMilliseconds.p99, latencyMilliseconds.max),
-      String(
-        format: "generator CPU: %.2f s = %.0f%% of one core", generatorCPUSeconds,
-        100 * generatorCPUSeconds / seconds),
-    ]
-    if let serverCPUSeconds {
-      lines.append(
-        String(
-          format: "server CPU: %.2f s = %.0f%% of one core", serverCPUSeconds,
-          100 * serverCPUSeconds / seconds))
-    }
-    let statusText = statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
-    lines.append("statuses: " + statusText.joined(separator: ", "))
-    if let delta = serverAcceptedDelta.first {
-      lines.append(
-        "server counted \(delta) new messages; this run saw \(totalAccepted) accepted"
-          + (delta == totalAccepted ? " (equal)" : " (DIFFERENT)"))
-    }
-    return lines.joined(separator: "\n")
   }
 }
 
