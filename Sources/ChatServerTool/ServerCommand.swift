@@ -20,6 +20,8 @@ public enum ServerCommand {
       say(ServerOptions.help)
       return 0
     }
+    // A closed stdout or stderr pipe must not end the server: writes just fail.
+    signal(SIGPIPE, SIG_IGN)
     // Watch the signals before starting, so one that arrives during start-up is not lost.
     let signals = SignalWatcher(signals: [SIGINT, SIGTERM])
     let server: ReferenceServer
@@ -66,10 +68,17 @@ public enum ServerCommand {
 
   /// One line on standard output, written at once (a pipe reader sees it without buffering).
   private static func say(_ text: String) {
-    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    writeLine(text, to: STDOUT_FILENO)
   }
 
   private static func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
+    writeLine(text, to: STDERR_FILENO)
+  }
+
+  /// One `write(2)`; a reader that went away costs the line, never the server (SIGPIPE is
+  /// ignored, see `main`).
+  private static func writeLine(_ text: String, to descriptor: Int32) {
+    let bytes = Array((text + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
   }
 }
