@@ -31,6 +31,11 @@ public actor ChatService {
   var rateLimiter: RateLimiter?
   var hub = LiveHub()
   var metrics = ServiceMetrics()
+  /// Access tokens whose signature was checked, with their claims: a client sends the same
+  /// token for up to `accessTokenTTL`, so the HMAC is computed once per token, not per request.
+  /// The expiry is still checked every time. Cleared when it reaches `verifiedTokensLimit`.
+  var verifiedTokens: [String: AccessTokenClaims] = [:]
+  static let verifiedTokensLimit = 4_096
 
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
     executor.asUnownedSerialExecutor()
