@@ -146,6 +146,21 @@ public actor ChatService {
     }
   }
 
+  /// A request the network layer answered itself (malformed, over a size limit, too slow, a
+  /// refused WebSocket handshake): logged and counted like the others, under the route
+  /// `unparsed`, with no user (no token was looked at).
+  public func recordRejected(method: String?, status: Int, code: String) {
+    let method = method.map { Self.knownMethods.contains($0) ? $0 : "other" } ?? "other"
+    metrics.recordRequest(method: method, route: "unparsed", status: status, duration: .zero)
+    log.record(
+      LogRecord(
+        event: "request",
+        fields: [
+          ("method", method), ("route", "unparsed"), ("status", String(status)),
+          ("duration_us", "0"), ("code", code),
+        ]))
+  }
+
   /// Methods outside this list are counted as `other`, so a client cannot grow the metrics.
   private static let knownMethods: Set<String> = [
     "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS",

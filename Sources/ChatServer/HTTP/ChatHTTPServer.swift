@@ -21,6 +21,13 @@ public final class ChatHTTPServer: Sendable {
     self.service = service
     var configuration = configuration
     configuration.limits.body = max(configuration.limits.body, Self.networkBodyLimit)
+    // Requests the network layer answers itself still get their log line and metric.
+    configuration.onRejected = { [executor = service.executor] rejection in
+      executor.spawn {
+        await service.recordRejected(
+          method: rejection.method, status: rejection.status.code, code: rejection.code)
+      }
+    }
     server = HTTPServer(configuration: configuration) { request in
       await Self.respond(to: request, service: service)
     }

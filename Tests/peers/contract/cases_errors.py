@@ -1,6 +1,7 @@
 """API.md's error table, its precedence order, and the parser-level errors, over the network."""
 
 import socket
+import time
 import uuid
 
 import httpx
@@ -218,6 +219,21 @@ def run_parser_errors(report, server):
         report.check(f"{label}: API error shape", has_error_shape(answer), answer.text[:200])
     too_large = RawAnswer(*raw_request(server, cases[0][2]))
     report.check("the network layer's 413 says too_large", "too_large" in too_large.text, too_large.text)
+    # Each still gets its log line and its count (written just after the answer: wait, bounded).
+    wanted = {("413", "too_large"): 2, ("414", "uri_too_long"): 1, ("431", "headers_too_large"): 1,
+              ("400", "bad_request"): 3}
+    deadline = time.monotonic() + 10
+    while True:
+        lines = [line for line in server.read_log().splitlines() if "route=unparsed" in line]
+        counts = {key: sum(f"status={key[0]} " in line and f"code={key[1]}" in line for line in lines)
+                  for key in wanted}
+        if all(counts[key] >= wanted[key] for key in wanted) or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    report.check("every request the network layer refused has its log line", all(
+        counts[key] >= wanted[key] for key in wanted), str(counts))
+    metrics = httpx.get(server.url + "/metrics").text
+    report.check("and its count in /metrics", 'route="unparsed",status="413"' in metrics, metrics[:300])
 
 
 def run_rate_limit(report):
