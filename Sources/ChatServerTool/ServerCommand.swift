@@ -32,7 +32,11 @@ public enum ServerCommand {
       return 1
     }
     say("chat-server listening on \(server.url)")
-    say("data folder: \(options.dataFolder) (chat.sqlite, signing-key)")
+    let folder =
+      options.dataFolder.hasPrefix("/")
+      ? options.dataFolder
+      : FileManager.default.currentDirectoryPath + "/" + options.dataFolder
+    say("data folder: \(folder) (chat.sqlite, signing-key)")
     if options.devMode {
       say("dev mode: POST /v1/auth/dev-login signs anyone in")
     }
@@ -42,7 +46,7 @@ public enum ServerCommand {
 
     let received = await signals.next()
     say("chat-server: \(received == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
-    signals.onNext { _ in
+    signals.handleLaterSignals { _ in
       printError("chat-server: second signal, exiting now")
       exit(130)
     }

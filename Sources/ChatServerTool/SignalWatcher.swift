@@ -57,7 +57,7 @@ final class SignalWatcher: @unchecked Sendable {
   }
 
   /// Calls `handler` for every later signal.
-  func onNext(_ handler: @escaping @Sendable (Int32) -> Void) {
+  func handleLaterSignals(_ handler: @escaping @Sendable (Int32) -> Void) {
     let pending: [Int32] = state.withLock { state in
       state.handler = handler
       defer { state.pending = [] }

@@ -1,8 +1,9 @@
 import ChatLoad
-import ChatServer
 import ChatServerTool
 import Foundation
 import Testing
+
+@testable import ChatServer
 
 /// `chat-server`'s options, its data folder, and `chat-load` against a server in this process.
 @Suite(.timeLimit(.minutes(2)))
@@ -83,6 +84,20 @@ struct ServerToolTests {
     #expect(try Self.mode(of: options.dataFolder) == 0o700)
     #expect(try Self.mode(of: options.dataFolder + "/chat.sqlite") == 0o600)
     #expect(try Self.mode(of: options.dataFolder + "/signing-key") == 0o600)
+  }
+
+  @Test func theStoreCommitsDurablyInWALMode() async throws {
+    let server = try LoopbackServer()
+    let settings = try await server.server.service.store.withDatabase { database in
+      (
+        try database.query("PRAGMA synchronous") { $0.int(0) }.first,
+        try database.query("PRAGMA journal_mode") { $0.string(0) }.first
+      )
+    }
+    // 2 is FULL: every COMMIT waits for fdatasync, so nothing is acknowledged before it is on disk.
+    #expect(settings.0 == 2)
+    #expect(settings.1 == "wal")
+    await server.stop()
   }
 
   @Test func aStartOnAPortInUseSaysSo() async throws {
