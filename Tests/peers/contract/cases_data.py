@@ -112,6 +112,9 @@ def run_messages(report, server):
                  message["text"] == "On my way" and message["senderId"] == "msg-alice" and
                  message["conversationId"] == conversation and message["sequence"] == 1, str(message))
     report.check("sentAt is RFC 3339 with milliseconds", RFC3339_MS.match(message["sentAt"]) is not None)
+    report.check("JSON answers say application/json; charset=utf-8",
+                 first.headers.get("content-type") == "application/json; charset=utf-8",
+                 first.headers.get("content-type"))
     again = alice.send(conversation, "On my way", key)
     report.check("the same send again is 200", again.status_code == 200, again.text)
     report.check("the retry answers the stored message (same id, sequence, sentAt)", again.json() == message,

@@ -84,6 +84,9 @@ def run(report, server):
                                "deliveredUpTo": 1, "readUpTo": 1}, str(event))
     sockets["bob_phone"].next()  # his own receipt event
 
+    pong = sockets["alice"].socket.ping()
+    report.check("a client's ping gets a pong", pong.wait(timeout=10))
+
     sockets["bob_phone"].typing(conversation)
     event = sockets["alice"].next()
     report.check("typing is relayed to the other members", event == {
