@@ -248,3 +248,13 @@ func processCPUSeconds(pid: Int32) -> Double? {
   }
   return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
 }
+
+/// The 1-minute load average from `/proc/loadavg`; nil when unknown.
+func loadAverage() -> Double? {
+  guard let file = fopen("/proc/loadavg", "r") else { return nil }
+  defer { fclose(file) }
+  var line = [CChar](repeating: 0, count: 128)
+  guard fgets(&line, Int32(line.count), file) != nil else { return nil }
+  let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  return text.split(separator: " ").first.flatMap { Double($0) }
+}

@@ -25,6 +25,7 @@ public enum SendLoad {
   public static func run(_ configuration: SendLoadConfiguration) throws(LoadError)
     -> SendLoadReport
   {
+    let loadBefore = loadAverage()
     let clients = try prepare(configuration)
     let acceptedBefore = try acceptedSends(configuration)
 
@@ -83,7 +84,8 @@ public enum SendLoad {
         max: latencies.last.map { Double($0) / 1e6 } ?? 0),
       generatorCPUSeconds: generatorCPU, serverCPUSeconds: serverCPU,
       totalAccepted: merged.acceptedTotal,
-      serverAcceptedDelta: zip(acceptedBefore, acceptedAfter).map { $1 - $0 })
+      serverAcceptedDelta: zip(acceptedBefore, acceptedAfter).map { $1 - $0 },
+      loadAverage: [loadBefore, loadAverage()].compactMap { $0 })
   }
 
   /// One signed-in client with its conversation.

@@ -66,6 +66,9 @@ public struct SendLoadReport: Sendable, Codable {
   /// The server's own count of new messages over the run (`chat_sends_accepted_total`), to
   /// compare with `totalAccepted`; empty when its `/metrics` did not say.
   public var serverAcceptedDelta: [Int]
+  /// The machine's 1-minute load average (`/proc/loadavg`) before and after the run: on a
+  /// shared machine, other work takes cores from the server, and this says how much.
+  public var loadAverage: [Double]
 
   /// Every answer was a 201 and the server counted exactly the messages this run saw accepted.
   public var isClean: Bool {
@@ -95,6 +98,12 @@ public struct SendLoadReport: Sendable, Codable {
     }
     let statusText = statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
     lines.append("statuses: " + statusText.joined(separator: ", "))
+    if loadAverage.count == 2 {
+      lines.append(
+        String(
+          format: "machine load average (1 min): %.2f before, %.2f after", loadAverage[0],
+          loadAverage[1]))
+    }
     if let delta = serverAcceptedDelta.first {
       lines.append(
         "server counted \(delta) new messages; this run saw \(totalAccepted) accepted"
