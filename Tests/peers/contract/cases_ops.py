@@ -1,12 +1,17 @@
 """Limits at their edges, /healthz, /metrics and the request log (never message text or tokens)."""
 
 import json
+import os
 import re
+import resource
+import shutil
+import signal
+import tempfile
 import uuid
 
 import httpx
 
-from chatserver import Device
+from chatserver import Device, Server
 
 
 def run_limits(report, server):
@@ -83,3 +88,61 @@ def run_operations(report, server):
                      for line in sends), str(sends[:2]))
     anonymous.close()
     alice.close()
+
+
+def run_unavailable(report):
+    """API.md's 5xx row over the network: the server's files may not grow past 300 KiB
+    (RLIMIT_FSIZE, with SIGXFSZ ignored so writes just fail), so a group commit fails. The
+    sends are answered 503 `unavailable` with Retry-After, the server stays up, and after a
+    restart without the limit every acknowledged message is there, nothing refused is, and a
+    refused send retried with its clientMessageId is accepted."""
+    report.start_group("unavailable")
+    folder = tempfile.mkdtemp(prefix="chat-contract-")
+    data = os.path.join(folder, "data")
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (300 * 1024, 300 * 1024))
+
+    try:
+        with Server("--dev", "--rate-limit", "off", data=data, preexec=small_files) as server:
+            alice = Device(server, "full-alice")
+            conversation = alice.create([])["id"]
+            accepted, refused = [], []
+            for _ in range(300):
+                key = str(uuid.uuid4())
+                response = alice.send(conversation, "x" * 2000, key)
+                if response.status_code == 201:
+                    accepted.append((key, response.json()["sequence"]))
+                else:
+                    refused.append((key, response))
+                if len(refused) >= 5:
+                    break
+            report.check("the full disk is reached after some accepted sends", accepted and refused,
+                         f"{len(accepted)} accepted, {len(refused)} refused")
+            if not refused:
+                return
+            first = refused[0][1]
+            report.expect_error("a failed commit is 503 unavailable", first, 503, "unavailable")
+            report.check("503 has Retry-After", first.headers.get("retry-after", "").isdigit(),
+                         str(first.headers))
+            report.check("every refused send is a 5xx", all(response.status_code in (500, 503)
+                                                              for _, response in refused))
+            report.check("the server stays up", alice.http.get("/healthz").text == "ok")
+            log = server.read_log()
+            report.check("the log says why, without message text", "group commit failed" in log and "x" * 100 not in log)
+            alice.close()
+        with Server("--dev", data=data) as again:
+            reader = Device(again, "full-alice")
+            items = reader.messages(conversation, limit=200).json()["items"]
+            report.check("after a restart every acknowledged message is there, nothing else",
+                         [(item["clientMessageId"], item["sequence"]) for item in items] == accepted,
+                         f"{len(items)} stored, {len(accepted)} acknowledged")
+            key = refused[0][0]
+            retried = reader.send(conversation, "x" * 2000, key)
+            report.check("a refused send retried with its clientMessageId is accepted as new",
+                         retried.status_code == 201 and retried.json()["sequence"] == len(accepted) + 1,
+                         retried.text[:200])
+            reader.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -28,8 +28,9 @@ class Server:
     `with Server("--dev") as server:` ... `server.url`, `server.log_path`.
     """
 
-    def __init__(self, *arguments, data=None, keep_data=False):
+    def __init__(self, *arguments, data=None, keep_data=False, preexec=None):
         self.arguments = list(arguments)
+        self.preexec = preexec
         self.owns_folder = data is None
         self.folder = tempfile.mkdtemp(prefix="chat-contract-") if data is None else None
         self.data = data or os.path.join(self.folder, "data")
@@ -43,7 +44,7 @@ class Server:
         self.log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             [binary(), "--port", "0", "--data", self.data, *self.arguments],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log)
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log, preexec_fn=self.preexec)
         line = self.process.stdout.readline().decode().strip()
         match = re.match(r"chat-server listening on http://127\.0\.0\.1:(\d+)$", line)
         if not match:

@@ -4,7 +4,8 @@ binary over the network. Prints counts per group and ends with 'contract: N pass
     .venv/bin/python Tests/peers/contract/contract.py [group ...]
 
 Groups: errors (with precedence and parser errors), rate-limit, auth (with refresh), expiry, production,
-conversations, messages, concurrency, paging, receipts, live, keepalive, limits, operations.
+conversations, messages, concurrency, paging, receipts, live, keepalive, limits, operations,
+unavailable.
 The binary is .build/debug/chat-server, or $CHAT_SERVER_BINARY.
 """
 
@@ -38,6 +39,7 @@ OWN = [
     ("expiry", cases_auth.run_expiry),
     ("production", cases_auth.run_production),
     ("keepalive", cases_live.run_keepalive),
+    ("unavailable", cases_ops.run_unavailable),
 ]
 
 
