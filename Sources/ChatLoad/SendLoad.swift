@@ -7,8 +7,8 @@ import Synchronization
 /// each sending the next message as soon as the previous one is answered (no pipelining), into
 /// one-to-one conversations (client 2k and 2k+1 share one).
 ///
-/// The generator is built to cost the server's machine little per request: one thread per
-/// `threads` runs an epoll loop over its share of the connections, each request is a prebuilt
+/// The generator is built to cost the server's machine little per request: each of `threads`
+/// threads runs an epoll loop over its share of the connections, each request is a prebuilt
 /// template with a fresh clientMessageId written in place, and a response is framed by its
 /// status line and `Content-Length` only. `SendLoadReport.generatorCPUSeconds` says what it
 /// used, so a run can show that it was not the bottleneck.
