@@ -16,6 +16,9 @@ let package = Package(
     .library(name: "ChatData", targets: ["ChatData"]),
     .library(name: "ChatPresentation", targets: ["ChatPresentation"]),
     .library(name: "ChatServer", targets: ["ChatServer"]),
+    .library(name: "ChatLoad", targets: ["ChatLoad"]),
+    .executable(name: "chat-server", targets: ["chat-server"]),
+    .executable(name: "chat-load", targets: ["chat-load"]),
   ],
   targets: [
     // System libraries (Debian packages; see .ci/run).
@@ -44,6 +47,19 @@ let package = Package(
       name: "ChatServer", dependencies: ["SQLite", "CCrypto", "Wire"],
       swiftSettings: engineSettings),
 
+    // The reference server as a process: options, data folder, signals (`chat-server`).
+    .target(
+      name: "ChatServerTool", dependencies: ["ChatServer", "SQLite", "Wire"],
+      swiftSettings: engineSettings),
+    .executableTarget(
+      name: "chat-server", dependencies: ["ChatServerTool"], swiftSettings: engineSettings),
+
+    // A load generator for durable sends over keep-alive connections (`chat-load`, and a
+    // library for the benchmarks).
+    .target(name: "ChatLoad", dependencies: ["CEpoll"], swiftSettings: engineSettings),
+    .executableTarget(
+      name: "chat-load", dependencies: ["ChatLoad"], swiftSettings: engineSettings),
+
     // The terminal client: the screen, the commands, the demo.
     .target(
       name: "ChatTerminal",
@@ -71,6 +87,13 @@ let package = Package(
       swiftSettings: engineSettings),
     .testTarget(
       name: "ChatServerTests", dependencies: ["ChatServer", "SQLite"],
+      swiftSettings: engineSettings),
+    // Real engines and tools against the real server over loopback sockets.
+    .testTarget(
+      name: "EndToEndTests",
+      dependencies: [
+        "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad", "SQLite", "Wire",
+      ],
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.
     .executableTarget(

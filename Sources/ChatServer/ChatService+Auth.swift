@@ -4,11 +4,24 @@ extension ChatService {
   func authorize(_ request: APIRequest, at now: Timestamp) throws(APIError) -> AccessTokenClaims {
     guard let header = request.headers["authorization"],
       let token = Self.bearerToken(in: header),
-      let claims = signer.verify(token, now: now)
+      let claims = verifiedClaims(of: token, now: now)
     else { throw .unauthorized }
     if let wait = rateLimiter?.take(for: claims.userId, at: now) {
       throw APIError(.rateLimited, "Too many requests; retry later.", retryAfterSeconds: wait)
     }
+    return claims
+  }
+
+  /// The claims of a valid, unexpired token: from `verifiedTokens`, else checked by `signer`.
+  private func verifiedClaims(of token: String, now: Timestamp) -> AccessTokenClaims? {
+    if let known = verifiedTokens[token] {
+      return now < known.expiresAt ? known : nil
+    }
+    guard let claims = signer.verify(token, now: now) else { return nil }
+    if verifiedTokens.count >= Self.verifiedTokensLimit {
+      verifiedTokens.removeAll(keepingCapacity: true)
+    }
+    verifiedTokens[token] = claims
     return claims
   }
 

@@ -76,10 +76,13 @@ extension ChatService {
 
   /// Hands `frame` to every open subscription of `users` (sorted member ids), in order. A
   /// subscription whose buffer is full is closed: it has fallen behind, and its client will
-  /// reconnect and catch up.
-  func publish(_ frame: String, to users: [String]) {
+  /// reconnect and catch up. The frame is encoded only when someone is listening.
+  func publish(_ frame: @autoclosure () -> String, to users: [String]) {
+    let subscribers = hub.subscribers(of: users)
+    guard !subscribers.isEmpty else { return }
+    let frame = frame()
     var fallenBehind: [LiveHub.Subscriber] = []
-    for subscriber in hub.subscribers(of: users) {
+    for subscriber in subscribers {
       switch subscriber.continuation.yield(frame) {
       case .enqueued: metrics.eventsFannedOut += 1
       case .dropped: fallenBehind.append(subscriber)

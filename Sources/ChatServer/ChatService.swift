@@ -31,6 +31,11 @@ public actor ChatService {
   var rateLimiter: RateLimiter?
   var hub = LiveHub()
   var metrics = ServiceMetrics()
+  /// Access tokens whose signature was checked, with their claims: a client sends the same
+  /// token for up to `accessTokenTTL`, so the HMAC is computed once per token, not per request.
+  /// The expiry is still checked every time. Cleared when it reaches `verifiedTokensLimit`.
+  var verifiedTokens: [String: AccessTokenClaims] = [:]
+  static let verifiedTokensLimit = 4_096
 
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
     executor.asUnownedSerialExecutor()
@@ -139,6 +144,21 @@ public actor ChatService {
     guard request.body.count <= configuration.maxBodyBytes else {
       throw .tooLarge("The body is over \(configuration.maxBodyBytes) bytes.")
     }
+  }
+
+  /// A request the network layer answered itself (malformed, over a size limit, too slow, a
+  /// refused WebSocket handshake): logged and counted like the others, under the route
+  /// `unparsed`, with no user (no token was looked at).
+  public func recordRejected(method: String?, status: Int, code: String) {
+    let method = method.map { Self.knownMethods.contains($0) ? $0 : "other" } ?? "other"
+    metrics.recordRequest(method: method, route: "unparsed", status: status, duration: .zero)
+    log.record(
+      LogRecord(
+        event: "request",
+        fields: [
+          ("method", method), ("route", "unparsed"), ("status", String(status)),
+          ("duration_us", "0"), ("code", code),
+        ]))
   }
 
   /// Methods outside this list are counted as `other`, so a client cannot grow the metrics.

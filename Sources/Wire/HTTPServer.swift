@@ -60,6 +60,10 @@ public final class HTTPServer: Sendable {
     public var webSocket = WebSocketConfiguration()
     /// How often the loops check timeouts.
     public var tickInterval: Duration = .milliseconds(250)
+    /// Told of every request the server answers itself, without the handler: a parse error, a
+    /// timeout, a refused WebSocket handshake (for a log line and a metric). Runs on a loop's
+    /// thread: return quickly.
+    public var onRejected: (@Sendable (HTTPRejection) -> Void)?
 
     public init(host: String = "127.0.0.1", port: Int = 0, loopCount: Int? = nil) {
       self.host = host
@@ -135,4 +139,16 @@ public final class HTTPServer: Sendable {
     close(running.listener)
     running.group.stop()
   }
+}
+
+/// A request the server answered itself, as ``HTTPServer/Configuration/onRejected`` hears of it.
+public struct HTTPRejection: Sendable, Equatable {
+  /// The status sent.
+  public let status: HTTPStatus
+  /// The error code of the JSON body (`too_large`, `timeout`, …).
+  public let code: String
+  /// The method, when the request line was read.
+  public let method: String?
+  /// The peer's numeric IP address.
+  public let remoteAddress: String
 }

@@ -115,6 +115,7 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
         bodyStartedAt = nil
         dispatch(head, body)
       case .failure(let error):
+        reportRejection(error.status, code: error.code, method: nil)
         state = .closing
         let response = HTTPResponse.error(error.status, code: error.code, message: error.message)
         connection.write(
@@ -125,7 +126,14 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
     }
   }
 
+  private func reportRejection(_ status: HTTPStatus, code: String, method: String?) {
+    server.configuration.onRejected?(
+      HTTPRejection(
+        status: status, code: code, method: method, remoteAddress: connection.remoteAddress))
+  }
+
   private func timeOut(_ message: String) {
+    reportRejection(.requestTimeout, code: "timeout", method: nil)
     state = .closing
     let response = HTTPResponse.error(.requestTimeout, code: "timeout", message: message)
     connection.write(
@@ -169,6 +177,10 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
 
   private func upgrade(_ upgrade: WebSocketUpgrade, response: HTTPResponse, head: HTTPRequestHead) {
     if let rejection = WebSocketHandshake.rejection(of: head) {
+      reportRejection(
+        rejection.status,
+        code: rejection.status == .upgradeRequired ? "upgrade_required" : "bad_request",
+        method: head.method.rawValue)
       state = .closing
       connection.write(rejection.serialized(includeBody: true, keepAlive: false, minorVersion: 1))
       connection.closeAfterFlush(linger: true)

@@ -47,6 +47,29 @@ import Testing
     await server.shutdown()
   }
 
+  @Test func requestsTheServerAnswersItselfAreReported() async throws {
+    let (rejections, continuation) = AsyncStream<HTTPRejection>.makeStream()
+    let (server, port) = try startTestServer { configuration in
+      configuration.limits.body = 10
+      configuration.onRejected = { continuation.yield($0) }
+    }
+    _ = await rawExchange(port: port, "GARBAGE\r\n\r\n")
+    _ = await rawExchange(
+      port: port, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world")
+    let reported = try await withTimeout(seconds: 10) {
+      var reported: [HTTPRejection] = []
+      for await rejection in rejections {
+        reported.append(rejection)
+        if reported.count == 2 { break }
+      }
+      return reported
+    }
+    #expect(reported.map(\.status) == [.badRequest, .payloadTooLarge])
+    #expect(reported.map(\.code) == ["bad_request", "too_large"])
+    #expect(reported.allSatisfy { $0.remoteAddress == "127.0.0.1" })
+    await server.shutdown()
+  }
+
   @Test func clientAndServerExchangeTextMessages() async throws {
     let (server, port) = try startTestServer()
     let replies = try await withTimeout(seconds: 10) {

@@ -203,7 +203,7 @@ extension MessagesRepository {
     guard floor > 1 else { return false }
     let page = try await context.api.messages(
       in: conversation, before: floor, limit: Self.pageSize)
-    await save(page.items, in: conversation)
+    _ = await save(page.items, in: conversation)
     let newFloor = page.hasMore ? (page.items.map(\.sequence).min() ?? floor) : 1
     _ = try? await store.setSyncPosition(conversation, syncedUpTo: nil, historyFloor: newFloor)
     return page.hasMore

@@ -118,6 +118,9 @@ extension MessagesRepository {
   /// Waits out the backoff after a temporary failure; the network coming back ends a pause the
   /// network caused.
   private func pauseAfter(_ error: APIError) async {
+    // `stop()` may have run while the post was in flight; it cancels only a pause that exists,
+    // so a pause must not begin after it (nothing would end it).
+    guard isRunning else { return }
     outboxAttempts += 1
     let delay = context.backoff.delay(
       attempt: outboxAttempts, retryAfter: error.retryAfter, random: context.random)

@@ -45,8 +45,15 @@ public final class URLSessionTransport: HTTPTransport {
     urlRequest.httpMethod = request.method
     for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
     urlRequest.httpBody = request.body
+    // The request runs in a task of its own, out of reach of the caller's cancellation: in
+    // FoundationNetworking, cancelling `data(for:)` while its reply completes deadlocks (the
+    // canceller holds the task's status lock and waits for URLSession's queue, which holds
+    // the reply and waits for that lock). A request is never recalled anyway; its timeout
+    // bounds it, and a late reply is harmless.
+    let session = session
+    let exchange = Task { try await session.data(for: urlRequest) }
     do {
-      let (data, response) = try await session.data(for: urlRequest)
+      let (data, response) = try await exchange.value
       guard let http = response as? HTTPURLResponse else {
         throw TransportError.offline("not an HTTP response")
       }

@@ -9,8 +9,25 @@ public final class ChatHTTPServer: Sendable {
   public let service: ChatService
   private let server: HTTPServer
 
+  /// The largest body the network layer reads (at least). The service's own limit (64 KiB by
+  /// default) is checked after the token, as API.md's precedence puts 401 before 413; so the
+  /// network layer must read bodies somewhat larger than that limit to let the service answer.
+  /// Beyond this, the network layer answers 413 itself, before any token is looked at.
+  public static let networkBodyLimit = 1 << 20
+
+  /// - Parameter configuration: where to listen and Wire's limits; its body limit is raised to
+  ///   `networkBodyLimit` when lower.
   public init(service: ChatService, configuration: HTTPServer.Configuration) {
     self.service = service
+    var configuration = configuration
+    configuration.limits.body = max(configuration.limits.body, Self.networkBodyLimit)
+    // Requests the network layer answers itself still get their log line and metric.
+    configuration.onRejected = { [executor = service.executor] rejection in
+      executor.spawn {
+        await service.recordRejected(
+          method: rejection.method, status: rejection.status.code, code: rejection.code)
+      }
+    }
     server = HTTPServer(configuration: configuration) { request in
       await Self.respond(to: request, service: service)
     }

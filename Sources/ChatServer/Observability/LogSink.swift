@@ -27,16 +27,32 @@ public struct LogRecord: Sendable {
   }
 
   /// logfmt: `event=request method=POST route=/v1/conversations status=201 duration_ms=0.412`;
-  /// values with spaces, quotes or `=` are quoted.
+  /// values with spaces, quotes or `=` are quoted, `"` and `\\` escaped inside quotes.
+  /// (Built on the UTF-8 view: this runs once per request, on the service's executor.)
   public var line: String {
-    var parts = ["event=\(event)"]
+    var line = "event="
+    line += event
     for (key, value) in fields {
-      let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "\"" || $0 == "=" }
-      let escaped = value.replacingOccurrences(of: "\\", with: "\\\\")
-        .replacingOccurrences(of: "\"", with: "\\\"")
-      parts.append("\(key)=" + (needsQuotes ? "\"\(escaped)\"" : value))
+      line += " "
+      line += key
+      line += "="
+      let needsQuotes =
+        value.isEmpty
+        || value.utf8.contains {
+          $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=")
+        }
+      guard needsQuotes else {
+        line += value
+        continue
+      }
+      line += "\""
+      for scalar in value.unicodeScalars {
+        if scalar == "\\" || scalar == "\"" { line += "\\" }
+        line.unicodeScalars.append(scalar)
+      }
+      line += "\""
     }
-    return parts.joined(separator: " ")
+    return line
   }
 }
 

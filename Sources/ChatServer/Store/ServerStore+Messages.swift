@@ -105,8 +105,20 @@ extension ServerStore {
     }
   }
 
-  /// The columns `message(from:at:)` reads, in its order.
+  /// The columns `message(from:at:)` reads, in its order, for the tables this store queries
+  /// (built once: the SQL text is also the statement cache's key, hashed on every call).
   static func messageColumns(table: String) -> String {
+    switch table {
+    case "messages": messagesColumns
+    case "m": mColumns
+    default: columnList(table: table)
+    }
+  }
+
+  private static let messagesColumns = columnList(table: "messages")
+  private static let mColumns = columnList(table: "m")
+
+  private static func columnList(table: String) -> String {
     ["id", "client_message_id", "conversation_id", "sender_id", "text", "sequence", "sent_at"]
       .map { "\(table).\($0)" }.joined(separator: ", ")
   }

@@ -24,7 +24,7 @@ actor DemoBot {
     tasks.append(
       Task {
         for await list in conversations {
-          for summary in list { await self.watch(summary.id) }
+          for summary in list { self.watch(summary.id) }
         }
       })
   }

@@ -1,0 +1,201 @@
+import CEpoll
+import Foundation
+import Glibc
+import Synchronization
+
+/// Durable sends per second: `clients` signed-in users, each on its own keep-alive connection,
+/// each sending the next message as soon as the previous one is answered (no pipelining), into
+/// one-to-one conversations (client 2k and 2k+1 share one).
+///
+/// The generator is built to cost the server's machine little per request: each of `threads`
+/// threads runs an epoll loop over its share of the connections, each request is a prebuilt
+/// template with a fresh clientMessageId written in place, and a response is framed by its
+/// status line and `Content-Length` only. `SendLoadReport.generatorCPUSeconds` says what it
+/// used, so a run can show that it was not the bottleneck.
+///
+/// ```swift
+/// let report = try SendLoad.run(SendLoadConfiguration(port: 8080))
+/// print(report.summary)
+/// ```
+///
+/// The server must be in dev mode (users sign in with `/v1/auth/dev-login`) with its rate limit
+/// off (`--rate-limit off`), or most sends are answered 429.
+public enum SendLoad {
+  /// Signs the users in, creates their conversations, runs the load and reports.
+  public static func run(_ configuration: SendLoadConfiguration) throws(LoadError)
+    -> SendLoadReport
+  {
+    let loadBefore = loadAverage()
+    let clients = try prepare(configuration)
+    let acceptedBefore = try acceptedSends(configuration)
+
+    let threadCount = max(1, min(configuration.threads, clients.count))
+    let start = monotonicNanoseconds()
+    let window = LoadWindow(
+      start: start,
+      measureFrom: start + configuration.warmup.nanoseconds,
+      stopSendingAt: start + configuration.warmup.nanoseconds + configuration.duration.nanoseconds)
+    let cpuProbe = CPUProbe(serverPID: configuration.serverPID, at: window.measureFrom)
+    let outcomes = Mutex<[Int: Result<LoopResult, LoadError>]>([:])
+    var threads: [Thread] = []
+    let done = DispatchGroup()
+    for index in 0..<threadCount {
+      let share = stride(from: index, to: clients.count, by: threadCount).map { clients[$0] }
+      done.enter()
+      let thread = Thread {
+        defer { done.leave() }
+        let outcome = Result { () throws(LoadError) -> LoopResult in
+          try SendLoop(
+            clients: share, configuration: configuration, window: window, seed: UInt64(index + 1)
+          ).run(cpuProbe: index == 0 ? cpuProbe : nil)
+        }
+        outcomes.withLock { $0[index] = outcome }
+      }
+      thread.name = "chat-load.\(index)"
+      threads.append(thread)
+      thread.start()
+    }
+    done.wait()
+    var merged = LoopResult()
+    for outcome in outcomes.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+      merged.merge(try outcome.value.get())
+    }
+    let generatorCPU = processCPUSeconds() - cpuProbe.generatorAtStart
+    var serverCPU: Double?
+    if let pid = configuration.serverPID, let start = cpuProbe.serverAtStart,
+      let end = processCPUSeconds(pid: pid)
+    {
+      serverCPU = end - start
+    }
+    let acceptedAfter = try acceptedSends(configuration)
+    let windowSeconds = Double(window.stopSendingAt - window.measureFrom) / 1e9
+    let latencies = merged.latencies.sorted()
+    func percentile(_ p: Double) -> Double {
+      guard !latencies.isEmpty else { return 0 }
+      let index = min(latencies.count - 1, Int((Double(latencies.count) * p).rounded(.down)))
+      return Double(latencies[index]) / 1e6
+    }
+    return SendLoadReport(
+      clients: clients.count, threads: threadCount, seconds: windowSeconds,
+      accepted: merged.acceptedInWindow, statuses: merged.statuses,
+      sendsPerSecond: Double(merged.acceptedInWindow) / windowSeconds,
+      latencyMilliseconds: LatencySummary(
+        p50: percentile(0.5), p90: percentile(0.9), p99: percentile(0.99),
+        max: latencies.last.map { Double($0) / 1e6 } ?? 0),
+      generatorCPUSeconds: generatorCPU, serverCPUSeconds: serverCPU,
+      totalAccepted: merged.acceptedTotal,
+      serverAcceptedDelta: zip(acceptedBefore, acceptedAfter).map { $1 - $0 },
+      loadAverage: [loadBefore, loadAverage()].compactMap { $0 })
+  }
+
+  /// One signed-in client with its conversation.
+  struct Client {
+    let token: String
+    let conversation: String
+  }
+
+  static func prepare(_ configuration: SendLoadConfiguration) throws(LoadError) -> [Client] {
+    let http = try BlockingHTTPClient(host: configuration.host, port: configuration.port)
+    let run = configuration.userPrefix
+    var tokens: [String] = []
+    for index in 0..<configuration.clients {
+      let response = try http.request(
+        "POST", "/v1/auth/dev-login",
+        body: #"{"userId":"\#(run)\#(index)","deviceId":"load"}"#)
+      guard response.status == 200, let token = jsonString(response.body, "accessToken") else {
+        throw LoadError(
+          "dev-login answered \(response.status) \(response.text): start the server with --dev")
+      }
+      tokens.append(token)
+    }
+    var clients: [Client] = []
+    var index = 0
+    while index < tokens.count {
+      let partner = index + 1 < tokens.count ? ["\(run)\(index + 1)"] : []
+      let members = partner.map { "\"\($0)\"" }.joined(separator: ",")
+      let response = try http.request(
+        "POST", "/v1/conversations", token: tokens[index],
+        body: #"{"title":"load","memberIds":[\#(members)]}"#)
+      guard response.status == 201, let id = jsonString(response.body, "id") else {
+        throw LoadError("creating a conversation answered \(response.status) \(response.text)")
+      }
+      clients.append(Client(token: tokens[index], conversation: id))
+      if index + 1 < tokens.count {
+        clients.append(Client(token: tokens[index + 1], conversation: id))
+      }
+      index += 2
+    }
+    return clients
+  }
+
+  /// `chat_sends_accepted_total` from `/metrics`, as a one-element array (empty when the
+  /// server does not say).
+  static func acceptedSends(_ configuration: SendLoadConfiguration) throws(LoadError) -> [Int] {
+    let http = try BlockingHTTPClient(host: configuration.host, port: configuration.port)
+    let response = try http.request("GET", "/metrics")
+    for line in response.text.split(separator: "\n")
+    where line.hasPrefix("chat_sends_accepted_total ") {
+      if let value = Int(line.split(separator: " ").last ?? "") { return [value] }
+    }
+    return []
+  }
+
+  private static func jsonString(_ body: [UInt8], _ key: String) -> String? {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+    else { return nil }
+    return object[key] as? String
+  }
+}
+
+/// When the run starts, measures, and stops sending (monotonic nanoseconds).
+struct LoadWindow: Sendable {
+  let start: Int64
+  let measureFrom: Int64
+  let stopSendingAt: Int64
+}
+
+/// Takes the CPU readings at the start of the measured window, from the first loop's thread.
+final class CPUProbe: @unchecked Sendable {
+  // @unchecked: written once by the first loop's thread before `done` is signalled, read by
+  // the caller only after `DispatchGroup.wait()` (which orders the accesses).
+  let serverPID: Int32?
+  let at: Int64
+  var generatorAtStart = 0.0
+  var serverAtStart: Double?
+  var taken = false
+
+  init(serverPID: Int32?, at: Int64) {
+    self.serverPID = serverPID
+    self.at = at
+    generatorAtStart = processCPUSeconds()
+  }
+
+  func takeIfDue(now: Int64) {
+    guard !taken, now >= at else { return }
+    taken = true
+    generatorAtStart = processCPUSeconds()
+    serverAtStart = serverPID.flatMap { processCPUSeconds(pid: $0) }
+  }
+}
+
+/// What one loop counted.
+struct LoopResult {
+  var statuses: [String: Int] = [:]
+  var acceptedInWindow = 0
+  var acceptedTotal = 0
+  /// Nanoseconds per answered request inside the window.
+  var latencies: [Int64] = []
+
+  mutating func merge(_ other: LoopResult) {
+    statuses.merge(other.statuses, uniquingKeysWith: +)
+    acceptedInWindow += other.acceptedInWindow
+    acceptedTotal += other.acceptedTotal
+    latencies += other.latencies
+  }
+}
+
+extension Duration {
+  var nanoseconds: Int64 {
+    components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
+  }
+}

@@ -1,0 +1,134 @@
+import ChatServer
+import Foundation
+import SQLite
+import Wire
+
+/// The reference server as `chat-server` runs it: the data folder (0700), the SQLite store and
+/// the signing key in it (0600), the `ChatService`, and `ChatHTTPServer` listening.
+///
+/// The store runs on a `DatabaseExecutor` of its own, the service on another: SQLite work and
+/// each group commit's fsync run on the store's thread while the service parses, checks and
+/// answers the next requests on its own (measured: see docs/ARCHITECTURE.md, "The reference
+/// server").
+///
+/// Tests start one in-process on port 0 with a temporary folder, exactly as the executable does.
+public final class ReferenceServer: Sendable {
+  public let options: ServerOptions
+  /// The bound port (the free one picked for port 0).
+  public let port: Int
+  public let http: ChatHTTPServer
+  private let serviceExecutor: DatabaseExecutor
+  private let storeExecutor: DatabaseExecutor
+
+  private init(
+    options: ServerOptions, port: Int, http: ChatHTTPServer, serviceExecutor: DatabaseExecutor,
+    storeExecutor: DatabaseExecutor
+  ) {
+    self.options = options
+    self.port = port
+    self.http = http
+    self.serviceExecutor = serviceExecutor
+    self.storeExecutor = storeExecutor
+  }
+
+  public var service: ChatService { http.service }
+
+  /// `http://host:port`, with brackets around an IPv6 address.
+  public var url: String {
+    let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+    return "http://\(host):\(port)"
+  }
+
+  /// Creates the data folder if needed, opens the store, and starts listening.
+  ///
+  /// - Parameter clock: the service's time; tests pass one they can move (token expiry).
+  public static func start(
+    _ options: ServerOptions, log: any LogSink, clock: any ServerClock = SystemClock()
+  ) throws(ServerStartError) -> ReferenceServer {
+    let folder = options.dataFolder
+    try prepareDataFolder(folder)
+    let storeExecutor = DatabaseExecutor(name: "chat-server.store")
+    let serviceExecutor = DatabaseExecutor(name: "chat-server.service")
+    func fail(_ error: ServerStartError) -> ServerStartError {
+      storeExecutor.shutdown()
+      serviceExecutor.shutdown()
+      return error
+    }
+    let store: ServerStore
+    let key: SigningKey
+    do {
+      store = try ServerStore(.dataFolder(folder), executor: storeExecutor)
+      var random = SystemRandomNumberGenerator()
+      key = try SigningKey.loadOrCreate(inFolder: folder, using: &random)
+    } catch {
+      throw fail(.dataFolder(folder, "\(error)"))
+    }
+    let configuration = ServerConfiguration(
+      devMode: options.devMode, accessTokenTTL: .seconds(options.accessTokenTTL),
+      rateLimit: options.rateLimit, signingKey: key)
+    let service = ChatService(
+      store: store, configuration: configuration, clock: clock,
+      random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log)
+    var http = HTTPServer.Configuration(host: options.host, port: options.port)
+    http.webSocket.pingInterval = .seconds(options.pingInterval)
+    http.webSocket.pingTimeout = .seconds(options.pingTimeout)
+    http.shutdownTimeout = .seconds(options.shutdownTimeout)
+    let server = ChatHTTPServer(service: service, configuration: http)
+    let port: Int
+    do {
+      port = try server.start()
+    } catch {
+      throw fail(.listen("\(options.host):\(options.port)", "\(error)"))
+    }
+    return ReferenceServer(
+      options: options, port: port, http: server, serviceExecutor: serviceExecutor,
+      storeExecutor: storeExecutor)
+  }
+
+  /// Stops gracefully: no new connections; requests in flight finish (their writes are
+  /// committed before they are answered); live sockets close with 1001. Then the executors'
+  /// threads end, and the database closes when the last reference goes.
+  public func stop() async {
+    await http.shutdown()
+    await serviceExecutor.waitUntilIdle()
+    await storeExecutor.waitUntilIdle()
+    serviceExecutor.shutdown()
+    storeExecutor.shutdown()
+  }
+
+  /// Creates `folder` (and its parents) with mode 0700 when missing. An existing folder is left
+  /// as it is: it may be one the user chose on purpose (only the files inside are tightened).
+  static func prepareDataFolder(_ folder: String) throws(ServerStartError) {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
+      guard isFolder.boolValue else { throw .dataFolder(folder, "it is a file, not a folder") }
+      return
+    }
+    do {
+      try FileManager.default.createDirectory(
+        atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw .dataFolder(folder, "\(error)")
+    }
+    // The umask may have taken bits away, never added: make sure of 0700.
+    chmod(folder, 0o700)
+  }
+}
+
+/// Why the server could not start: what to fix, then start again.
+public enum ServerStartError: Error, CustomStringConvertible {
+  /// The data folder, its database or its signing key could not be opened or created.
+  case dataFolder(String, String)
+  /// The address could not be bound (in use, not local, not permitted).
+  case listen(String, String)
+  /// The log file could not be opened.
+  case log(String)
+
+  public var description: String {
+    switch self {
+    case .dataFolder(let folder, let reason): "cannot use the data folder \(folder): \(reason)"
+    case .listen(let address, let reason): "cannot listen on \(address): \(reason)"
+    case .log(let reason): reason
+    }
+  }
+}

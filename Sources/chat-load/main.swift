@@ -1,0 +1,4 @@
+import ChatLoad
+import Foundation
+
+exit(LoadCommand.main(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,140 @@
+import ChatLoad
+import ChatServerTool
+import Foundation
+import Testing
+
+@testable import ChatServer
+
+/// `chat-server`'s options, its data folder, and `chat-load` against a server in this process.
+@Suite(.timeLimit(.minutes(2)))
+struct ServerToolTests {
+  @Test func defaultsAreLoopbackPort8080AndTheXDGDataFolder() throws {
+    let options = try ServerOptions.parse([], environment: ["XDG_DATA_HOME": "/x", "HOME": "/h"])
+    #expect(options.host == "127.0.0.1")
+    #expect(options.port == 8080)
+    #expect(options.dataFolder == "/x/chat-server")
+    #expect(!options.devMode)
+    #expect(options.accessTokenTTL == 900)
+    #expect(options.rateLimit == RateLimit())
+    #expect(options.log == .standardError)
+    #expect(
+      try ServerOptions.parse([], environment: ["HOME": "/h"]).dataFolder
+        == "/h/.local/share/chat-server")
+    #expect(try ServerOptions.parse([], environment: [:]).dataFolder == "./chat-server-data")
+  }
+
+  @Test func everyOptionHasAnEnvironmentVariableAndTheCommandLineWins() throws {
+    let environment = [
+      "CHAT_SERVER_HOST": "::1", "CHAT_SERVER_PORT": "9000", "CHAT_SERVER_DATA": "/env",
+      "CHAT_SERVER_DEV": "1", "CHAT_SERVER_ACCESS_TOKEN_TTL": "5", "CHAT_SERVER_RATE_LIMIT": "off",
+      "CHAT_SERVER_LOG": "/tmp/x.log", "CHAT_SERVER_PING_INTERVAL": "7",
+      "CHAT_SERVER_PING_TIMEOUT": "3", "CHAT_SERVER_SHUTDOWN_TIMEOUT": "2",
+    ]
+    let fromEnvironment = try ServerOptions.parse([], environment: environment)
+    #expect(fromEnvironment.host == "::1")
+    #expect(fromEnvironment.port == 9000)
+    #expect(fromEnvironment.dataFolder == "/env")
+    #expect(fromEnvironment.devMode)
+    #expect(fromEnvironment.accessTokenTTL == 5)
+    #expect(fromEnvironment.rateLimit == nil)
+    #expect(fromEnvironment.log == .file("/tmp/x.log"))
+    #expect(fromEnvironment.pingInterval == 7)
+    #expect(fromEnvironment.pingTimeout == 3)
+    #expect(fromEnvironment.shutdownTimeout == 2)
+
+    let fromArguments = try ServerOptions.parse(
+      [
+        "--host", "0.0.0.0", "--port=0", "--data", "/arg", "--access-token-ttl", "60",
+        "--rate-limit", "10,2.5", "--log", "off", "--ping-interval", "1",
+      ], environment: environment)
+    #expect(fromArguments.host == "0.0.0.0")
+    #expect(fromArguments.port == 0)
+    #expect(fromArguments.dataFolder == "/arg")
+    #expect(fromArguments.accessTokenTTL == 60)
+    #expect(fromArguments.rateLimit == RateLimit(burst: 10, perSecond: 2.5))
+    #expect(fromArguments.log == .off)
+    #expect(fromArguments.pingInterval == 1)
+  }
+
+  @Test(arguments: [
+    ["--port", "70000"], ["--port"], ["--access-token-ttl", "0"], ["--rate-limit", "fast"],
+    ["--dev=yes"], ["--unknown"], ["serve"], ["--ping-interval", "-1"],
+  ])
+  func aWrongCommandLineIsAUsageError(arguments: [String]) {
+    #expect(throws: ServerUsageError.self) {
+      try ServerOptions.parse(arguments, environment: [:])
+    }
+  }
+
+  @Test func theHelpDescribesEveryOption() {
+    for option in [
+      "--host", "--port", "--data", "--dev", "--access-token-ttl", "--rate-limit", "--log",
+      "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--help",
+    ] {
+      #expect(ServerOptions.help.contains(option), "\(option) is not in --help")
+    }
+  }
+
+  @Test func theDataFolderIsPrivateAndSoAreTheDatabaseAndTheKey() async throws {
+    let folder = try TemporaryFolder()
+    var options = ServerOptions(dataFolder: folder.path + "/deep/data")
+    options.port = 0
+    let server = try ReferenceServer.start(options, log: DiscardingLogSink())
+    await server.stop()
+    #expect(try Self.mode(of: options.dataFolder) == 0o700)
+    #expect(try Self.mode(of: options.dataFolder + "/chat.sqlite") == 0o600)
+    #expect(try Self.mode(of: options.dataFolder + "/signing-key") == 0o600)
+  }
+
+  @Test func theStoreCommitsDurablyInWALMode() async throws {
+    let server = try LoopbackServer()
+    let settings = try await server.server.service.store.withDatabase { database in
+      (
+        try database.query("PRAGMA synchronous") { $0.int(0) }.first,
+        try database.query("PRAGMA journal_mode") { $0.string(0) }.first
+      )
+    }
+    // 2 is FULL: every COMMIT waits for fdatasync, so nothing is acknowledged before it is on disk.
+    #expect(settings.0 == 2)
+    #expect(settings.1 == "wal")
+    await server.stop()
+  }
+
+  @Test func aStartOnAPortInUseSaysSo() async throws {
+    let folder = try TemporaryFolder()
+    var options = ServerOptions(dataFolder: folder.path)
+    options.port = 0
+    let first = try ReferenceServer.start(options, log: DiscardingLogSink())
+    options.port = first.port
+    #expect(throws: ServerStartError.self) {
+      try ReferenceServer.start(options, log: DiscardingLogSink())
+    }
+    await first.stop()
+  }
+
+  @Test func chatLoadCountsEveryAcceptedSendAndTheServerAgrees() async throws {
+    let server = try LoopbackServer(rateLimit: nil)
+    let port = server.server.port
+    // SendLoad blocks its caller (threads and epoll): run it off the cooperative pool.
+    let report = try await withCheckedThrowingContinuation {
+      (continuation: CheckedContinuation<SendLoadReport, any Error>) in
+      Thread {
+        continuation.resume(
+          with: Result {
+            try SendLoad.run(
+              SendLoadConfiguration(
+                port: port, clients: 6, warmup: .milliseconds(200), duration: .milliseconds(500)))
+          })
+      }.start()
+    }
+    #expect(report.isClean, "\(report.summary)")
+    #expect(report.accepted > 0)
+    #expect(report.serverAcceptedDelta == [report.totalAccepted])
+    await server.stop()
+  }
+
+  static func mode(of path: String) throws -> Int {
+    let attributes = try FileManager.default.attributesOfItem(atPath: path)
+    return (attributes[.posixPermissions] as? Int ?? 0) & 0o777
+  }
+}

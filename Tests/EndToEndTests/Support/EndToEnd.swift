@@ -1,0 +1,113 @@
+import ChatData
+import ChatDomain
+import ChatServer
+import ChatServerTool
+import Foundation
+import Synchronization
+
+/// A reference server started in-process on a free loopback port, as `chat-server` starts it,
+/// with a temporary data folder and a clock the test can move forward.
+final class LoopbackServer: Sendable {
+  let server: ReferenceServer
+  let folder: TemporaryFolder
+  let clock: ShiftableClock
+  let log: CollectingLogSink
+
+  init(rateLimit: RateLimit? = nil, accessTokenTTL: Int = 900) throws {
+    folder = try TemporaryFolder()
+    clock = ShiftableClock()
+    log = CollectingLogSink()
+    var options = ServerOptions(dataFolder: folder.path + "/server")
+    options.port = 0
+    options.devMode = true
+    options.rateLimit = rateLimit
+    options.accessTokenTTL = accessTokenTTL
+    server = try ReferenceServer.start(options, log: log, clock: clock)
+  }
+
+  var baseURL: URL { URL(string: server.url)! }
+  var liveURL: String { "ws://127.0.0.1:\(server.port)/v1/live" }
+
+  /// A signed-in engine over the real transports, its database in the temporary folder.
+  func engine(_ user: String, device: String = "phone") async throws -> ChatEngine {
+    let environment = ChatEngine.Environment(
+      http: URLSessionTransport(baseURL: baseURL, timeout: 10),
+      live: WireLiveTransport(url: liveURL, connectTimeout: .seconds(10)))
+    return try await ChatEngine.devSignIn(
+      user: UserID(user), device: DeviceID(device),
+      database: .file(folder.path + "/\(user)-\(device).sqlite"), environment: environment)
+  }
+
+  func stop() async {
+    await server.stop()
+  }
+}
+
+/// The system clock plus an offset the test can raise: tokens expire without waiting.
+final class ShiftableClock: ServerClock {
+  private let offset = Mutex<Int64>(0)
+
+  func now() -> Timestamp {
+    let now = ChatServer.SystemClock().now()
+    return Timestamp(nanosecondsSince1970: now.nanosecondsSince1970 + offset.withLock { $0 })
+  }
+
+  func advance(by duration: Duration) {
+    offset.withLock { $0 += duration.components.seconds * 1_000_000_000 }
+  }
+}
+
+/// Keeps the server's log records, to check what they hold.
+final class CollectingLogSink: ChatServer.LogSink {
+  private let records = Mutex<[ChatServer.LogRecord]>([])
+
+  func record(_ record: ChatServer.LogRecord) {
+    records.withLock { $0.append(record) }
+  }
+
+  var lines: [String] { records.withLock { $0.map(\.line) } }
+}
+
+/// A folder under the system's temporary directory, removed when released.
+final class TemporaryFolder: Sendable {
+  let path: String
+
+  init() throws {
+    path =
+      FileManager.default.temporaryDirectory
+      .appendingPathComponent("chat-e2e-\(UUID().uuidString.prefix(8).lowercased())").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+  }
+
+  deinit {
+    try? FileManager.default.removeItem(atPath: path)
+  }
+}
+
+struct TimedOut: Error, CustomStringConvertible {
+  let what: String
+  var description: String { "timed out waiting for \(what)" }
+}
+
+/// The first element of `sequence` that satisfies `predicate`, or `TimedOut` after `timeout`.
+/// The bound is a failure deadline, not a way to let something happen.
+func firstValue<Element: Sendable>(
+  of sequence: AsyncStream<Element>, _ what: String, timeout: Duration = .seconds(20),
+  where predicate: @escaping @Sendable (Element) -> Bool
+) async throws -> Element {
+  try await withThrowingTaskGroup(of: Element?.self) { group in
+    group.addTask {
+      for await element in sequence where predicate(element) { return element }
+      return nil
+    }
+    group.addTask {
+      try await Task.sleep(for: timeout)
+      throw TimedOut(what: what)
+    }
+    defer { group.cancelAll() }
+    guard let first = try await group.next(), let element = first else {
+      throw TimedOut(what: what + " (the stream ended)")
+    }
+    return element
+  }
+}

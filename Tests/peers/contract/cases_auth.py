@@ -1,0 +1,148 @@
+"""The auth matrix: every route and the socket, with a token missing, malformed, wrongly signed or
+expired; refresh rotation; dev-login only in dev mode."""
+
+import base64
+import re
+import time
+import uuid
+
+import httpx
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
+
+from chatserver import Device, Server
+
+NIL = "00000000-0000-4000-8000-000000000000"
+RFC3339_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+
+def routes(conversation):
+    """Every route that needs a token: (label, method, path, body)."""
+    base = f"/v1/conversations/{conversation}"
+    return [
+        ("POST /v1/conversations", "POST", "/v1/conversations", {"memberIds": []}),
+        ("GET /v1/conversations", "GET", "/v1/conversations", None),
+        ("GET /v1/sync", "GET", "/v1/sync", None),
+        ("GET messages", "GET", f"{base}/messages", None),
+        ("POST messages", "POST", f"{base}/messages", {"clientMessageId": str(uuid.uuid4()), "text": "x"}),
+        ("GET receipts", "GET", f"{base}/receipts", None),
+        ("POST delivered", "POST", f"{base}/delivered", {"upToSequence": 0}),
+        ("POST read", "POST", f"{base}/read", {"upToSequence": 0}),
+    ]
+
+
+def forged(token):
+    """The same payload with a signature made by another key: valid shape, wrong signature."""
+    payload, _, signature = token.partition(".")
+    raw = bytearray(base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)))
+    raw[0] ^= 0x01
+    return payload + "." + base64.urlsafe_b64encode(bytes(raw)).decode().rstrip("=")
+
+
+def other_user(token):
+    """A payload edited to another user, keeping the original signature."""
+    payload, _, signature = token.partition(".")
+    text = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)).decode()
+    edited = text.replace("\n", "\nx", 1)  # user id "auth-a" -> "xauth-a"
+    return base64.urlsafe_b64encode(edited.encode()).decode().rstrip("=") + "." + signature
+
+
+def socket_status(server, headers):
+    """The status of a /v1/live upgrade: 101 when it opened."""
+    try:
+        with connect(server.ws_url, additional_headers=headers, open_timeout=10):
+            return 101
+    except InvalidStatus as error:
+        return error.response.status_code
+
+
+def check_matrix(report, server, conversation, variants):
+    for variant, headers in variants:
+        for label, method, path, body in routes(conversation):
+            response = httpx.request(method, server.url + path, json=body, headers=headers, timeout=30)
+            report.expect_error(f"{variant}: {label}", response, 401, "unauthorized")
+        report.check(f"{variant}: the /v1/live upgrade is refused 401", socket_status(server, headers) == 401)
+
+
+def run(report, server):
+    report.start_group("auth")
+    anonymous = httpx.Client(base_url=server.url, timeout=30)
+    login = anonymous.post("/v1/auth/dev-login", json={"userId": "auth-a", "deviceId": "phone"})
+    body = login.json()
+    report.check("dev-login 200 with every field",
+                 login.status_code == 200 and set(body) == {"accessToken", "refreshToken", "expiresAt", "userId",
+                                                            "deviceId"}, login.text)
+    report.check("dev-login echoes the ids", body.get("userId") == "auth-a" and body.get("deviceId") == "phone")
+    report.check("expiresAt is RFC 3339 UTC with milliseconds", RFC3339_MS.match(body.get("expiresAt", "")),
+                 body.get("expiresAt"))
+    alice = Device(server, "auth-a")
+    conversation = alice.create([])["id"]
+
+    valid = alice.token
+    check_matrix(report, server, conversation, [
+        ("missing", {}),
+        ("bearer without a token", {"Authorization": "Bearer"}),
+        ("not bearer", {"Authorization": f"Basic {valid}"}),
+        ("malformed", {"Authorization": "Bearer abc.def"}),
+        ("no dot", {"Authorization": "Bearer " + valid.replace(".", "")}),
+        ("wrong signature", {"Authorization": f"Bearer {forged(valid)}"}),
+        ("payload edited", {"Authorization": f"Bearer {other_user(valid)}"}),
+    ])
+    for label, method, path, body in routes(conversation):
+        response = alice.request(method, path, body)
+        report.check(f"valid token: {label} is not 401", response.status_code in (200, 201, 204), response.text)
+    report.check("valid token: the socket opens", socket_status(server, alice.auth) == 101)
+    for path in ("/healthz", "/metrics"):
+        report.check(f"{path} needs no token", anonymous.get(path).status_code == 200)
+
+    report.start_group("refresh")
+    first = alice.tokens["refreshToken"]
+    rotated = anonymous.post("/v1/auth/refresh", json={"refreshToken": first})
+    report.check("refresh answers a new pair", rotated.status_code == 200 and set(rotated.json()) == {
+        "accessToken", "refreshToken", "expiresAt", "userId", "deviceId"}, rotated.text)
+    pair = rotated.json()
+    report.check("the new refresh token differs", pair.get("refreshToken") != first)
+    report.check("refresh keeps user and device", pair.get("userId") == "auth-a" and pair.get("deviceId") == "phone")
+    reused = anonymous.post("/v1/auth/refresh", json={"refreshToken": first})
+    report.expect_error("the spent refresh token is refused", reused, 401, "unauthorized")
+    fresh = anonymous.get("/v1/conversations", headers={"Authorization": f"Bearer {pair['accessToken']}"})
+    report.check("the new access token works", fresh.status_code == 200, fresh.text)
+    again = anonymous.post("/v1/auth/refresh", json={"refreshToken": pair["refreshToken"]})
+    report.check("the new refresh token works once", again.status_code == 200, again.text)
+    report.expect_error("an unknown refresh token is refused",
+                        anonymous.post("/v1/auth/refresh", json={"refreshToken": "nope"}), 401, "unauthorized")
+    report.expect_error("refresh without the field is a 400",
+                        anonymous.post("/v1/auth/refresh", json={}), 400, "bad_request")
+    report.expect_error("an access token is not a refresh token",
+                        anonymous.post("/v1/auth/refresh", json={"refreshToken": valid}), 401, "unauthorized")
+    anonymous.close()
+    alice.close()
+
+
+def run_expiry(report):
+    """A server with --access-token-ttl 1: every route and the socket refuse an expired token;
+    refresh gives a working one."""
+    report.start_group("expiry")
+    with Server("--dev", "--access-token-ttl", "1") as server:
+        alice = Device(server, "exp-a")
+        conversation = alice.create([])["id"]
+        issued = alice.tokens
+        report.check("a fresh token works", alice.request("GET", "/v1/conversations").status_code == 200)
+        # Waiting for the clock is the point of this case: the token lives one second.
+        time.sleep(1.3)
+        check_matrix(report, server, conversation, [("expired", alice.auth)])
+        renewed = httpx.post(server.url + "/v1/auth/refresh", json={"refreshToken": issued["refreshToken"]})
+        report.check("an expired session refreshes", renewed.status_code == 200, renewed.text)
+        headers = {"Authorization": f"Bearer {renewed.json()['accessToken']}"}
+        report.check("the refreshed token works",
+                     httpx.get(server.url + "/v1/conversations", headers=headers).status_code == 200)
+        alice.close()
+
+
+def run_production(report):
+    """Without --dev there is no dev-login: 404, the unknown-route answer."""
+    report.start_group("dev mode off")
+    with Server() as server:
+        response = httpx.post(server.url + "/v1/auth/dev-login", json={"userId": "a", "deviceId": "b"})
+        report.expect_error("dev-login is 404 without --dev", response, 404, "not_found")
+        report.check("healthz still answers", httpx.get(server.url + "/healthz").text == "ok")

@@ -1,0 +1,232 @@
+"""`/v1/live` over a real socket: events to every member device, typing relayed to the others,
+nothing for non-members, server pings and dead sockets dropped, 1001 on a graceful stop."""
+
+import base64
+import json
+import os
+import shutil
+import socket
+import struct
+import tempfile
+import time
+import uuid
+
+from websockets.sync.client import connect
+
+from chatserver import Device, Server
+
+
+class Live:
+    """One device's socket: read events with a bounded wait."""
+
+    def __init__(self, device):
+        self.device = device
+        self.socket = connect(device.server.ws_url, additional_headers=device.auth, open_timeout=10,
+                              ping_interval=None)
+
+    def next(self, timeout=10):
+        return json.loads(self.socket.recv(timeout=timeout))
+
+    def until(self, predicate, timeout=10):
+        """Events up to and including the first that matches `predicate`."""
+        events = []
+        deadline = time.monotonic() + timeout
+        while True:
+            event = self.next(max(0.01, deadline - time.monotonic()))
+            events.append(event)
+            if predicate(event):
+                return events
+
+    def typing(self, conversation):
+        self.socket.send(json.dumps({"type": "typing", "conversationId": conversation}))
+
+    def close(self):
+        self.socket.close()
+
+
+def is_conversation(conversation_id):
+    return lambda event: event["type"] == "conversation" and event["conversation"]["id"] == conversation_id
+
+
+def run(report, server):
+    report.start_group("live")
+    alice = Device(server, "live-alice")
+    bob_phone = Device(server, "live-bob", "phone")
+    bob_tablet = Device(server, "live-bob", "tablet")
+    eve = Device(server, "live-eve")
+    sockets = {name: Live(device) for name, device in
+               [("alice", alice), ("bob_phone", bob_phone), ("bob_tablet", bob_tablet), ("eve", eve)]}
+
+    created = alice.create(["live-bob"], title="Live")
+    conversation = created["id"]
+    for name in ("alice", "bob_phone", "bob_tablet"):
+        events = sockets[name].until(is_conversation(conversation))
+        report.check(f"{name} hears of the new conversation", events[-1]["conversation"]["memberIds"]
+                     == ["live-alice", "live-bob"], str(events[-1]))
+        report.check(f"the conversation event carries the list item ({name})",
+                     set(events[-1]["conversation"]) == {"id", "title", "memberIds", "lastSequence", "readUpTo",
+                                                         "lastMessage", "createdAt"}, str(events[-1]))
+
+    sent = alice.send(conversation, "hello live").json()
+    for name in ("alice", "bob_phone", "bob_tablet"):
+        event = sockets[name].next()
+        report.check(f"message event to {name} (the sender's devices included)",
+                     event == {"type": "message", "conversationId": conversation, "message": sent}, str(event))
+        receipt = sockets[name].next()
+        report.check(f"the sender's raised receipt follows ({name})",
+                     receipt == {"type": "receipt", "conversationId": conversation, "userId": "live-alice",
+                                 "deliveredUpTo": 1, "readUpTo": 1}, str(receipt))
+    bob_phone.mark("read", conversation, 1)
+    for name in ("alice", "bob_tablet"):
+        event = sockets[name].next()
+        report.check(f"a read receipt goes live to {name}",
+                     event == {"type": "receipt", "conversationId": conversation, "userId": "live-bob",
+                               "deliveredUpTo": 1, "readUpTo": 1}, str(event))
+    sockets["bob_phone"].next()  # his own receipt event
+
+    pong = sockets["alice"].socket.ping()
+    report.check("a client's ping gets a pong", pong.wait(timeout=10))
+
+    sockets["bob_phone"].typing(conversation)
+    event = sockets["alice"].next()
+    report.check("typing is relayed to the other members", event == {
+        "type": "typing", "conversationId": conversation, "userId": "live-bob"}, str(event))
+
+    # Eve is not a member: she must have received nothing of the above. A conversation created
+    # for her is the marker: events reach a socket in the order they were published.
+    marker = alice.create(["live-eve"], title="Marker")["id"]
+    events = sockets["eve"].until(is_conversation(marker))
+    report.check("a non-member's open socket received nothing of the conversation", len(events) == 1,
+                 str(events[:-1]))
+    sockets["alice"].until(is_conversation(marker))  # alice's own marker event
+    # Frames of one socket are handled in order: eve's typing in the marker conversation reaches
+    # alice after anything her typing in the other conversation could have caused.
+    report.check("a non-member's send is the unknown-conversation 404",
+                 eve.send(conversation, "let me in").status_code == 404)
+    sockets["eve"].typing(conversation)
+    sockets["eve"].typing(marker)
+    events = sockets["alice"].until(lambda event: event["type"] == "typing")
+    report.check("a non-member's typing and send reach no one",
+                 events == [{"type": "typing", "conversationId": marker, "userId": "live-eve"}], str(events))
+    bob_phone.send(conversation, "after")
+    first = sockets["bob_tablet"].until(lambda event: event["type"] == "message")
+    report.check("no typing event went to bob's tablet from bob's own typing", all(
+        event["type"] != "typing" for event in first), str(first))
+    for live in sockets.values():
+        live.close()
+    for device in (alice, bob_phone, bob_tablet, eve):
+        device.close()
+
+
+def raw_upgrade(port, token):
+    """A bare WebSocket client over a raw socket: it never answers pings."""
+    conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    conn.sendall((f"GET /v1/live HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                  f"Authorization: Bearer {token}\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = conn.recv(1)
+        if not chunk:
+            break
+        head += chunk
+    return conn, head
+
+
+def read_frame(conn):
+    header = conn.recv(2)
+    if len(header) < 2:
+        return None, b""
+    opcode = header[0] & 0x0F
+    length = header[1] & 0x7F
+    if length == 126:
+        length = struct.unpack("!H", conn.recv(2))[0]
+    elif length == 127:
+        length = struct.unpack("!Q", conn.recv(8))[0]
+    payload = b""
+    while len(payload) < length:
+        payload += conn.recv(length - len(payload))
+    return opcode, payload
+
+
+def run_keepalive(report):
+    """A server with --ping-interval 1 --ping-timeout 1: it pings a silent socket, and drops one
+    that never answers; a stop closes sockets with 1001 and lets a request in flight finish."""
+    report.start_group("pings and shutdown")
+    folder = tempfile.mkdtemp(prefix="chat-contract-")
+    try:
+        stop_and_restart(report, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def stop_and_restart(report, folder):
+    data = os.path.join(folder, "data")
+    with Server("--dev", "--ping-interval", "1", "--ping-timeout", "1", data=data) as server:
+        alice = Device(server, "ka-alice")
+        conn, head = raw_upgrade(server.port, alice.token)
+        report.check("raw upgrade: 101", head.startswith(b"HTTP/1.1 101"), head[:40])
+        started = time.monotonic()
+        opcode, _ = read_frame(conn)
+        report.check("the server pings a silent socket", opcode == 0x9, f"opcode {opcode}")
+        conn.settimeout(10)
+        dropped = False
+        try:
+            while True:
+                received = conn.recv(4096)
+                if not received:
+                    dropped = True
+                    break
+        except (ConnectionResetError, socket.timeout) as error:
+            dropped = isinstance(error, ConnectionResetError)
+        elapsed = time.monotonic() - started
+        report.check("a socket that never answers is dropped within interval + timeout",
+                     dropped and elapsed < 5, f"dropped={dropped} after {elapsed:.1f} s")
+        conn.close()
+        metrics = Device(server, "ka-bob").http.get("/metrics").text
+        report.check("the dropped socket is no longer counted open",
+                     "chat_live_subscriptions_open 0" in metrics, metrics[-300:])
+
+        # Graceful stop: a socket gets 1001; a request whose body is half sent finishes.
+        live = Live(alice)
+        conversation = alice.create([])["id"]
+        live.until(is_conversation(conversation))
+        body = json.dumps({"clientMessageId": str(uuid.uuid4()), "text": "in flight"}).encode()
+        pending = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        pending.sendall((f"POST /v1/conversations/{conversation}/messages HTTP/1.1\r\nHost: x\r\n"
+                         f"Authorization: Bearer {alice.token}\r\nContent-Type: application/json\r\n"
+                         f"Expect: 100-continue\r\nContent-Length: {len(body)}\r\n\r\n").encode())
+        # "100 Continue" proves the server holds the head: the request is in flight.
+        interim = b""
+        while b"\r\n\r\n" not in interim:
+            interim += pending.recv(1)
+        report.check("the server asks for the body", interim.startswith(b"HTTP/1.1 100"), interim)
+        server.process.send_signal(15)
+        code = None
+        try:
+            while True:
+                live.socket.recv(timeout=10)
+        except Exception:  # noqa: BLE001 - the close is what we wait for
+            code = live.socket.close_code
+        report.check("SIGTERM closes live sockets with 1001", code == 1001, f"close code {code}")
+        pending.sendall(body)
+        answer = b""
+        while True:
+            chunk = pending.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+        report.check("the request in flight is answered 201 with Connection: close",
+                     answer.startswith(b"HTTP/1.1 201") and b"connection: close" in answer.lower(), answer[:200])
+        report.check("the server then exits 0", server.process.wait(timeout=15) == 0,
+                     f"exit {server.process.returncode}")
+        rest = server.stdout_rest()
+        report.check("it says it stopped", "stopped" in rest, rest)
+        alice.close()
+    with Server("--dev", data=data) as again:
+        reader = Device(again, "ka-alice")
+        items = reader.messages(conversation).json()["items"]
+        report.check("the in-flight message was committed before the answer", [item["text"] for item in items]
+                     == ["in flight"], str(items))
+        reader.close()

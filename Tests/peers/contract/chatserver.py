@@ -1,0 +1,217 @@
+"""Starts the real chat-server binary for the Python suites, and speaks API.md to it."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import uuid
+
+import httpx
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+def binary():
+    path = os.environ.get("CHAT_SERVER_BINARY") or os.path.join(ROOT, ".build", "debug", "chat-server")
+    if not os.path.exists(path):
+        sys.exit(f"chat-server not found at {path}: run `swift build --product chat-server` first")
+    return path
+
+
+class Server:
+    """The real binary on a free loopback port with a temporary data folder (or a given one).
+
+    `with Server("--dev") as server:` ... `server.url`, `server.log_path`.
+    """
+
+    def __init__(self, *arguments, data=None, keep_data=False, preexec=None):
+        self.arguments = list(arguments)
+        self.preexec = preexec
+        self.owns_folder = data is None
+        self.folder = tempfile.mkdtemp(prefix="chat-contract-") if data is None else None
+        self.data = data or os.path.join(self.folder, "data")
+        self.log_path = os.path.join(self.folder or os.path.dirname(self.data), f"server-{uuid.uuid4().hex[:8]}.log")
+        self.keep_data = keep_data
+        self.process = None
+        self.port = None
+        self.lines = []
+
+    def start(self):
+        self.log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            [binary(), "--port", "0", "--data", self.data, *self.arguments],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log, preexec_fn=self.preexec)
+        line = self.process.stdout.readline().decode().strip()
+        match = re.match(r"chat-server listening on http://127\.0\.0\.1:(\d+)$", line)
+        if not match:
+            self.process.kill()
+            raise RuntimeError(f"chat-server did not start: {line!r}; log: {self.read_log()[-2000:]}")
+        self.port = int(match.group(1))
+        self.lines.append(line)
+        return self
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self):
+        return f"ws://127.0.0.1:{self.port}/v1/live"
+
+    def read_log(self):
+        with open(self.log_path, "rb") as handle:
+            return handle.read().decode(errors="replace")
+
+    def stdout_rest(self, timeout=15):
+        """Waits for the process to end and returns what it printed after the first line."""
+        out, _ = self.process.communicate(timeout=timeout)
+        return out.decode()
+
+    def terminate(self, timeout=15):
+        """SIGTERM and wait: a graceful stop. Returns the exit status."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        return self.process.returncode
+
+    def kill(self):
+        """SIGKILL: the crash."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
+    def cleanup(self):
+        if self.process and self.process.poll() is None:
+            self.terminate()
+        if self.process and self.process.stdout:
+            self.process.stdout.close()
+        if hasattr(self, "log"):
+            self.log.close()
+        if self.owns_folder and not self.keep_data:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
+class Device:
+    """A signed-in user on one device: tokens and an httpx client (keep-alive)."""
+
+    def __init__(self, server, user, device="phone", client=None):
+        self.server = server
+        self.user = user
+        self.device = device
+        self.http = client or httpx.Client(base_url=server.url, timeout=30)
+        response = self.http.post("/v1/auth/dev-login", json={"userId": user, "deviceId": device})
+        if response.status_code != 200:
+            raise RuntimeError(f"dev-login {user}: {response.status_code} {response.text}")
+        self.tokens = response.json()
+        self.token = self.tokens["accessToken"]
+
+    @property
+    def auth(self):
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def request(self, method, path, body=None, headers=None, params=None, content=None):
+        merged = dict(self.auth)
+        merged.update(headers or {})
+        return self.http.request(method, path, json=body, headers=merged, params=params,
+                                 content=content)
+
+    def create(self, members, title="Chat"):
+        response = self.request("POST", "/v1/conversations", {"title": title, "memberIds": members})
+        if response.status_code != 201:
+            raise RuntimeError(f"create: {response.status_code} {response.text}")
+        return response.json()
+
+    def send(self, conversation, text, client_message_id=None):
+        return self.request("POST", f"/v1/conversations/{conversation}/messages",
+                            {"clientMessageId": client_message_id or str(uuid.uuid4()), "text": text})
+
+    def messages(self, conversation, **params):
+        return self.request("GET", f"/v1/conversations/{conversation}/messages", params=params)
+
+    def receipts(self, conversation):
+        return self.request("GET", f"/v1/conversations/{conversation}/receipts")
+
+    def mark(self, kind, conversation, up_to):
+        return self.request("POST", f"/v1/conversations/{conversation}/{kind}", {"upToSequence": up_to})
+
+    def close(self):
+        self.http.close()
+
+
+def error_code(response):
+    try:
+        return response.json()["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def has_error_shape(response):
+    """API.md: `{ "error": { "code": "<snake_case>", "message": "<human text>" } }`, JSON."""
+    if not response.headers.get("content-type", "").startswith("application/json"):
+        return False
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    error = body.get("error") if isinstance(body, dict) else None
+    return (isinstance(body, dict) and list(body) == ["error"] and isinstance(error, dict)
+            and set(error) == {"code", "message"} and isinstance(error["code"], str)
+            and re.fullmatch(r"[a-z]+(_[a-z]+)*", error["code"]) is not None
+            and isinstance(error["message"], str) and error["message"] != "")
+
+
+class Report:
+    """Counts results per group and prints the closing line the CI reads ('N passed, N failed')."""
+
+    def __init__(self, name):
+        self.name = name
+        self.passed = 0
+        self.failed = 0
+        self.groups = {}
+        self.group = "setup"
+
+    def start_group(self, name):
+        self.group = name
+        self.groups.setdefault(name, [0, 0])
+
+    def check(self, label, ok, detail=""):
+        counts = self.groups.setdefault(self.group, [0, 0])
+        if ok:
+            self.passed += 1
+            counts[0] += 1
+        else:
+            self.failed += 1
+            counts[1] += 1
+            print(f"FAIL [{self.group}] {label}: {detail}", flush=True)
+        return ok
+
+    def expect_error(self, label, response, status, code):
+        """The status, the code, and the error shape."""
+        return self.check(
+            label,
+            response.status_code == status and error_code(response) == code and has_error_shape(response),
+            f"got {response.status_code} {response.text[:200]!r}, wanted {status} {code}")
+
+    def finish(self):
+        for name, (passed, failed) in self.groups.items():
+            print(f"  {name}: {passed} passed, {failed} failed", flush=True)
+        print(f"{self.name}: {self.passed} passed, {self.failed} failed", flush=True)
+        return 0 if self.failed == 0 else 1
+
+
+def dumps(value):
+    return json.dumps(value, ensure_ascii=False)

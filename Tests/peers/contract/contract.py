@@ -1,0 +1,72 @@
+"""The contract suite: API.md's every route, error, limit and event against the real chat-server
+binary over the network. Prints counts per group and ends with 'contract: N passed, N failed'.
+
+    .venv/bin/python Tests/peers/contract/contract.py [group ...]
+
+Groups: errors (with precedence and parser errors), rate-limit, auth (with refresh), expiry, production,
+conversations, messages, concurrency, paging, receipts, live, keepalive, limits, operations,
+unavailable.
+The binary is .build/debug/chat-server, or $CHAT_SERVER_BINARY.
+"""
+
+import sys
+import time
+import traceback
+
+import cases_auth
+import cases_data
+import cases_errors
+import cases_live
+import cases_ops
+from chatserver import Report, Server
+
+# Groups that share the main server (--dev, default rate limit), in order.
+SHARED = [
+    ("errors", cases_errors.run),
+    ("auth", cases_auth.run),
+    ("conversations", cases_data.run_conversations),
+    ("messages", cases_data.run_messages),
+    ("concurrency", cases_data.run_concurrency),
+    ("paging", cases_data.run_paging),
+    ("receipts", cases_data.run_receipts),
+    ("live", cases_live.run),
+    ("limits", cases_ops.run_limits),
+    ("operations", cases_ops.run_operations),
+]
+# Groups that start servers of their own (other options, or a stop).
+OWN = [
+    ("rate-limit", cases_errors.run_rate_limit),
+    ("expiry", cases_auth.run_expiry),
+    ("production", cases_auth.run_production),
+    ("keepalive", cases_live.run_keepalive),
+    ("unavailable", cases_ops.run_unavailable),
+]
+
+
+def main(selected):
+    report = Report("contract")
+    started = time.monotonic()
+    wanted = lambda name: not selected or name in selected  # noqa: E731
+    with Server("--dev") as server:
+        for name, run in SHARED:
+            if wanted(name):
+                guarded(report, name, lambda: run(report, server))
+    for name, run in OWN:
+        if wanted(name):
+            guarded(report, name, lambda: run(report))
+    print(f"({time.monotonic() - started:.1f} s)")
+    return report.finish()
+
+
+def guarded(report, name, body):
+    """A group that raises counts as one failure and the suite goes on."""
+    try:
+        body()
+    except Exception as error:  # noqa: BLE001
+        report.start_group(name)
+        report.check(f"{name} ran to the end", False, f"{type(error).__name__}: {error}")
+        traceback.print_exc()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
