@@ -287,7 +287,8 @@ actor MessagesRepository {
       let outcome = try await store.saveServerMessages(records, in: conversation, me: context.me)
       for record in records where record.senderID == context.me {
         if let started = savedAt.removeValue(forKey: record.clientID) {
-          await context.metrics.recordSendToSent(context.clock.uptime() - started)
+          await context.metrics.recordSent(
+            record.clientID, savedAt: started, sentAt: context.clock.uptime())
         }
       }
       if let synced = outcome.syncedUpTo {
