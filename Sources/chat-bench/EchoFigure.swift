@@ -5,7 +5,7 @@ import Glibc
 /// its own, under the same load generator (`WebSocketLoad`, one thread in this process):
 /// `connections` sockets open, each sending a 64-byte text message as soon as the last came
 /// back; and the server's resident memory per idle connection (VmRSS with the connections open
-/// and idle, less VmRSS before, over the count).
+/// and idle, less VmRSS before, over the count). The two servers take turns, round by round.
 enum EchoFigure {
   struct Server {
     let name: String
@@ -20,23 +20,17 @@ enum EchoFigure {
     var serverCoreShare: Double
   }
 
-  static func run(connections: Int, seconds: Int64, withPeer: Bool) async throws -> (
-    [ResultRow], [String], [String]
-  ) {
+  static func run(connections: Int, seconds: Int64, rounds: Int, withPeer: Bool) async throws
+    -> ([ResultRow], [String], [String])
+  {
     var rows: [ResultRow] = []
     var notes: [String] = []
     var skipped: [String] = []
-    let ours = try start(
-      name: "ours", executable: executablePath(), arguments: ["echo-server"], environment: [:])
-    let oursResult = try await measure(ours, connections: connections, seconds: seconds)
-    stop(ours)
-    var peerResult: Measurement?
-    var peerName = "peer"
+    var peerAvailable = false
     if withPeer {
       if let peer = try startPeer() {
-        peerName = peer.name
-        peerResult = try await measure(peer, connections: connections, seconds: seconds)
         stop(peer)
+        peerAvailable = true
       } else {
         skipped.append(
           "B8 peer: Node.js with the `ws` module not found (apt-get install -y node-ws)")
@@ -44,21 +38,45 @@ enum EchoFigure {
     } else {
       skipped.append("B8 peer: --quick skips the Node.js `ws` peer (needs node-ws)")
     }
+    // The servers take turns, round by round, in alternating order, so a change in the rest of
+    // the machine's load falls on both; each round is a fresh process with fresh connections.
+    var oursRounds: [Measurement] = []
+    var peerRounds: [Measurement] = []
+    var peerName = "peer"
+    for round in 0..<rounds {
+      let peerFirst = peerAvailable && round % 2 == 1
+      for turn in 0..<2 {
+        if (turn == 0) != peerFirst {
+          let ours = try start(
+            name: "ours", executable: executablePath(), arguments: ["echo-server"],
+            environment: [:])
+          oursRounds.append(try await measure(ours, connections: connections, seconds: seconds))
+          stop(ours)
+        } else if peerAvailable, let peer = try startPeer() {
+          peerName = peer.name
+          peerRounds.append(try await measure(peer, connections: connections, seconds: seconds))
+          stop(peer)
+        }
+      }
+    }
+    let oursResult = combine(oursRounds)
+    let peerResult = peerRounds.isEmpty ? nil : combine(peerRounds)
     let workload =
       "\(Report.grouped(connections)) connections, 64-byte messages, one in flight each"
     var echoRow = ResultRow(
-      figure: "B8", name: "WebSocket echo, ours (Wire)", workload: workload + ", \(seconds) s",
+      figure: "B8", name: "WebSocket echo, ours (Wire)",
+      workload: workload + ", \(rounds) × \(seconds) s",
       unit: .perSecond, median: oursResult.echo.throughput, p99: nil,
       samples: oursResult.echo.echoes, baselineName: peerResult.map { _ in peerName },
       baseline: peerResult?.echo.throughput,
       ratio: peerResult.map { oursResult.echo.throughput / $0.echo.throughput },
       target: "faster than the peer",
       met: peerResult.map { oursResult.echo.throughput > $0.echo.throughput },
-      note: "echoes per second: the median of three windows, each on the same connections")
+      note: "echoes per second: the median of the rounds (fresh processes, servers alternating)")
     echoRow.details = [
       "serverCoreShare": oursResult.serverCoreShare,
-      "generatorCoreShare": oursResult.echo.cpuShare, "slowestWindow": oursResult.echo.slowest,
-      "fastestWindow": oursResult.echo.fastest,
+      "generatorCoreShare": oursResult.echo.cpuShare, "slowestRound": oursResult.echo.slowest,
+      "fastestRound": oursResult.echo.fastest,
       "roundTripP50ms": Double(oursResult.echo.latencies.median) / 1e6,
       "roundTripP99ms": Double(oursResult.echo.latencies.p99) / 1e6,
     ]
@@ -70,8 +88,8 @@ enum EchoFigure {
         samples: peerResult.echo.echoes, target: "")
       row.details = [
         "serverCoreShare": peerResult.serverCoreShare,
-        "generatorCoreShare": peerResult.echo.cpuShare, "slowestWindow": peerResult.echo.slowest,
-        "fastestWindow": peerResult.echo.fastest,
+        "generatorCoreShare": peerResult.echo.cpuShare, "slowestRound": peerResult.echo.slowest,
+        "fastestRound": peerResult.echo.fastest,
         "roundTripP50ms": Double(peerResult.echo.latencies.median) / 1e6,
         "roundTripP99ms": Double(peerResult.echo.latencies.p99) / 1e6,
       ]
@@ -114,25 +132,14 @@ enum EchoFigure {
     defer { for socket in sockets { close(socket.fd) } }
     try await Task.sleep(for: .seconds(1))
     guard let open = Memory.read(pid: "\(pid)") else { throw BenchError("no /proc for \(pid)") }
-    // Three windows on the same connections (the first after a warm-up); the median counts.
     let payload = Array("chat-bench echo payload: 64 bytes of text, no more, no less!!!!".utf8)
-    var windows: [WebSocketLoad.EchoResult] = []
-    var serverShares: [Double] = []
-    for window in 0..<3 {
-      let cpuBefore = CPUTime.process(pid) ?? 0
-      let started = Nanos.now()
-      windows.append(
-        try await WebSocketLoad.echo(
-          sockets: sockets, payload: payload,
-          warmUp: window == 0 ? 1_000_000_000 : 200_000_000, duration: seconds * 1_000_000_000))
-      serverShares.append(
-        Double((CPUTime.process(pid) ?? 0) - cpuBefore) / Double(Nanos.now() - started))
-    }
-    let order = windows.indices.sorted { windows[$0].throughput < windows[$1].throughput }
-    var echo = windows[order[1]]
-    echo.slowest = windows[order[0]].throughput
-    echo.fastest = windows[order[2]].throughput
-    let serverShare = serverShares[order[1]]
+    let cpuBefore = CPUTime.process(pid) ?? 0
+    let started = Nanos.now()
+    let echo = try await WebSocketLoad.echo(
+      sockets: sockets, payload: payload, warmUp: 1_000_000_000,
+      duration: seconds * 1_000_000_000)
+    let serverShare =
+      Double((CPUTime.process(pid) ?? 0) - cpuBefore) / Double(Nanos.now() - started)
     progress(
       String(
         format: "B8 %@: %.0f echoes/s, %.2f KiB per idle connection", server.name,
@@ -141,6 +148,18 @@ enum EchoFigure {
       echo: echo,
       bytesPerConnection: Double((open.rssKiB - before.rssKiB) * 1024)
         / Double(connections), serverCoreShare: serverShare)
+  }
+
+  /// The round with the median throughput, with the slowest and fastest noted; memory per
+  /// connection is the median over the rounds.
+  static func combine(_ rounds: [Measurement]) -> Measurement {
+    let sorted = rounds.sorted { $0.echo.throughput < $1.echo.throughput }
+    var median = sorted[sorted.count / 2]
+    median.echo.slowest = sorted.first?.echo.throughput ?? 0
+    median.echo.fastest = sorted.last?.echo.throughput ?? 0
+    let memory = rounds.map(\.bytesPerConnection).sorted()
+    median.bytesPerConnection = memory[memory.count / 2]
+    return median
   }
 
   /// Starts a server process that prints `port N` and runs until its standard input closes.

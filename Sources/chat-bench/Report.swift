@@ -110,25 +110,6 @@ struct Report: Codable, Sendable {
     return output
   }
 
-  /// The same table in Markdown, for docs/PERFORMANCE.md.
-  func markdown() -> String {
-    var output = "| # | figure | workload | median | p99 | baseline | ratio | target | |\n"
-    output += "|---|---|---|---|---|---|---|---|---|\n"
-    for row in rows {
-      let baseline =
-        row.baseline.map { "\(row.baselineName ?? "baseline") \(Self.format($0, row.unit))" }
-        ?? (row.baselineName ?? "—")
-      let cells = [
-        row.figure, row.name, row.workload, row.median.map { Self.format($0, row.unit) } ?? "—",
-        row.p99.map { Self.format($0, row.unit) } ?? "—", baseline,
-        row.ratio.map { String(format: "%.2f×", $0) } ?? "—", row.target.isEmpty ? "—" : row.target,
-        row.met.map { $0 ? "met" : "**missed**" } ?? "",
-      ]
-      output += "| " + cells.joined(separator: " | ") + " |\n"
-    }
-    return output
-  }
-
   static func format(_ value: Double, _ unit: ResultRow.Unit) -> String {
     switch unit {
     case .microseconds:
