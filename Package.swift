@@ -67,6 +67,17 @@ let package = Package(
       swiftSettings: engineSettings),
     .executableTarget(name: "chat", dependencies: ["ChatTerminal"], swiftSettings: engineSettings),
 
+    // Benchmarks (issue 7): `swift run -c release chat-bench [--quick] [--json FILE] [--svg DIR]`.
+    // CBenchBaseline is the physical limit of the storage figures: a raw SQLite C loop.
+    .target(name: "CBenchBaseline", dependencies: ["CSQLite"]),
+    .executableTarget(
+      name: "chat-bench",
+      dependencies: [
+        "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite", "Wire", "CEpoll",
+        "CBenchBaseline",
+      ],
+      swiftSettings: engineSettings),
+
     // Test support shared by the test targets.
     .target(
       name: "ChatTestSupport", dependencies: ["ChatDomain", "ChatData", "ChatServer", "SQLite"],

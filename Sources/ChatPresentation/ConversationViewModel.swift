@@ -13,6 +13,11 @@ public final class ConversationViewModel {
   private let repository: any MessageRepository
   private let formatter: TimeFormatter
   private var messages: [Message] = []
+  /// The rows of `messages`, kept between renders: a render for a typing or connection change
+  /// formats nothing, and a new message formats one row, not 50.
+  private var rows: [MessageRow] = []
+  private var rowCache: [MessageID: (message: Message, row: MessageRow)] = [:]
+  private var rowCacheDay: LocalDay?
   private var summary: ConversationSummary?
   private var connection: ConnectionState = .idle
   private var typingUsers: [UserID] = []
@@ -35,7 +40,12 @@ public final class ConversationViewModel {
     let typing = repository.typingUsers(in: conversation)
     let connection = repository.connectionStates()
     await withTaskGroup(of: Void.self) { group in
-      group.addTask { await self.follow(messages) { @MainActor in $0.messages = $1 } }
+      group.addTask {
+        await self.follow(messages) { @MainActor in
+          $0.messages = $1
+          $0.updateRows()
+        }
+      }
       group.addTask { await self.follow(summaries) { @MainActor in $0.summary = $1 } }
       group.addTask { await self.follow(typing) { @MainActor in $0.typingUsers = $1 } }
       group.addTask { await self.follow(connection) { @MainActor in $0.connection = $1 } }
@@ -102,20 +112,38 @@ public final class ConversationViewModel {
     return false
   }
 
-  private func render() {
+  /// Turns `messages` into rows, reusing the row of every message unchanged since the last
+  /// time (on the same day: "14:02" becomes "Mon 14:02" tomorrow).
+  private func updateRows() {
     let me = repository.currentUserID
+    let today = formatter.today()
+    if today != rowCacheDay {
+      rowCache.removeAll()
+      rowCacheDay = today
+    }
+    var cache: [MessageID: (message: Message, row: MessageRow)] = [:]
+    cache.reserveCapacity(messages.count)
+    rows = messages.map { message in
+      if let cached = rowCache[message.id], cached.message == message {
+        cache[message.id] = cached
+        return cached.row
+      }
+      let mine = message.senderID == me
+      let row = MessageRow(
+        id: message.id, text: message.text, isMine: mine,
+        sender: mine ? nil : message.senderID.rawValue,
+        time: formatter.string(for: message.sentAt, today: today),
+        ticks: mine ? Ticks(send: message.send, receipt: message.receipt) : nil,
+        sequence: message.sequence)
+      cache[message.id] = (message, row)
+      return row
+    }
+    rowCache = cache
+  }
+
+  private func render() {
     viewState = ConversationViewState(
-      title: summary?.title ?? "",
-      rows: messages.map { message in
-        let mine = message.senderID == me
-        return MessageRow(
-          id: message.id, text: message.text, isMine: mine,
-          sender: mine ? nil : message.senderID.rawValue,
-          time: formatter.string(for: message.sentAt),
-          ticks: mine ? Ticks(send: message.send, receipt: message.receipt) : nil,
-          sequence: message.sequence)
-      },
-      banner: Banner.text(for: connection), history: history,
-      typing: Banner.typing(typingUsers), alert: alert)
+      title: summary?.title ?? "", rows: rows, banner: Banner.text(for: connection),
+      history: history, typing: Banner.typing(typingUsers), alert: alert)
   }
 }

@@ -12,19 +12,65 @@ public struct TimeFormatter: Sendable {
   }
 
   public func string(for date: Date) -> String {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    let parts = calendar.dateComponents(
-      [.year, .month, .day, .hour, .minute, .weekday], from: date)
-    let time = String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
-    let today = calendar.startOfDay(for: now())
-    let day = calendar.startOfDay(for: date)
-    let days = calendar.dateComponents([.day], from: day, to: today).day ?? 0
+    string(for: date, today: today())
+  }
+
+  /// The current local day, for `string(for:today:)`.
+  public func today() -> LocalDay {
+    LocalDay(now(), in: timeZone)
+  }
+
+  /// `string(for:)` with "today" worked out once by the caller, for many dates at a time.
+  ///
+  /// Plain arithmetic on the local time (the zone's offset at that instant, so a clock change
+  /// is right), no `Calendar`: a screen formats every row it shows.
+  public func string(for date: Date, today: LocalDay) -> String {
+    let local = LocalDay(date, in: timeZone)
+    let time =
+      Self.twoDigits(local.secondOfDay / 3600) + ":"
+      + Self.twoDigits(local.secondOfDay / 60 % 60)
+    let days = today.number - local.number
     if days == 0 { return time }
     if (1..<7).contains(days) {
-      let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-      return "\(names[((parts.weekday ?? 1) - 1) % 7]) \(time)"
+      // Day 0 (1970-01-01) was a Thursday.
+      let names = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+      return names[((local.number % 7) + 7) % 7] + " " + time
     }
-    return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    let (year, month, day) = local.civilDate
+    return String(year) + "-" + Self.twoDigits(month) + "-" + Self.twoDigits(day)
+  }
+
+  private static func twoDigits(_ value: Int) -> String {
+    value < 10 ? "0" + String(value) : String(value)
+  }
+}
+
+/// A day on the local calendar, as a number of days since 1970-01-01, and the second within it.
+public struct LocalDay: Sendable, Equatable {
+  /// Days since 1970-01-01 in the time zone.
+  public let number: Int
+  /// Seconds since local midnight.
+  public let secondOfDay: Int
+
+  init(_ date: Date, in timeZone: TimeZone) {
+    let seconds =
+      Int(date.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: date)
+    let (days, second) = seconds.quotientAndRemainder(dividingBy: 86_400)
+    number = second < 0 ? days - 1 : days
+    secondOfDay = second < 0 ? second + 86_400 : second
+  }
+
+  /// Year, month and day of the proleptic Gregorian calendar (the civil-from-days algorithm).
+  var civilDate: (year: Int, month: Int, day: Int) {
+    let shifted = number + 719_468
+    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+    let dayOfEra = shifted - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    return (year, month, day)
   }
 }

@@ -94,14 +94,17 @@ import Testing
     #expect(rows.map(\.text) == ["message 1", "message 2"])
   }
 
-  @Test func theWindowShowsTheNewestRowsAboveTheFloorAndCountsTheRest() async throws {
+  @Test func theWindowShowsTheNewestRowsAboveTheFloorAndSaysWhetherMoreAreHeld() async throws {
     let f = try await StoreFixture.make()
     try await f.addConversation(lastSequence: 0)
     try await f.store.saveServerMessages(
       (1...120).map { f.serverMessage($0) }, in: f.chat, me: f.me)
     let snapshot = try await f.store.snapshot(f.chat, limit: 50)
     #expect(snapshot.messages.map(\.sequence) == Array(71...120))
-    #expect(snapshot.olderHeld == 70)
+    #expect(snapshot.hasOlderHeld)
+    let everything = try await f.store.snapshot(f.chat, limit: 120)
+    #expect(everything.messages.count == 120)
+    #expect(!everything.hasOlderHeld)
   }
 
   @Test func numbersOnlyGoUp() async throws {
@@ -191,6 +194,24 @@ import Testing
     #expect(hits[0].conversationTitle == "Hiking")
     #expect(try await f.store.search("cafe", limit: 10).map(\.message.sequence) == [2])
     #expect(try await f.store.search("sunday hiking", limit: 10).count == 1)
+  }
+
+  @Test func searchOrdersByRelevanceOrNewestFirst() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 0)
+    try await f.store.saveServerMessages(
+      [
+        f.serverMessage(1, text: "trail trail trail"),
+        f.serverMessage(
+          2, text: "a long message that mentions the trail once among many other words"),
+        f.serverMessage(3, text: "trail map"),
+        f.serverMessage(4, text: "nothing to see"),
+      ], in: f.chat, me: f.me)
+    let ranked = try await f.store.search("trail", limit: 10, order: .relevance)
+    #expect(ranked.map(\.message.sequence) == [1, 3, 2])
+    #expect(ranked[0].markedSnippet.contains("\u{2}trail\u{3}"))
+    let newest = try await f.store.search("trail", limit: 2, order: .newest)
+    #expect(newest.map(\.message.sequence) == [3, 2])
   }
 
   @Test(arguments: ["", "  ", "***", "\"", "-- !?"])

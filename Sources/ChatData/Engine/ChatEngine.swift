@@ -292,6 +292,14 @@ public final class ChatEngine: Sendable {
   public func connectionStates() -> AsyncStream<ConnectionState> {
     live.stateStream()
   }
+
+  /// For `chat-bench` (issue 7, B4): each message sent from this engine, from now on, the
+  /// moment its row turns sent (the post's reply or the socket's echo was saved), stamped with
+  /// `environment.clock.uptime()`. `ClientMetricsSnapshot.sendToSent` keeps only percentiles;
+  /// a benchmark needs every sample. `package`: not part of the engine's public API.
+  package func sentMessages() async -> AsyncStream<SentMessage> {
+    await context.metrics.sentMessages()
+  }
 }
 
 /// Routes each socket frame by its `type` to the repository that owns it.

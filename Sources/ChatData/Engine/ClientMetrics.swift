@@ -11,6 +11,8 @@ actor ClientMetrics {
   private var snapshot = ClientMetricsSnapshot()
   private var sendToSent = DurationSamples()
   private var openTimes = DurationSamples()
+  private var sentWatchers: [Int: AsyncStream<SentMessage>.Continuation] = [:]
+  private var nextSentWatcher = 0
 
   init(executor: any SerialTaskExecutor) {
     self.executor = executor
@@ -18,9 +20,30 @@ actor ClientMetrics {
 
   func recordSendAttempt() { snapshot.sendAttempts += 1 }
   func recordAccepted() { snapshot.sendsAccepted += 1 }
-  /// From "saved as sending" to "sent", by whichever path the acknowledgement came (the post's
-  /// reply or the socket's echo); only for messages saved by this run.
-  func recordSendToSent(_ duration: Duration) { sendToSent.add(duration) }
+  /// One of my messages turned sent: from "saved as sending" to "sent", by whichever path the
+  /// acknowledgement came (the post's reply or the socket's echo); only for messages saved by
+  /// this run. Times are the engine clock's `uptime()`.
+  func recordSent(_ id: MessageID, savedAt: Duration, sentAt: Duration) {
+    sendToSent.add(sentAt - savedAt)
+    for (_, watcher) in sentWatchers { watcher.yield(SentMessage(id: id, sentAt: sentAt)) }
+  }
+
+  /// Every message `recordSent` hears of from now on (see `ChatEngine.sentMessages()`).
+  func sentMessages() -> AsyncStream<SentMessage> {
+    let (stream, continuation) = AsyncStream.makeStream(of: SentMessage.self)
+    let id = nextSentWatcher
+    nextSentWatcher += 1
+    sentWatchers[id] = continuation
+    continuation.onTermination = { [weak self] _ in
+      guard let self else { return }
+      self.executor.spawn { await self.removeSentWatcher(id) }
+    }
+    return stream
+  }
+
+  private func removeSentWatcher(_ id: Int) {
+    sentWatchers[id] = nil
+  }
   func recordTemporaryFailure() { snapshot.temporaryFailures += 1 }
   func recordRejected() { snapshot.sendsRejected += 1 }
   func recordConnected(reconnect: Bool) {
@@ -42,6 +65,12 @@ actor ClientMetrics {
     result.timeToOpen = openTimes.summary
     return result
   }
+}
+
+/// A message of mine whose row turned sent, and when (the engine clock's `uptime()`).
+package struct SentMessage: Sendable, Equatable {
+  package var id: MessageID
+  package var sentAt: Duration
 }
 
 /// The client's figures at one moment, readable by the host app.

@@ -125,7 +125,7 @@ actor CompositeMessageRepository: MessageRepository {
     } catch {
       throw error.chatError
     }
-    if snapshot.olderHeld > 0 {
+    if snapshot.hasOlderHeld {
       windows[conversation] = window + Self.windowStep
       await context.store.invalidate(conversation)
       return true

@@ -127,7 +127,8 @@ actor MessagesRepository {
     }
     for record in records where record.senderID == context.me {
       if let started = savedAt.removeValue(forKey: record.clientID) {
-        await context.metrics.recordSendToSent(context.clock.uptime() - started)
+        await context.metrics.recordSent(
+          record.clientID, savedAt: started, sentAt: context.clock.uptime())
       }
     }
     if let synced = outcome.syncedUpTo {

@@ -31,18 +31,22 @@ extension MessageStore {
           conversation.rawValue
         ) { Self.conversationRecord($0) }.first ?? nil
       let floor = record?.historyFloor ?? 0
-      var messages = try db.query(
-        """
-        SELECT \(Self.messageColumns) FROM messages
-        WHERE conversation_id = ? AND sequence >= ?
-        ORDER BY sequence DESC LIMIT ?
-        """, conversation.rawValue, floor, limit
-      ) { Self.messageRecord($0) }.compactMap { $0 }
+      var messages = try db.query(Self.windowSQL, conversation.rawValue, floor, limit) {
+        Self.messageRecord($0)
+      }.compactMap { $0 }
       messages.reverse()
-      let held =
-        try db.scalarInt(
-          "SELECT count(*) FROM messages WHERE conversation_id = ? AND sequence >= ?",
-          conversation.rawValue, floor) ?? 0
+      // Whether any held row lies below the window: one index probe. (Counting them walked
+      // every row of the conversation: milliseconds at 100,000 messages, on every change.)
+      let oldest = messages.first?.sequence ?? 0
+      var hasOlder = false
+      if messages.count == limit {
+        hasOlder =
+          try db.scalarInt(
+            """
+            SELECT 1 FROM messages WHERE conversation_id = ? AND sequence >= ? AND sequence < ?
+            LIMIT 1
+            """, conversation.rawValue, floor, oldest) == 1
+      }
       let unsent = try db.query(
         """
         SELECT \(Self.messageColumns) FROM messages
@@ -52,7 +56,7 @@ extension MessageStore {
       let receipts = try Self.receipts(conversation, db: db)
       return ConversationSnapshot(
         conversation: record, messages: messages + unsent, receipts: receipts,
-        olderHeld: max(0, held - messages.count))
+        hasOlderHeld: hasOlder)
     }
   }
 
@@ -126,25 +130,42 @@ extension MessageStore {
     -> [SearchResultRecord]
   {
     let match = try Self.matchExpression(for: query)
-    let orderBy = order == .newest ? "message_search.rowid DESC" : "bm25(message_search)"
     return try read { db in
-      try db.query(
-        """
-        SELECT \(Self.searchMessageColumns),
-               coalesce(c.title, ''),
-               snippet(message_search, 0, char(2), char(3), '…', 12)
-        FROM message_search
-        JOIN messages m ON m.id = message_search.rowid
-        LEFT JOIN conversations c ON c.id = m.conversation_id
-        WHERE message_search MATCH ?
-        ORDER BY \(orderBy) LIMIT ?
-        """, match, max(1, min(limit, 500))
-      ) { row -> SearchResultRecord? in
+      try db.query(Self.searchSQL(order: order), match, max(1, min(limit, 500))) {
+        row -> SearchResultRecord? in
         guard let message = Self.messageRecord(row) else { return nil }
         return SearchResultRecord(
           message: message, conversationTitle: row.string(9), markedSnippet: row.string(10))
       }.compactMap { $0 }
     }
+  }
+
+  /// The window of a conversation screen: the newest `?` (limit) held messages at or above `?`
+  /// (the history floor) of conversation `?`, newest first.
+  static let windowSQL = """
+    SELECT \(messageColumns) FROM messages
+    WHERE conversation_id = ? AND sequence >= ?
+    ORDER BY sequence DESC LIMIT ?
+    """
+
+  /// A search: the match expression `?`, at most `?` results, with the conversation's title and
+  /// a marked snippet.
+  ///
+  /// Both orders are ones FTS5 delivers itself (rowid, or `rank`, which is bm25), so SQLite
+  /// needs no sorter and stops after `limit` rows: the joins and the snippet are made for the
+  /// hits shown only. (`ORDER BY bm25(message_search)` made them for every match, then sorted.)
+  static func searchSQL(order: SearchOrder) -> String {
+    let orderBy = order == .newest ? "message_search.rowid DESC" : "message_search.rank"
+    return """
+      SELECT \(searchMessageColumns),
+             coalesce(c.title, ''),
+             snippet(message_search, 0, char(2), char(3), '…', 12)
+      FROM message_search
+      JOIN messages m ON m.id = message_search.rowid
+      LEFT JOIN conversations c ON c.id = m.conversation_id
+      WHERE message_search MATCH ?
+      ORDER BY \(orderBy) LIMIT ?
+      """
   }
 
   private static let searchMessageColumns = messageColumns.split(separator: ",")

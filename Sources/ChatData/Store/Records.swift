@@ -61,8 +61,8 @@ struct ConversationSnapshot: Sendable, Equatable {
   var messages: [MessageRecord]
   /// Nil when no receipt numbers were ever loaded.
   var receipts: ReceiptsRecord?
-  /// Held rows (with a sequence) that the window leaves out.
-  var olderHeld: Int
+  /// Whether held rows (with a sequence) lie below the window.
+  var hasOlderHeld: Bool
 }
 
 /// One row of the conversation list.

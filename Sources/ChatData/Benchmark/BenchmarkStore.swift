@@ -1,0 +1,123 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// The message store, reached directly by `chat-bench` (issue 7), for the figures that measure
+/// the store itself below the repositories: ingest (B1), the conversation window (B2) and
+/// search (B3). It also builds the database the other figures open with `ChatEngine.open`.
+///
+/// `package`, not `public`: only targets of this package see it, and no app depends on it.
+/// Every method is the store's own code path, unchanged; nothing here is a faster variant.
+package final class BenchmarkStore: Sendable {
+  let store: MessageStore
+
+  /// The executor the store runs on.
+  package var executor: any SerialTaskExecutor { store.executor }
+
+  private init(store: MessageStore) {
+    self.store = store
+  }
+
+  /// Opens (creating and migrating) a store database on `executor`, as an engine does.
+  package static func open(_ location: Database.Location, executor: any SerialTaskExecutor)
+    async throws -> BenchmarkStore
+  {
+    BenchmarkStore(store: try await MessageStore.open(location, executor: executor))
+  }
+
+  /// Saves a signed-in session with placeholder tokens, so `ChatEngine.open` opens the file as
+  /// the device of `user`. The tokens are never valid: an engine opened on it works offline.
+  package func saveSession(user: UserID, device: DeviceID) async throws {
+    try await store.saveSession(
+      SessionRecord(
+        userID: user, deviceID: device, accessToken: "benchmark", refreshToken: "benchmark",
+        expiresAt: Date(timeIntervalSinceNow: 365 * 24 * 3600)))
+  }
+
+  /// Saves a conversation as `/v1/sync` reports it, before any message was fetched.
+  package func saveConversation(
+    _ id: ConversationID, title: String, members: [UserID], createdAt: Date, me: UserID
+  ) async throws {
+    try await store.saveConversations(
+      [
+        ServerConversation(
+          id: id, title: title, memberIDs: members, createdAt: createdAt, lastSequence: 0,
+          readUpTo: 0)
+      ], me: me)
+  }
+
+  /// One page of a conversation's messages from the server, mapped ahead of time so that a
+  /// measurement of `ingest(_:me:)` holds only the store's work.
+  package struct Page: Sendable {
+    let conversation: ConversationID
+    let records: [MessageRecord]
+
+    package var count: Int { records.count }
+
+    package init(conversation: ConversationID, messages: [BenchmarkMessage]) {
+      self.conversation = conversation
+      records = messages.map {
+        MessageRecord(
+          conversationID: $0.conversation, clientID: $0.clientID, senderID: $0.sender,
+          serverID: $0.serverID, text: $0.text, sequence: $0.sequence, sentAt: $0.sentAt,
+          state: .sent, failure: nil)
+      }
+    }
+  }
+
+  /// Saves a page the way a catch-up does (`saveServerMessages`): one transaction, rows upserted
+  /// by ID, the search index filled by the triggers, the sync position moved.
+  package func ingest(_ page: Page, me: UserID) async throws {
+    try await store.saveServerMessages(page.records, in: page.conversation, me: me)
+  }
+
+  /// What a conversation screen reads (`snapshot`): the newest `limit` messages and the rest.
+  /// Returns the number of messages read.
+  package func window(_ conversation: ConversationID, limit: Int) async throws -> Int {
+    try await store.snapshot(conversation, limit: limit).messages.count
+  }
+
+  /// A search as the app runs it; returns the number of hits.
+  package func search(_ query: String, limit: Int, ranked: Bool) async throws -> Int {
+    try await store.search(query, limit: limit, order: ranked ? .relevance : .newest).count
+  }
+
+  /// The SQL of the window query `window(_:limit:)` runs for the messages, with its three
+  /// parameters: conversation, history floor, limit.
+  package static var windowSQL: String { MessageStore.windowSQL }
+
+  /// The SQL `search(_:limit:ranked:)` runs, with its two parameters: the match expression
+  /// (`matchExpression(for:)`) and the limit.
+  package static func searchSQL(ranked: Bool) -> String {
+    MessageStore.searchSQL(order: ranked ? .relevance : .newest)
+  }
+
+  /// The FTS5 expression the store makes of typed words.
+  package static func matchExpression(for query: String) throws -> String {
+    try MessageStore.matchExpression(for: query)
+  }
+}
+
+/// A message as the server sends it, for `BenchmarkStore.Page`.
+package struct BenchmarkMessage: Sendable {
+  package var conversation: ConversationID
+  package var clientID: MessageID
+  package var sender: UserID
+  package var serverID: String
+  package var text: String
+  package var sequence: Int
+  package var sentAt: Date
+
+  package init(
+    conversation: ConversationID, clientID: MessageID, sender: UserID, serverID: String,
+    text: String, sequence: Int, sentAt: Date
+  ) {
+    self.conversation = conversation
+    self.clientID = clientID
+    self.sender = sender
+    self.serverID = serverID
+    self.text = text
+    self.sequence = sequence
+    self.sentAt = sentAt
+  }
+}

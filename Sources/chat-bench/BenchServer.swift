@@ -1,0 +1,116 @@
+import ChatData
+import ChatDomain
+import ChatServer
+import Foundation
+import SQLite
+import Wire
+
+/// The reference server in this process, on a loopback port, over a durable file store (WAL,
+/// `synchronous=FULL`, group commit), as in production: the store on a `DatabaseExecutor` of
+/// its own, the service on another, Wire's event loops (one per core) in front. Rate limiting is
+/// off: every figure here sends faster than one person types.
+final class BenchServer: Sendable {
+  let service: ChatService
+  let http: ChatHTTPServer
+  let port: Int
+  let folder: String
+  private let serviceExecutor: DatabaseExecutor
+  private let storeExecutor: DatabaseExecutor
+
+  init(folder: String) throws {
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    self.folder = folder
+    storeExecutor = DatabaseExecutor(name: "bench.server.store")
+    serviceExecutor = DatabaseExecutor(name: "bench.server")
+    let store = try ServerStore(.dataFolder(folder), executor: storeExecutor)
+    service = ChatService(
+      store: store, configuration: ServerConfiguration(devMode: true, rateLimit: nil),
+      clock: ChatServer.SystemClock(), random: SystemRandomNumberGenerator(),
+      executor: serviceExecutor)
+    var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
+    configuration.backlog = 4096
+    configuration.maxConnections = 30_000
+    http = ChatHTTPServer(service: service, configuration: configuration)
+    port = try http.start()
+  }
+
+  var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+  var liveURL: String { "ws://127.0.0.1:\(port)/v1/live" }
+
+  func stop() async {
+    await http.shutdown()
+    await serviceExecutor.waitUntilIdle()
+    await storeExecutor.waitUntilIdle()
+    serviceExecutor.shutdown()
+    storeExecutor.shutdown()
+  }
+
+  // MARK: - Setting up (straight to the service: not measured)
+
+  func call(
+    _ method: String, _ path: String, token: String? = nil, json: [String: Any]? = nil
+  ) async throws -> [String: Any] {
+    var headers: [String: String] = [:]
+    if let token { headers["authorization"] = "Bearer \(token)" }
+    let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? []
+    let response = await service.handle(
+      APIRequest(method: method, path: path, headers: headers, body: body))
+    guard (200..<300).contains(response.status) else {
+      throw BenchError(
+        "\(method) \(path): \(response.status) \(String(decoding: response.body, as: UTF8.self))")
+    }
+    if response.body.isEmpty { return [:] }
+    return try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
+  }
+
+  /// Signs a user in (dev login); returns the access token.
+  func signIn(_ user: String, device: String = "phone") async throws -> String {
+    let answer = try await call(
+      "POST", "/v1/auth/dev-login", json: ["userId": user, "deviceId": device])
+    guard let token = answer["accessToken"] as? String else { throw BenchError("no token") }
+    return token
+  }
+
+  /// Creates a conversation; returns its id.
+  func createConversation(token: String, title: String, members: [String]) async throws -> String {
+    let answer = try await call(
+      "POST", "/v1/conversations", token: token, json: ["title": title, "memberIds": members])
+    guard let id = answer["id"] as? String else { throw BenchError("no conversation id") }
+    return id
+  }
+
+  /// Posts a message; returns its sequence.
+  @discardableResult
+  func post(token: String, conversation: String, text: String) async throws -> Int {
+    let answer = try await call(
+      "POST", "/v1/conversations/\(conversation)/messages", token: token,
+      json: ["clientMessageId": UUID().uuidString.lowercased(), "text": text])
+    return answer["sequence"] as? Int ?? 0
+  }
+
+  // MARK: - Devices
+
+  /// A device signed in over the network, with its database in the server's folder.
+  func device(_ user: String, device: String = "phone") async throws -> ChatEngine {
+    let environment = ChatEngine.Environment(
+      http: URLSessionTransport(baseURL: baseURL), live: WireLiveTransport(url: liveURL),
+      clock: BenchClock())
+    return try await ChatEngine.devSignIn(
+      user: UserID(user), device: DeviceID(device),
+      database: .file(folder + "/device-\(user)-\(device).sqlite"), environment: environment)
+  }
+}
+
+extension ChatEngine {
+  /// Starts the engine and returns once its socket is connected.
+  func startAndConnect() async throws {
+    let states = connectionStates()
+    await start()
+    let deadline = Nanos.now() + 10_000_000_000
+    for await state in states {
+      if state == .connected { return }
+      if Nanos.now() > deadline { break }
+    }
+    throw BenchError("the device did not connect")
+  }
+}

@@ -1,0 +1,123 @@
+/// SplitMix64: a small seeded generator, so every run writes the same messages.
+struct SeededGenerator: RandomNumberGenerator, Sendable {
+  private var state: UInt64
+
+  init(seed: UInt64) {
+    state = seed
+  }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// A UUID version 7 string for a message written at `millis` (Unix milliseconds): what a
+  /// device's `UUIDv7Generator` makes, so IDs rise with time as they do in real data.
+  mutating func uuidV7String(millis: UInt64) -> String {
+    let random = next()
+    let low = next()
+    func hex(_ value: UInt64, _ digits: Int) -> String {
+      let text = String(value, radix: 16)
+      return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+    let a = hex(millis >> 16, 8)
+    let b = hex(millis & 0xFFFF, 4)
+    let c = hex(0x7000 | (random & 0x0FFF), 4)
+    let d = hex(0x8000 | ((low >> 48) & 0x3FFF), 4)
+    let e = hex(low & 0xFFFF_FFFF_FFFF, 12)
+    return "\(a)-\(b)-\(c)-\(d)-\(e)"
+  }
+
+  /// A UUID-shaped string (version 4 layout), lowercase.
+  mutating func uuidString() -> String {
+    let high = next()
+    let low = next()
+    func hex(_ value: UInt64, _ digits: Int) -> String {
+      let text = String(value, radix: 16)
+      return String(repeating: "0", count: max(0, digits - text.count)) + text
+    }
+    let a = hex(high >> 32, 8)
+    let b = hex((high >> 16) & 0xFFFF, 4)
+    let c = hex(0x4000 | (high & 0x0FFF), 4)
+    let d = hex(0x8000 | ((low >> 48) & 0x3FFF), 4)
+    let e = hex(low & 0xFFFF_FFFF_FFFF, 12)
+    return "\(a)-\(b)-\(c)-\(d)-\(e)"
+  }
+}
+
+/// Varied message text: a vocabulary of made-up words drawn with Zipf's law (a few words are
+/// everywhere, most are rare, as in real chat), 1 to 24 words a message, some punctuation.
+struct Corpus: Sendable {
+  /// The words, most frequent first.
+  let words: [String]
+  /// Cumulative Zipf weights, for drawing a word by rank.
+  private let cumulative: [Double]
+
+  init(vocabularySize: Int = 8_000, seed: UInt64 = 7) {
+    var generator = SeededGenerator(seed: seed)
+    let onsets = [
+      "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
+      "br", "ch", "cl", "dr", "fl", "gr", "pl", "sh", "st", "th", "tr", "qu",
+    ]
+    let vowels = ["a", "e", "i", "o", "u", "ai", "ea", "ou", "ie", "y"]
+    let codas = ["", "", "", "n", "r", "s", "t", "l", "m", "nd", "st", "ck"]
+    var seen: Set<String> = []
+    var words: [String] = []
+    while words.count < vocabularySize {
+      let syllables = 1 + Int(generator.next() % 3)
+      var word = ""
+      for _ in 0..<syllables {
+        word += onsets[Int(generator.next() % UInt64(onsets.count))]
+        word += vowels[Int(generator.next() % UInt64(vowels.count))]
+        word += codas[Int(generator.next() % UInt64(codas.count))]
+      }
+      if word.count >= 2, seen.insert(word).inserted { words.append(word) }
+    }
+    self.words = words
+    var total = 0.0
+    cumulative = (1...vocabularySize).map { rank in
+      total += 1 / Double(rank)
+      return total
+    }
+  }
+
+  /// The rank (0 = most frequent) of a random word.
+  func drawRank(_ generator: inout SeededGenerator) -> Int {
+    let target = Double(generator.next() >> 11) / Double(1 << 53) * cumulative[cumulative.count - 1]
+    var low = 0
+    var high = cumulative.count - 1
+    while low < high {
+      let middle = (low + high) / 2
+      if cumulative[middle] < target { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+
+  /// One message; `ranks` receives the ranks of the words it holds (for document frequencies).
+  func message(_ generator: inout SeededGenerator, ranks: inout [Int]) -> String {
+    ranks.removeAll(keepingCapacity: true)
+    // Mostly short, sometimes long: 1 + (0…7) + (0…7) + (0…9) words.
+    let count =
+      1 + Int(generator.next() % 8) + Int(generator.next() % 8)
+      + (generator.next() % 4 == 0 ? Int(generator.next() % 10) : 0)
+    var text = ""
+    for index in 0..<count {
+      let rank = drawRank(&generator)
+      ranks.append(rank)
+      var word = words[rank]
+      if index == 0 { word = word.prefix(1).uppercased() + word.dropFirst() }
+      if index > 0 { text += generator.next() % 9 == 0 ? ", " : " " }
+      text += word
+    }
+    switch generator.next() % 6 {
+    case 0: text += "?"
+    case 1: text += "!"
+    case 2: text += "."
+    default: break
+    }
+    return text
+  }
+}

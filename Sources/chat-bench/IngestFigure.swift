@@ -1,0 +1,328 @@
+import CBenchBaseline
+import ChatData
+import ChatDomain
+import Foundation
+import SQLite
+
+/// The client database the storage figures share: built by B1's ingest, then opened by B2, B3
+/// and B10. One large conversation among many small ones, written page by page as a catch-up
+/// writes it, the pages of all conversations interleaved.
+struct StorageLayout: Sendable {
+  var totalMessages: Int
+  var largeConversation: Int
+  var pageSize = 1_000
+
+  static let full = StorageLayout(totalMessages: 1_000_000, largeConversation: 100_000)
+  static let quick = StorageLayout(totalMessages: 100_000, largeConversation: 10_000)
+
+  var smallConversations: Int { (totalMessages - largeConversation) / pageSize }
+}
+
+/// What B1 leaves for the figures after it.
+struct StorageFixture: Sendable {
+  let layout: StorageLayout
+  let folder: String
+  /// The database written through `MessageStore`.
+  let storePath: String
+  let store: BenchmarkStore
+  let me: UserID
+  let large: ConversationID
+  let corpus: Corpus
+  /// How many messages hold each word, by the word's rank.
+  let documentFrequency: [Int]
+}
+
+/// B1: catch-up ingest into `MessageStore` (FTS included), 1,000 rows a transaction, next to
+/// the same rows inserted by a raw C loop into the same schema with the same pragmas, with and
+/// without the FTS triggers. The three writers take turns page by page (in rotating order), so
+/// a burst of load from another build slows all three alike.
+enum IngestFigure {
+  static func run(layout: StorageLayout, folder: String) async throws -> (
+    StorageFixture, [ResultRow]
+  ) {
+    let storePath = folder + "/store.sqlite"
+    let rawPath = folder + "/raw-fts.sqlite"
+    let plainPath = folder + "/raw-plain.sqlite"
+    let executor = DatabaseExecutor(name: "bench.store")
+    let me = UserID("me")
+    let store = try await BenchmarkStore.open(.file(storePath), executor: executor)
+    try await store.saveSession(user: me, device: DeviceID("phone"))
+
+    // The raw databases get the very schema the store's migrations make, then the raw loop.
+    for path in [rawPath, plainPath] {
+      let schemaExecutor = DatabaseExecutor(name: "bench.schema")
+      _ = try await BenchmarkStore.open(.file(path), executor: schemaExecutor)
+      schemaExecutor.shutdown()
+    }
+    let raw = try RawDatabase(path: rawPath)
+    let plain = try RawDatabase(path: plainPath)
+    try plain.exec(
+      """
+      DROP TRIGGER messages_search_insert; DROP TRIGGER messages_search_delete;
+      DROP TRIGGER messages_search_update; DROP TABLE message_search;
+      """)
+
+    // Conversations: the large one and the small ones, each with 2–4 members.
+    var generator = SeededGenerator(seed: 42)
+    let users = (0..<50).map { UserID("user\($0)") }
+    var conversations: [(id: ConversationID, members: [UserID], pages: Int)] = []
+    let large = ConversationID(generator.uuidString())
+    conversations.append(
+      (large, [me, users[0], users[1]], layout.largeConversation / layout.pageSize))
+    for _ in 0..<layout.smallConversations {
+      let count = 1 + Int(generator.next() % 3)
+      let members = [me] + (0..<count).map { _ in users[Int(generator.next() % 50)] }
+      conversations.append((ConversationID(generator.uuidString()), members, 1))
+    }
+    let created = Date(timeIntervalSince1970: 1_780_000_000)
+    for (index, conversation) in conversations.enumerated() {
+      try await store.saveConversation(
+        conversation.id, title: "Conversation \(index)", members: conversation.members,
+        createdAt: created, me: me)
+    }
+    // Page slots, shuffled; each conversation's pages stay in sequence order.
+    var slots = conversations.indices.flatMap { index in
+      [Int](repeating: index, count: conversations[index].pages)
+    }
+    slots.shuffle(using: &generator)
+
+    let corpus = Corpus()
+    var frequency = [Int](repeating: 0, count: corpus.words.count)
+    var nextSequence = [Int](repeating: 1, count: conversations.count)
+    var storeTimes = Samples()
+    var rawTimes = Samples()
+    var plainTimes = Samples()
+    var storeCPU: Int64 = 0
+    var rawCPU: Int64 = 0
+    var plainCPU: Int64 = 0
+    var ranks: [Int] = []
+    var seen = Set<Int>()
+    var written = 0
+    let reportEvery = max(1, slots.count / 10)
+    for (pageIndex, slot) in slots.enumerated() {
+      let conversation = conversations[slot]
+      var messages: [BenchmarkMessage] = []
+      messages.reserveCapacity(layout.pageSize)
+      for _ in 0..<layout.pageSize {
+        let text = corpus.message(&generator, ranks: &ranks)
+        seen.removeAll(keepingCapacity: true)
+        for rank in ranks where seen.insert(rank).inserted { frequency[rank] += 1 }
+        let sequence = nextSequence[slot]
+        nextSequence[slot] += 1
+        let sender = conversation.members[
+          Int(generator.next() % UInt64(conversation.members.count))]
+        // Client IDs are UUIDv7, from the sender's clock (a message a second); server IDs random.
+        let sentAt = created.addingTimeInterval(Double(written))
+        let clientID = generator.uuidV7String(millis: UInt64(sentAt.timeIntervalSince1970 * 1000))
+        messages.append(
+          BenchmarkMessage(
+            conversation: conversation.id, clientID: MessageID(rawValue: clientID)!,
+            sender: sender, serverID: generator.uuidString(), text: text, sequence: sequence,
+            sentAt: sentAt))
+        written += 1
+      }
+      let page = BenchmarkStore.Page(conversation: conversation.id, messages: messages)
+      let rows = RawRows(messages)
+      for turn in 0..<3 {
+        switch (pageIndex + turn) % 3 {
+        case 0:
+          // On the store's executor, so the measurement holds no hop between threads.
+          let (elapsed, cpu) = try await onExecutor(executor) {
+            let cpu = CPUTime.thread()
+            let started = Nanos.now()
+            try await store.ingest(page, me: me)
+            return (Nanos.now() - started, CPUTime.thread() - cpu)
+          }
+          storeTimes.add(elapsed)
+          storeCPU += cpu
+        case 1:
+          let cpu = CPUTime.thread()
+          rawTimes.add(try rows.insert(into: raw))
+          rawCPU += CPUTime.thread() - cpu
+        default:
+          let cpu = CPUTime.thread()
+          plainTimes.add(try rows.insert(into: plain))
+          plainCPU += CPUTime.thread() - cpu
+        }
+      }
+      if (pageIndex + 1) % reportEvery == 0 {
+        progress(
+          "B1: \(Report.grouped(written)) messages; store \(Report.grouped(rate(storeTimes, layout.pageSize)))/s, "
+            + "raw \(Report.grouped(rate(rawTimes, layout.pageSize)))/s (medians so far)")
+      }
+    }
+    raw.close()
+    plain.close()
+    for path in [rawPath, plainPath] { try? Database.deleteFiles(at: path) }
+
+    let fixture = StorageFixture(
+      layout: layout, folder: folder, storePath: storePath, store: store, me: me, large: large,
+      corpus: corpus, documentFrequency: frequency)
+    let workload =
+      "\(Report.grouped(layout.totalMessages)) msgs, \(Report.grouped(layout.pageSize))/txn, "
+      + "\(Report.grouped(corpus.words.count))-word vocabulary"
+    let storeRate = Double(rate(storeTimes, layout.pageSize))
+    let rawRate = Double(rate(rawTimes, layout.pageSize))
+    let plainRate = Double(rate(plainTimes, layout.pageSize))
+    func slowRate(_ samples: Samples) -> Double {
+      Double(layout.pageSize) / Nanos.seconds(samples.p99)
+    }
+    func overall(_ samples: Samples) -> Double {
+      Double(layout.pageSize * samples.count) / Nanos.seconds(samples.values.reduce(0, +))
+    }
+    var storeRow = ResultRow(
+      figure: "B1", name: "ingest into MessageStore (FTS5)", workload: workload,
+      unit: .perSecond, median: storeRate, p99: slowRate(storeTimes), samples: storeTimes.count,
+      baselineName: "raw C loop", baseline: rawRate, ratio: storeRate / rawRate,
+      target: "≥ 0.8× raw, ≥ 50,000/s", met: storeRate >= 0.8 * rawRate && storeRate >= 50_000,
+      note: "median and p99 are per 1,000-row transaction (p99 = the slowest 1%)")
+    // Rows per second of CPU time: what the work costs, whatever else the machine was doing.
+    func perCPU(_ nanoseconds: Int64) -> Double {
+      Double(written) / Nanos.seconds(max(1, nanoseconds))
+    }
+    storeRow.details = [
+      "overallStore": overall(storeTimes), "overallRaw": overall(rawTimes),
+      "overallRawWithoutFTS": overall(plainTimes), "storePerCPUSecond": perCPU(storeCPU),
+      "rawPerCPUSecond": perCPU(rawCPU), "rawWithoutFTSPerCPUSecond": perCPU(plainCPU),
+      "ratioPerCPUSecond": perCPU(storeCPU) / perCPU(rawCPU),
+    ]
+    var rawRow = ResultRow(
+      figure: "B1", name: "baseline: raw C loop (FTS5)", workload: workload, unit: .perSecond,
+      median: rawRate, p99: slowRate(rawTimes), samples: rawTimes.count, target: "",
+      note: "same schema, triggers, pragmas and text; plain INSERT")
+    rawRow.details = ["overall": overall(rawTimes)]
+    var plainRow = ResultRow(
+      figure: "B1", name: "baseline: raw C loop, no FTS", workload: workload, unit: .perSecond,
+      median: plainRate, p99: slowRate(plainTimes), samples: plainTimes.count, target: "",
+      note: "the same without the FTS5 table and triggers: what the index costs")
+    plainRow.details = ["overall": overall(plainTimes)]
+    return (fixture, [storeRow, rawRow, plainRow])
+  }
+
+  /// Rows per second at the median transaction time.
+  static func rate(_ samples: Samples, _ rows: Int) -> Int {
+    samples.count == 0 ? 0 : Int(Double(rows) / Nanos.seconds(samples.median))
+  }
+}
+
+/// One page of rows laid out for the C loop: NUL-terminated strings in one buffer.
+struct RawRows {
+  private var bytes: [CChar] = []
+  private var offsets: [(Int, Int, Int, Int, Int)] = []
+  private var numbers: [(Int64, Double)] = []
+
+  init(_ messages: [BenchmarkMessage]) {
+    bytes.reserveCapacity(messages.count * 200)
+    for message in messages {
+      let fields = [
+        message.conversation.rawValue, message.clientID.rawValue, message.sender.rawValue,
+        message.serverID, message.text,
+      ].map { field -> Int in
+        let offset = bytes.count
+        bytes.append(contentsOf: field.utf8.map { CChar(bitPattern: $0) })
+        bytes.append(0)
+        return offset
+      }
+      offsets.append((fields[0], fields[1], fields[2], fields[3], fields[4]))
+      numbers.append((Int64(message.sequence), message.sentAt.timeIntervalSince1970))
+    }
+  }
+
+  /// Inserts the page in one transaction; returns the time the C call took.
+  func insert(into database: RawDatabase) throws -> Int64 {
+    try bytes.withUnsafeBufferPointer { buffer in
+      let base = buffer.baseAddress!
+      let rows = zip(offsets, numbers).map { offset, number in
+        bench_row(
+          conversation_id: base + offset.0, client_id: base + offset.1,
+          sender_id: base + offset.2, server_id: base + offset.3, text: base + offset.4,
+          sequence: number.0, sent_at: number.1)
+      }
+      return try rows.withUnsafeBufferPointer { rows in
+        let started = Nanos.now()
+        let code = bench_raw_insert(database.handle, rows.baseAddress, rows.count)
+        let elapsed = Nanos.now() - started
+        guard code == 0 else { throw BenchError("raw insert failed: \(database.error)") }
+        return elapsed
+      }
+    }
+  }
+}
+
+/// A connection of the C baseline.
+final class RawDatabase: @unchecked Sendable {
+  // @unchecked: one connection, used by one task at a time (each figure's measuring loop).
+  let handle: OpaquePointer
+
+  init(path: String) throws {
+    var error = [CChar](repeating: 0, count: 256)
+    guard let handle = bench_raw_open(path, &error, error.count) else {
+      let reason = String(
+        decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      throw BenchError("cannot open \(path): \(reason)")
+    }
+    self.handle = handle
+  }
+
+  var error: String { String(cString: bench_raw_error(handle)) }
+
+  func exec(_ sql: String) throws {
+    guard bench_raw_exec(handle, sql) == 0 else { throw BenchError("\(error) in \(sql)") }
+  }
+
+  func prepare(_ sql: String) throws -> Int32 {
+    let statement = bench_raw_prepare(handle, sql)
+    guard statement >= 0 else { throw BenchError("cannot prepare: \(error)") }
+    return statement
+  }
+
+  /// Runs a prepared statement; returns the rows and the time the C call alone took (the
+  /// parameters are laid out before the clock starts).
+  func query(_ statement: Int32, _ parameters: [RawParameter]) -> (rows: Int32, nanoseconds: Int64)
+  {
+    let texts = parameters.map { parameter -> [CChar]? in
+      if case .text(let text) = parameter { return Array(text.utf8CString) }
+      return nil
+    }
+    return withTexts(texts, index: 0, pointers: []) { pointers in
+      let values = zip(parameters, pointers).map { parameter, pointer -> bench_value in
+        switch parameter {
+        case .integer(let value): bench_value(kind: BENCH_INTEGER, integer: Int64(value), text: nil)
+        case .text: bench_value(kind: BENCH_TEXT, integer: 0, text: pointer)
+        }
+      }
+      return values.withUnsafeBufferPointer { values in
+        let started = Nanos.now()
+        let rows = bench_raw_query(handle, statement, values.baseAddress, Int32(values.count))
+        return (rows, Nanos.now() - started)
+      }
+    }
+  }
+
+  private func withTexts<T>(
+    _ texts: [[CChar]?], index: Int, pointers: [UnsafePointer<CChar>?],
+    _ body: ([UnsafePointer<CChar>?]) -> T
+  ) -> T {
+    guard index < texts.count else { return body(pointers) }
+    guard let text = texts[index] else {
+      return withTexts(texts, index: index + 1, pointers: pointers + [nil], body)
+    }
+    return text.withUnsafeBufferPointer {
+      withTexts(texts, index: index + 1, pointers: pointers + [$0.baseAddress], body)
+    }
+  }
+
+  func close() {
+    bench_raw_close(handle)
+  }
+}
+
+enum RawParameter {
+  case integer(Int)
+  case text(String)
+}
+
+struct BenchError: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
