@@ -126,6 +126,15 @@ public enum CommandFailure: Error {
   }
 }
 
+/// Runs an engine call, its error becoming the command's failure (printed, with its exit code).
+func attempt<T>(_ body: () async throws -> T) async throws(CommandFailure) -> T {
+  do {
+    return try await body()
+  } catch {
+    throw CommandFailure(error)
+  }
+}
+
 /// Reads a conversation ID argument.
 func conversationArgument(_ arguments: inout ArgumentCursor, command: String) throws(UsageError)
   -> ConversationID

@@ -1,0 +1,37 @@
+import ChatData
+import ChatDomain
+import Foundation
+
+/// `chat conversations`: the list, caught up from the server when it can be reached.
+struct ConversationsCommand: ChatCommand {
+  static let name = "conversations"
+  static let abstract = "List your conversations with unread counts (works offline)."
+  static let usage = "chat conversations"
+
+  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {}
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await context.withEngine { engine throws(CommandFailure) in
+      do throws(ChatError) {
+        _ = try await engine.sync()
+      } catch .offline, .unavailable {
+        context.output.note("The server cannot be reached: showing what this device holds.")
+      } catch {
+        throw CommandFailure(error)
+      }
+      let list: [ConversationSummary] = try await attempt { try await engine.localConversations() }
+      if context.output.json {
+        context.output.json(list.map(ConversationJSON.init))
+      } else if list.isEmpty {
+        context.output.line("No conversations yet: chat create --title T --members a,b")
+      } else {
+        for summary in list {
+          let unread = summary.unreadCount > 0 ? " (\(summary.unreadCount) unread)" : ""
+          let preview = summary.lastMessage.map { "  \($0.senderID): \($0.text)" } ?? ""
+          context.output.line("\(summary.id)  \(summary.title)\(unread)\(preview)".terminalSafe)
+        }
+      }
+      return .success
+    }
+  }
+}

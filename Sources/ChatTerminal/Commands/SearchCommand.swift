@@ -1,0 +1,37 @@
+import ChatData
+import ChatDomain
+import Foundation
+
+/// `chat search`: the local full-text index, offline.
+struct SearchCommand: ChatCommand {
+  static let name = "search"
+  static let abstract = "Search the messages on this device (works offline)."
+  static let usage = "chat search <words…>"
+
+  let query: String
+
+  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {
+    var words: [String] = [try arguments.positional("words")]
+    while let word = arguments.nextPositional() { words.append(word) }
+    query = words.joined(separator: " ")
+  }
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await context.withEngine { engine throws(CommandFailure) in
+      let hits: [SearchHit] = try await attempt {
+        try await engine.conversationList.search(query, limit: 50)
+      }
+      if context.output.json {
+        context.output.json(hits.map(SearchHitJSON.init))
+      } else if hits.isEmpty {
+        context.output.line("No messages match.")
+      } else {
+        for hit in hits {
+          let snippet = hit.snippet.parts.map { $0.isMatch ? "[\($0.text)]" : $0.text }.joined()
+          context.output.line("\(hit.conversationTitle)  \(hit.senderID): \(snippet)".terminalSafe)
+        }
+      }
+      return .success
+    }
+  }
+}

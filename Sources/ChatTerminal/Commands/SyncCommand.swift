@@ -1,0 +1,42 @@
+import ChatData
+import ChatDomain
+import Foundation
+
+/// `chat sync`: catches up everything and flushes the outbox.
+struct SyncCommand: ChatCommand {
+  static let name = "sync"
+  static let abstract = "Catch up every conversation and send what waits (exit 75 if offline)."
+  static let usage = "chat sync"
+
+  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {}
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await context.withEngine { engine throws(CommandFailure) in
+      let output = context.output
+      let report: ChatEngine.SyncReport
+      do {
+        report = try await engine.sync { progress in
+          output.progress(
+            "Catching up: \(progress.conversationsDone)/\(progress.conversations) conversations, "
+              + "\(progress.messagesFetched) messages")
+        }
+      } catch {
+        output.endProgress()
+        throw CommandFailure(error)
+      }
+      output.endProgress()
+      if output.json {
+        output.json(
+          [
+            "conversationsChanged": report.conversationsChanged,
+            "outboxRemaining": report.outboxRemaining,
+          ])
+      } else {
+        output.line(
+          "Synced: \(report.conversationsChanged) conversation(s) changed, "
+            + "\(report.outboxRemaining) message(s) still waiting to send.")
+      }
+      return report.outboxRemaining > 0 ? .temporaryFailure : .success
+    }
+  }
+}
