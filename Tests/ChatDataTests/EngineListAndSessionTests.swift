@@ -47,6 +47,24 @@ struct EngineListAndSessionTests {
     await p.close()
   }
 
+  /// Simulation seed 57 (quick profile): the `/v1/sync` that an unknown conversation's message
+  /// started failed, the socket stayed up, and the device never learned the conversation.
+  @Test func aFailedSyncForAnUnknownConversationIsTriedAgainWithoutAReconnect() async throws {
+    let p = try await Pair.make()
+    let list = Probe(p.bob.list.conversations(), on: p.world.executor)
+    await p.world.settle()
+    p.bob.network.disturbEvents(.skip(1))
+    let group = try await p.alice.list.createConversation(title: "G", memberIDs: [UserID("bob")])
+    await p.world.settle()
+    p.bob.network.failNext(1, with: .status(503), where: RequestMatch { $0.path == "/v1/sync" })
+    _ = try await p.alice.messages.send("hello group", in: group)
+    await p.world.settle()
+    #expect(list.latest?.map(\.id).contains(group) == false)
+    await p.world.advance(by: .seconds(2))
+    #expect(list.latest?.map(\.id).contains(group) == true)
+    await p.close()
+  }
+
   @Test func searchFindsMessagesOffline() async throws {
     let p = try await Pair.make()
     try await p.world.post("Hiking on Sunday at nine", in: p.chat, as: "bob")

@@ -154,7 +154,7 @@ public final class ChatEngine: Sendable {
       onSynced: { conversation, synced in
         await receipts.markDelivered(upTo: synced, in: conversation)
       },
-      onUnknownConversation: { _ = try? await conversations.sync() })
+      onUnknownConversation: { (try? await conversations.sync()) != nil })
     let router = Router(
       messages: messages, receipts: receipts, conversations: conversations, log: environment.log)
     let live = LiveConnection(

@@ -53,13 +53,15 @@ actor MessagesRepository {
   /// Told the position up to which a conversation is held, after messages were saved, so the
   /// receipts repository can say "delivered".
   private let onSynced: @Sendable (ConversationID, Int) async -> Void
-  /// Told about a message event for a conversation this device does not know yet.
-  private let onUnknownConversation: @Sendable () async -> Void
+  /// Told about a message event for a conversation this device does not know yet; answers
+  /// whether the device learned its conversations (false: the server could not be reached).
+  private let onUnknownConversation: @Sendable () async -> Bool
+  private var learningConversations = false
 
   init(
     context: EngineContext,
     onSynced: @escaping @Sendable (ConversationID, Int) async -> Void,
-    onUnknownConversation: @escaping @Sendable () async -> Void
+    onUnknownConversation: @escaping @Sendable () async -> Bool
   ) {
     self.context = context
     self.onSynced = onSynced
@@ -277,8 +279,29 @@ actor MessagesRepository {
       return
     }
     let known = (try? await store.conversation(record.conversationID)) != nil
-    if !known { await onUnknownConversation() }
+    if !known, await !onUnknownConversation() { learnConversationsLater() }
     await saveReceived([record], in: record.conversationID)
+  }
+
+  /// Learning an unknown conversation failed for a passing reason: it is tried again with
+  /// backoff while the app is in the foreground. Nothing else would bring the conversation
+  /// before the next reconnect, since the socket that told of it stays up.
+  private func learnConversationsLater() {
+    guard !learningConversations else { return }
+    learningConversations = true
+    context.spawn { await self.learnConversations() }
+  }
+
+  private func learnConversations() async {
+    var attempt = 0
+    while isRunning {
+      attempt += 1
+      let delay = context.backoff.delay(attempt: attempt, random: context.random)
+      try? await context.clock.sleep(for: delay)
+      guard isRunning else { break }
+      if await onUnknownConversation() { break }
+    }
+    learningConversations = false
   }
 
   /// Saves messages, then fills a gap if the save revealed one, and reports the position.
