@@ -23,6 +23,8 @@ public final class ChatEngine: Sendable {
     public var log: any LogSink
     /// The serial executor every part of the engine runs on; nil makes one with its own thread.
     public var executor: (any SerialTaskExecutor)?
+    /// Test-only: known bugs put back so the simulation can show it catches them. Empty in apps.
+    package var knownBugs: KnownBugs = []
 
     public init(
       http: any HTTPTransport, live: any LiveTransport, clock: any EngineClock = SystemClock(),
@@ -145,7 +147,8 @@ public final class ChatEngine: Sendable {
       executor: executor, me: record.userID, store: store,
       api: APIClient(transport: environment.http, session: session), clock: environment.clock,
       random: environment.random, ids: ids, log: environment.log,
-      metrics: ClientMetrics(executor: executor), backoff: Backoff())
+      metrics: ClientMetrics(executor: executor), backoff: Backoff(),
+      knownBugs: environment.knownBugs)
     self.context = context
     let receipts = ReceiptsRepository(context: context)
     let conversations = ConversationsRepository(context: context)
@@ -160,10 +163,12 @@ public final class ChatEngine: Sendable {
     let live = LiveConnection(
       context: context, transport: environment.live, session: session,
       onFrame: { await router.route($0) },
-      onConnected: {
+      onConnected: { [knownBugs = environment.knownBugs] in
         // Learn what changed, catch up, and only then trust the socket; then send what waits.
-        _ = try? await conversations.sync()
-        await messages.catchUpAll()
+        if !knownBugs.contains(.skipCatchUpAfterReconnect) {
+          _ = try? await conversations.sync()
+          await messages.catchUpAll()
+        }
         await messages.networkReturned()
         await receipts.postOwedReads()
       })
