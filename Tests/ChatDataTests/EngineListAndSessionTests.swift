@@ -65,6 +65,24 @@ struct EngineListAndSessionTests {
     await p.close()
   }
 
+  /// Simulation seed 134 (full profile): a conversation was created while the tablet's socket
+  /// was down; the `/v1/sync` after its reconnect failed, and nothing tried it again.
+  @Test func aFailedSyncAfterAReconnectIsTriedAgain() async throws {
+    let p = try await Pair.make()
+    let list = Probe(p.bob.list.conversations(), on: p.world.executor)
+    await p.world.settle()
+    p.bob.network.isOnline = false
+    let group = try await p.alice.list.createConversation(title: "G", memberIDs: [UserID("bob")])
+    await p.world.settle()
+    p.bob.network.failNext(1, with: .status(503), where: RequestMatch { $0.path == "/v1/sync" })
+    p.bob.network.isOnline = true
+    let syncsBefore = p.bob.network.count("GET", "/v1/sync")
+    await p.world.advance(by: .seconds(3))
+    #expect(p.bob.network.count("GET", "/v1/sync") == syncsBefore + 2)
+    #expect(list.latest?.map(\.id).contains(group) == true)
+    await p.close()
+  }
+
   @Test func searchFindsMessagesOffline() async throws {
     let p = try await Pair.make()
     try await p.world.post("Hiking on Sunday at nine", in: p.chat, as: "bob")

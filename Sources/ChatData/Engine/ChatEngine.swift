@@ -166,7 +166,7 @@ public final class ChatEngine: Sendable {
       onConnected: { [knownBugs = environment.knownBugs] in
         // Learn what changed, catch up, and only then trust the socket; then send what waits.
         if !knownBugs.contains(.skipCatchUpAfterReconnect) {
-          _ = try? await conversations.sync()
+          if (try? await conversations.sync()) == nil { await messages.learnConversationsLater() }
           await messages.catchUpAll()
         }
         await messages.networkReturned()

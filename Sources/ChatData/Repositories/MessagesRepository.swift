@@ -288,10 +288,11 @@ actor MessagesRepository {
     await saveReceived([record], in: record.conversationID)
   }
 
-  /// Learning an unknown conversation failed for a passing reason: it is tried again with
-  /// backoff while the app is in the foreground. Nothing else would bring the conversation
-  /// before the next reconnect, since the socket that told of it stays up.
-  private func learnConversationsLater() {
+  /// Learning the conversations (`/v1/sync`, after a connect or for an unknown conversation's
+  /// message) failed for a passing reason: it is tried again with backoff while the app is in
+  /// the foreground. Nothing else would bring a missed conversation before the next reconnect,
+  /// since the socket stays up.
+  func learnConversationsLater() {
     guard !learningConversations else { return }
     learningConversations = true
     context.spawn { await self.learnConversations() }
