@@ -3,9 +3,9 @@ import Foundation
 
 /// How big one run is.
 public enum Profile: String, Sendable, CaseIterable {
-  /// For CI: a shorter fault phase and less history, so 200 seeds run in well under a minute.
+  /// The default, for CI and `chat-sim`: an 8-minute fault phase.
   case quick
-  /// For `chat-sim`: a longer fault phase and more history.
+  /// A 25-minute fault phase and more history: fewer seeds per second, longer storms.
   case full
 
   /// Simulated length of the safety phase (faults on).
@@ -47,7 +47,7 @@ public struct SimulationOptions: Sendable {
   /// Test-only: known bugs put back (see `KnownBugs`).
   package var knownBugs: KnownBugs = []
 
-  public init(profile: Profile = .full, keepsTrace: Bool = true, folder: String? = nil) {
+  public init(profile: Profile = .quick, keepsTrace: Bool = true, folder: String? = nil) {
     self.profile = profile
     self.keepsTrace = keepsTrace
     self.folder = folder ?? Self.defaultFolder

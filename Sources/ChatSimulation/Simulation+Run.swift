@@ -25,7 +25,7 @@ public struct SeedResult: Sendable {
   /// The one command that replays this seed.
   public var replayCommand: String {
     var command = "swift run -c release chat-sim --seed \(seed)"
-    if profile != .full { command += " --profile \(profile.rawValue)" }
+    if profile != .quick { command += " --profile \(profile.rawValue)" }
     return command
   }
 }
