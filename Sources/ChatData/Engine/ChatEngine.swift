@@ -163,9 +163,13 @@ public final class ChatEngine: Sendable {
     let live = LiveConnection(
       context: context, transport: environment.live, session: session,
       onFrame: { await router.route($0) },
-      onConnected: { [knownBugs = environment.knownBugs] in
+      onConnected: { [knownBugs = environment.knownBugs, metrics = context.metrics] in
         // Learn what changed, catch up, and only then trust the socket; then send what waits.
-        if !knownBugs.contains(.skipCatchUpAfterReconnect) {
+        var skipsCatchUp = false
+        if knownBugs.contains(.skipCatchUpAfterReconnect) {
+          skipsCatchUp = await metrics.current().reconnects > 0
+        }
+        if !skipsCatchUp {
           if (try? await conversations.sync()) == nil { await messages.learnConversationsLater() }
           await messages.catchUpAll()
         }

@@ -7,7 +7,7 @@
 ///   recognise a retry after a lost reply (`MessagesRepository.post`).
 /// - `orderByDeviceClock`: a conversation is sorted by `sentAt`, the phone's clock for its own
 ///   unsent messages, instead of the server's sequence (`CompositeMessageRepository.current`).
-/// - `skipCatchUpAfterReconnect`: a (re)connect trusts the socket and fetches nothing it missed
+/// - `skipCatchUpAfterReconnect`: a reconnect trusts the socket and fetches nothing it missed
 ///   (`ChatEngine`'s `onConnected`).
 /// - `stopOutboxAtFirst4xx`: a rejected message is retried like a temporary failure, so the
 ///   queue stops behind it (`MessagesRepository.post`).
