@@ -83,6 +83,23 @@ struct EngineListAndSessionTests {
     await p.close()
   }
 
+  /// Found by the simulation's open-file check: the engine's parts held each other in cycles,
+  /// so a closed engine (and its SQLite connection) was never freed.
+  @Test func aClosedEngineIsFreedWithItsDatabase() async throws {
+    let world = try TestWorld()
+    weak var released: MessageStore?
+    do {
+      let alice = try await world.device("alice")
+      await alice.engine.start()
+      await world.settle()
+      released = alice.engine.context.store
+      await alice.engine.close()
+    }
+    await world.settle()
+    #expect(released == nil)
+    await world.shutdown()
+  }
+
   @Test func searchFindsMessagesOffline() async throws {
     let p = try await Pair.make()
     try await p.world.post("Hiking on Sunday at nine", in: p.chat, as: "bob")

@@ -176,7 +176,11 @@ public final class ChatEngine: Sendable {
         await messages.networkReturned()
         await receipts.postOwedReads()
       })
-    let typing = TypingRepository(context: context, sendFrame: { await live.send($0) })
+    // Weak, here and in the sign-out watcher: the socket already holds the router (which holds
+    // typing) and the session, so strong captures would make cycles that keep a closed engine,
+    // and its database connection, alive.
+    let typing = TypingRepository(
+      context: context, sendFrame: { [weak live] in await live?.send($0) ?? false })
     router.typing = typing
     self.messagesSource = messages
     self.receiptsSource = receipts
@@ -194,10 +198,10 @@ public final class ChatEngine: Sendable {
       }
     }
     context.spawn {
-      await session.onSignedOut {
-        await live.signedOut()
-        await messages.stop()
-        await receipts.stop()
+      await session.onSignedOut { [weak live, weak messages, weak receipts] in
+        await live?.signedOut()
+        await messages?.stop()
+        await receipts?.stop()
       }
     }
   }
