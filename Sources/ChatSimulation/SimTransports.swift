@@ -47,7 +47,8 @@ final class SocketAttempt: @unchecked Sendable {
 
 /// A device incarnation's `HTTPTransport`: the simulated network.
 struct SimHTTPTransport: HTTPTransport {
-  let simulation: Simulation
+  /// Unowned: the engine holds its transports, and the simulation holds the engine.
+  unowned let simulation: Simulation
   let device: SimDevice
   let incarnation: Incarnation
 
@@ -61,7 +62,7 @@ struct SimHTTPTransport: HTTPTransport {
 
 /// A device incarnation's `LiveTransport`: the simulated network.
 struct SimLiveTransport: LiveTransport {
-  let simulation: Simulation
+  unowned let simulation: Simulation
   let device: SimDevice
   let incarnation: Incarnation
 

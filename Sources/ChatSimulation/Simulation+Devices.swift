@@ -77,7 +77,7 @@ extension Simulation {
   private func watchSession(_ device: SimDevice, _ incarnation: Incarnation) {
     guard let engine = incarnation.engine else { return }
     let states = engine.connectionStates()
-    incarnation.executor.spawn { [self] in
+    incarnation.sessionTask = incarnation.executor.spawn { [self] in
       for await state in states where state == .signedOut {
         history.trace("signed out \(incarnation.name)")
         count(.signedOut)

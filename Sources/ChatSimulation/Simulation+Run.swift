@@ -22,9 +22,15 @@ public struct SeedResult: Sendable {
 
   public var passed: Bool { violations.isEmpty }
 
-  /// The one command that replays this seed.
+  /// The one command that replays this seed. A history is a function of the seed and the
+  /// build: the optimizer changes which awaits suspend, so a debug build (what `swift test`
+  /// runs) and a release build step different jobs and make different histories.
   public var replayCommand: String {
-    var command = "swift run -c release chat-sim --seed \(seed)"
+    #if DEBUG
+      var command = "swift run chat-sim --seed \(seed)"
+    #else
+      var command = "swift run -c release chat-sim --seed \(seed)"
+    #endif
     if profile != .quick { command += " --profile \(profile.rawValue)" }
     return command
   }
@@ -201,6 +207,7 @@ extension Simulation {
       for incarnation in device.incarnations {
         for view in incarnation.views.values { view.cancel() }
         incarnation.listTask?.cancel()
+        incarnation.sessionTask?.cancel()
         incarnation.views.removeAll()
         if let engine = incarnation.engine {
           incarnation.executor.spawn { await engine.close() }
@@ -209,7 +216,18 @@ extension Simulation {
     }
     world.run(deadline: world.now + .seconds(24 * 3600), maxSteps: Self.stepBudget)
     for device in devices {
-      for incarnation in device.incarnations { incarnation.engine = nil }
+      for incarnation in device.incarnations {
+        incarnation.engine = nil
+        incarnation.latest.removeAll()
+        incarnation.listTask = nil
+        incarnation.sessionTask = nil
+      }
+    }
+    sockets.removeAll()
+    let left = world.dismantle()
+    if left.jobs > 0 || left.timers > 0 {
+      FileHandle.standardError.write(
+        Data("seed \(seed): \(left.jobs) jobs and \(left.timers) timers left at the end\n".utf8))
     }
   }
 }

@@ -168,6 +168,8 @@ final class Incarnation: @unchecked Sendable {
   /// The screens open now: one task per conversation reading `messages(in:)`.
   var views: [ConversationID: Task<Void, Never>] = [:]
   var listTask: Task<Void, Never>?
+  /// Watches for the session ending (then the user signs in again).
+  var sessionTask: Task<Void, Never>?
   /// What each open screen shows now.
   var latest: [ConversationID: [Message]] = [:]
   /// Screens the user closed (not reopened when the list changes).

@@ -109,6 +109,18 @@ final class World: @unchecked Sendable {
 
   var hasTimers: Bool { !actions.isEmpty }
 
+  /// Forgets every timer and executor (the end of a run), breaking the cycles through the
+  /// closures they hold. Returns how many timers and queued jobs were left.
+  @discardableResult
+  func dismantle() -> (timers: Int, jobs: Int) {
+    let left = (actions.count, runners.reduce(0) { $0 + $1.executor.pending })
+    actions.removeAll()
+    heap.removeAll()
+    for runner in runners { runner.afterStep = nil }
+    runners.removeAll()
+    return left
+  }
+
   // MARK: - Running
 
   /// Why `run` returned.
