@@ -83,8 +83,10 @@ final class SimSocket: LiveSocket, @unchecked Sendable {
   let messages: AsyncStream<String>
   let device: SimDevice
   let incarnation: Incarnation
-  /// A frame held back by a reorder fault, delivered after the next one.
+  /// A frame held back by a reorder fault, delivered after the next one (or a little later).
   var held: String?
+  /// Counts holds, so a late release knows whether its frame is still the one held.
+  var holds = 0
   /// Half-open: every frame is lost until the socket drops.
   var isSilent = false
   private let continuation: AsyncStream<String>.Continuation
@@ -128,7 +130,8 @@ final class SimSocket: LiveSocket, @unchecked Sendable {
     }
   }
 
-  private func deliver(_ frame: String) {
+  /// Sends one frame down the wire, after every frame sent before it.
+  func deliver(_ frame: String) {
     let world = simulation.world
     let arrival = max(world.now + simulation.latency(), lastArrival)
     lastArrival = arrival

@@ -64,25 +64,35 @@ extension Simulation {
   /// what each shows, and runs the end-of-run checks.
   func readDevicesAndCheck(_ log: [LoggedConversation]) {
     var finals: [FinalView] = []
-    for device in devices {
-      guard let incarnation = device.current, let engine = incarnation.engine else {
-        checker.report(.relaunch, "\(device.name) is not running at the end", keys: [device.name])
-        continue
-      }
-      let mine = log.filter { $0.members.contains(device.user) }.map(\.id)
-      for conversation in mine {
-        openScreen(conversation, on: device, incarnation)
-      }
-      _ = world.perform(on: incarnation.executor, timeout: .seconds(600)) {
+    // A device can be signed out while it scrolls (its refresh token was spent by a refresh
+    // whose reply was lost; see the report): the user signs in again, and it scrolls again.
+    var scrolled: [ObjectIdentifier] = []
+    for _ in 0..<3 {
+      for device in devices {
+        guard let incarnation = device.current, let engine = incarnation.engine,
+          !scrolled.contains(ObjectIdentifier(incarnation))
+        else { continue }
+        scrolled.append(ObjectIdentifier(incarnation))
+        let mine = log.filter { $0.members.contains(device.user) }.map(\.id)
         for conversation in mine {
-          var pages = 0
-          while pages < 100, (try? await engine.messages.loadOlder(in: conversation)) == true {
-            pages += 1
+          openScreen(conversation, on: device, incarnation)
+        }
+        _ = world.perform(on: incarnation.executor, timeout: .seconds(600)) {
+          for conversation in mine {
+            var pages = 0
+            while pages < 100, (try? await engine.messages.loadOlder(in: conversation)) == true {
+              pages += 1
+            }
           }
         }
       }
+      world.run(deadline: world.now + .seconds(600))
+      let all = devices.compactMap(\.current).map(ObjectIdentifier.init)
+      if all.allSatisfy(scrolled.contains) { break }
     }
-    world.run(deadline: world.now + .seconds(600))
+    for device in devices where device.current?.engine == nil {
+      checker.report(.relaunch, "\(device.name) is not running at the end", keys: [device.name])
+    }
     for device in devices {
       guard let incarnation = device.current, let engine = incarnation.engine else { continue }
       let outbox =

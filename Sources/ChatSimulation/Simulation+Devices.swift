@@ -83,9 +83,7 @@ extension Simulation {
         count(.signedOut)
         await engine.close()
         world.schedule(after: faultRandom.duration(.seconds(5)...(.seconds(60)))) { [self] in
-          guard device.current === incarnation, phase == .safety || phase == .liveness else {
-            return
-          }
+          guard device.current === incarnation, phase != .done else { return }
           incarnation.isAlive = false
           device.current = nil
           launch(device, signIn: true)

@@ -296,6 +296,14 @@ extension Simulation {
       count(.eventReordered)
       history.trace("fault hold-event → \(socket.incarnation.name) \(describeFrame(frame))")
       socket.held = frame
+      socket.holds += 1
+      let hold = socket.holds
+      // Delivered after the next frame, or late on its own: a reorder loses nothing.
+      world.schedule(after: faultRandom.duration(.milliseconds(500)...(.seconds(5)))) {
+        guard socket.holds == hold, let held = socket.held else { return }
+        socket.held = nil
+        socket.deliver(held)
+      }
       return []
     }
     return [frame]

@@ -91,7 +91,7 @@ struct ChatSim {
   }
 }
 
-/// Prints one line every 5 % of the seeds.
+/// Prints one line every 5 % of the seeds, and one for each failed seed as it fails.
 final class Progress: @unchecked Sendable {
   // @unchecked: `done` is only touched from `SimulationRunner`'s report, which is serialized.
   private let total: Int
@@ -102,7 +102,11 @@ final class Progress: @unchecked Sendable {
 
   func finished(_ result: SeedResult) {
     done += 1
-    if !result.passed { failed += 1 }
+    if !result.passed {
+      failed += 1
+      FileHandle.standardError.write(
+        Data("seed \(result.seed) failed: \(result.violations[0])\n".utf8))
+    }
     if done % max(1, total / 20) == 0 || done == total {
       FileHandle.standardError.write(Data("\(done)/\(total) seeds, \(failed) failed\n".utf8))
     }
