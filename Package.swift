@@ -12,6 +12,7 @@ let package = Package(
   name: "chat",
   platforms: [.macOS(.v15)],
   products: [
+    .executable(name: "chat-sim", targets: ["chat-sim"]),
     .library(name: "ChatDomain", targets: ["ChatDomain"]),
     .library(name: "ChatData", targets: ["ChatData"]),
     .library(name: "ChatPresentation", targets: ["ChatPresentation"]),
@@ -81,6 +82,17 @@ let package = Package(
     // Test support shared by the test targets.
     .target(
       name: "ChatTestSupport", dependencies: ["ChatDomain", "ChatData", "ChatServer", "SQLite"],
+      swiftSettings: engineSettings),
+
+    // Deterministic fault simulation: real engines and the real server over a simulated network.
+    .target(
+      name: "ChatSimulation",
+      dependencies: ["ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite"],
+      swiftSettings: engineSettings),
+    .executableTarget(
+      name: "chat-sim", dependencies: ["ChatSimulation"], swiftSettings: engineSettings),
+    .testTarget(
+      name: "SimulationTests", dependencies: ["ChatSimulation", "ChatData"],
       swiftSettings: engineSettings),
 
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: engineSettings),

@@ -47,6 +47,59 @@ struct EngineListAndSessionTests {
     await p.close()
   }
 
+  /// Simulation seed 57 (quick profile): the `/v1/sync` that an unknown conversation's message
+  /// started failed, the socket stayed up, and the device never learned the conversation.
+  @Test func aFailedSyncForAnUnknownConversationIsTriedAgainWithoutAReconnect() async throws {
+    let p = try await Pair.make()
+    let list = Probe(p.bob.list.conversations(), on: p.world.executor)
+    await p.world.settle()
+    p.bob.network.disturbEvents(.skip(1))
+    let group = try await p.alice.list.createConversation(title: "G", memberIDs: [UserID("bob")])
+    await p.world.settle()
+    p.bob.network.failNext(1, with: .status(503), where: RequestMatch { $0.path == "/v1/sync" })
+    _ = try await p.alice.messages.send("hello group", in: group)
+    await p.world.settle()
+    #expect(list.latest?.map(\.id).contains(group) == false)
+    await p.world.advance(by: .seconds(2))
+    #expect(list.latest?.map(\.id).contains(group) == true)
+    await p.close()
+  }
+
+  /// Simulation seed 134 (full profile): a conversation was created while the tablet's socket
+  /// was down; the `/v1/sync` after its reconnect failed, and nothing tried it again.
+  @Test func aFailedSyncAfterAReconnectIsTriedAgain() async throws {
+    let p = try await Pair.make()
+    let list = Probe(p.bob.list.conversations(), on: p.world.executor)
+    await p.world.settle()
+    p.bob.network.isOnline = false
+    let group = try await p.alice.list.createConversation(title: "G", memberIDs: [UserID("bob")])
+    await p.world.settle()
+    p.bob.network.failNext(1, with: .status(503), where: RequestMatch { $0.path == "/v1/sync" })
+    p.bob.network.isOnline = true
+    let syncsBefore = p.bob.network.count("GET", "/v1/sync")
+    await p.world.advance(by: .seconds(3))
+    #expect(p.bob.network.count("GET", "/v1/sync") == syncsBefore + 2)
+    #expect(list.latest?.map(\.id).contains(group) == true)
+    await p.close()
+  }
+
+  /// Found by the simulation's open-file check: the engine's parts held each other in cycles,
+  /// so a closed engine (and its SQLite connection) was never freed.
+  @Test func aClosedEngineIsFreedWithItsDatabase() async throws {
+    let world = try TestWorld()
+    weak var released: MessageStore?
+    do {
+      let alice = try await world.device("alice")
+      await alice.engine.start()
+      await world.settle()
+      released = alice.engine.context.store
+      await alice.engine.close()
+    }
+    await world.settle()
+    #expect(released == nil)
+    await world.shutdown()
+  }
+
   @Test func searchFindsMessagesOffline() async throws {
     let p = try await Pair.make()
     try await p.world.post("Hiking on Sunday at nine", in: p.chat, as: "bob")

@@ -23,6 +23,8 @@ public final class ChatEngine: Sendable {
     public var log: any LogSink
     /// The serial executor every part of the engine runs on; nil makes one with its own thread.
     public var executor: (any SerialTaskExecutor)?
+    /// Test-only: known bugs put back so the simulation can show it catches them. Empty in apps.
+    package var knownBugs: KnownBugs = []
 
     public init(
       http: any HTTPTransport, live: any LiveTransport, clock: any EngineClock = SystemClock(),
@@ -145,7 +147,8 @@ public final class ChatEngine: Sendable {
       executor: executor, me: record.userID, store: store,
       api: APIClient(transport: environment.http, session: session), clock: environment.clock,
       random: environment.random, ids: ids, log: environment.log,
-      metrics: ClientMetrics(executor: executor), backoff: Backoff())
+      metrics: ClientMetrics(executor: executor), backoff: Backoff(),
+      knownBugs: environment.knownBugs)
     self.context = context
     let receipts = ReceiptsRepository(context: context)
     let conversations = ConversationsRepository(context: context)
@@ -154,24 +157,36 @@ public final class ChatEngine: Sendable {
       onSynced: { conversation, synced in
         await receipts.markDelivered(upTo: synced, in: conversation)
       },
-      onUnknownConversation: { _ = try? await conversations.sync() })
+      onUnknownConversation: { (try? await conversations.sync()) != nil })
     let router = Router(
       messages: messages, receipts: receipts, conversations: conversations, log: environment.log)
     let live = LiveConnection(
       context: context, transport: environment.live, session: session,
       onFrame: { await router.route($0) },
-      onConnected: {
+      onConnected: { [knownBugs = environment.knownBugs, metrics = context.metrics] in
         // The socket may have missed anything while it was down: learn what changed, start
         // the catch-ups (messages and receipts), then send what waits.
-        let changed = (try? await conversations.sync()) ?? []
-        await messages.catchUpAll()
-        for conversation in Set(changed + (await messages.watchedConversations())).sorted() {
-          context.spawn { await receipts.sync(conversation) }
+        var skipsCatchUp = false
+        if knownBugs.contains(.skipCatchUpAfterReconnect) {
+          skipsCatchUp = await metrics.current().reconnects > 0
+        }
+        if !skipsCatchUp {
+          let changed = try? await conversations.sync()
+          if changed == nil { await messages.learnConversationsLater() }
+          await messages.catchUpAll()
+          let watched = await messages.watchedConversations()
+          for conversation in Set((changed ?? []) + watched).sorted() {
+            context.spawn { await receipts.sync(conversation) }
+          }
         }
         await messages.networkReturned()
         await receipts.postOwedReads()
       })
-    let typing = TypingRepository(context: context, sendFrame: { await live.send($0) })
+    // Weak, here and in the sign-out watcher: the socket already holds the router (which holds
+    // typing) and the session, so strong captures would make cycles that keep a closed engine,
+    // and its database connection, alive.
+    let typing = TypingRepository(
+      context: context, sendFrame: { [weak live] in await live?.send($0) ?? false })
     router.typing = typing
     self.messagesSource = messages
     self.receiptsSource = receipts
@@ -189,10 +204,10 @@ public final class ChatEngine: Sendable {
       }
     }
     context.spawn {
-      await session.onSignedOut {
-        await live.signedOut()
-        await messages.stop()
-        await receipts.stop()
+      await session.onSignedOut { [weak live, weak messages, weak receipts] in
+        await live?.signedOut()
+        await messages?.stop()
+        await receipts?.stop()
       }
     }
   }

@@ -15,6 +15,8 @@ struct EngineContext: Sendable {
   let log: any LogSink
   let metrics: ClientMetrics
   let backoff: Backoff
+  /// Test-only (see `KnownBugs`); empty in apps.
+  let knownBugs: KnownBugs
 
   /// Starts work on the engine's executor.
   @discardableResult

@@ -89,9 +89,11 @@ actor CompositeMessageRepository: MessageRepository {
     guard let snapshot = try? await context.store.snapshot(conversation, limit: window) else {
       return nil
     }
-    return snapshot.messages.map {
+    let messages = snapshot.messages.map {
       RecordMapping.message($0, receipts: snapshot.receipts, me: context.me)
     }
+    guard context.knownBugs.contains(.orderByDeviceClock) else { return messages }
+    return messages.sorted { $0.sentAt < $1.sentAt }
   }
 
   nonisolated func conversation(_ conversation: ConversationID) -> AsyncStream<

@@ -106,6 +106,30 @@ extension MessagesRepository {
     if isRunning { startCatchUp(conversation) }
   }
 
+  // MARK: - Learning the conversations
+
+  /// Learning the conversations (`/v1/sync`, after a connect or for an unknown conversation's
+  /// message) failed for a passing reason: it is tried again with backoff while the app is in
+  /// the foreground. Nothing else would bring a missed conversation before the next reconnect,
+  /// since the socket stays up.
+  func learnConversationsLater() {
+    guard !learningConversations else { return }
+    learningConversations = true
+    context.spawn { await self.learnConversations() }
+  }
+
+  private func learnConversations() async {
+    var attempt = 0
+    while isRunning {
+      attempt += 1
+      let delay = context.backoff.delay(attempt: attempt, random: context.random)
+      try? await context.clock.sleep(for: delay)
+      guard isRunning else { break }
+      if await onUnknownConversation() { break }
+    }
+    learningConversations = false
+  }
+
   // MARK: - Fetching
 
   /// Fetches what this device lacks above its sync position (`?after=`, 200 at a time), after

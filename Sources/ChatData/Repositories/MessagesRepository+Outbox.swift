@@ -141,13 +141,16 @@ extension MessagesRepository {
   private func post(_ message: MessageRecord) async -> PostOutcome {
     await context.metrics.recordSendAttempt()
     defer { context.spawn { await self.reportOutboxSize() } }
-    let body = PostMessageDTO(clientMessageId: message.clientID.rawValue, text: message.text)
+    let postedID =
+      context.knownBugs.contains(.retryWithNewID) ? context.ids.next() : message.clientID
+    let body = PostMessageDTO(clientMessageId: postedID.rawValue, text: message.text)
     do {
       let dto = try await context.api.postMessage(body, in: message.conversationID)
-      guard let record = MessageRecord(dto), record.clientID == message.clientID else {
+      guard var record = MessageRecord(dto), record.clientID == postedID else {
         context.log.write(LogRecord(.error, "send.unreadable_reply"))
         return .temporary(.malformedReply("post"))
       }
+      record.clientID = message.clientID
       await context.metrics.recordAccepted()
       // Accepted but not saved (a full disk): the row is still sending; retrying later with
       // the same ID gets the same message back.
@@ -161,7 +164,9 @@ extension MessagesRepository {
       return .accepted
     } catch .signedOut {
       return .signedOut
-    } catch let error where error.isTemporary {
+    } catch let error
+      where error.isTemporary || context.knownBugs.contains(.stopOutboxAtFirst4xx)
+    {
       await context.metrics.recordTemporaryFailure()
       return .temporary(error)
     } catch {

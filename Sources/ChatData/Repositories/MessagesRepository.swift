@@ -61,13 +61,16 @@ actor MessagesRepository {
   /// Told the position up to which a conversation is held, after messages were saved, so the
   /// receipts repository can say "delivered".
   let onSynced: @Sendable (ConversationID, Int) async -> Void
-  /// Told about a message event for a conversation this device does not know yet.
-  let onUnknownConversation: @Sendable () async -> Void
+  /// Told about a message event for a conversation this device does not know yet; answers
+  /// whether the device learned its conversations (false: the server could not be reached).
+  let onUnknownConversation: @Sendable () async -> Bool
+  /// A retry of learning the conversations is waiting (`learnConversationsLater`).
+  var learningConversations = false
 
   init(
     context: EngineContext,
     onSynced: @escaping @Sendable (ConversationID, Int) async -> Void,
-    onUnknownConversation: @escaping @Sendable () async -> Void
+    onUnknownConversation: @escaping @Sendable () async -> Bool
   ) {
     self.context = context
     self.onSynced = onSynced
@@ -109,7 +112,9 @@ actor MessagesRepository {
     if (try? await store.conversation(record.conversationID)) == nil {
       // Learn about the conversation without holding up the socket's next frames.
       let onUnknownConversation = onUnknownConversation
-      context.spawn { await onUnknownConversation() }
+      context.spawn {
+        if await !onUnknownConversation() { await self.learnConversationsLater() }
+      }
     }
     await saveReceived([record], in: record.conversationID)
   }

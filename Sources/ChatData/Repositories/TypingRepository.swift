@@ -30,8 +30,10 @@ actor TypingRepository {
   func userIsTyping(in conversation: ConversationID) async {
     let now = context.clock.uptime()
     if let last = lastSent[conversation], now - last < Self.sendInterval { return }
+    // Taken before the send suspends, so a second call made meanwhile sends nothing.
+    lastSent[conversation] = now
     let frame = #"{"type":"typing","conversationId":"\#(conversation.rawValue)"}"#
-    if await sendFrame(frame) { lastSent[conversation] = now }
+    if await !sendFrame(frame), lastSent[conversation] == now { lastSent[conversation] = nil }
   }
 
   /// Someone else is typing.

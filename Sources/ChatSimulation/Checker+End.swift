@@ -1,0 +1,214 @@
+import ChatDomain
+
+extension Checker {
+  /// The end-of-run checks: the server's log against the history and against every device.
+  func checkEnd(log: [LoggedConversation], finals: [FinalView], simulation: Simulation) {
+    let history = simulation.history
+    var byText: [[UInt8]: [(LoggedConversation, WireMessage)]] = [:]
+    for conversation in log {
+      let name = simulation.label(conversation.id)
+      // Gap-free from 1, one message per sender + client message ID.
+      for (index, message) in conversation.messages.enumerated()
+      where message.sequence != index + 1 {
+        report(
+          .gap, "\(name) holds sequence \(message.sequence) at position \(index + 1)",
+          keys: [message.clientMessageId])
+        break
+      }
+      var keys: Set<String> = []
+      for message in conversation.messages {
+        if !keys.insert("\(message.senderId) \(message.clientMessageId.lowercased())").inserted {
+          report(
+            .duplicated, "\(name) holds \(message.clientMessageId) of \(message.senderId) twice",
+            keys: [message.clientMessageId])
+        }
+        byText[Array(message.text.utf8), default: []].append((conversation, message))
+      }
+    }
+    // Every text is one send: two messages with one text are one send stored twice.
+    for (_, copies) in byText where copies.count > 1 {
+      let ids = copies.map(\.1.clientMessageId)
+      report(
+        .duplicated,
+        "\(simulation.label(copies[0].0.id)) holds one send \(copies.count) times: "
+          + ids.joined(separator: ", "),
+        keys: ids + [Simulation.tag(of: copies[0].1.text)])
+    }
+    checkOperations(history: history, byText: byText, finals: finals, simulation: simulation)
+    checkAcknowledgements(history: history, log: log, simulation: simulation)
+    for final in finals {
+      checkDevice(final, log: log, history: history, simulation: simulation)
+    }
+    checkShown(log: log, simulation: simulation)
+  }
+
+  /// Each server message was sent by someone, under the ID the device saved; each saved send
+  /// is on the server (or was refused with a 4xx and shows failed).
+  private func checkOperations(
+    history: History, byText: [[UInt8]: [(LoggedConversation, WireMessage)]],
+    finals: [FinalView], simulation: Simulation
+  ) {
+    var sendsByText: [[UInt8]: History.Send] = [:]
+    for send in history.sends { sendsByText[Array(send.text.utf8)] = send }
+    for (text, copies) in byText.sorted(by: { $0.value[0].1.sequence < $1.value[0].1.sequence }) {
+      for (conversation, message) in copies {
+        guard let send = sendsByText[text], send.user.rawValue == message.senderId,
+          send.conversation == conversation.id
+        else {
+          report(
+            .unexpected,
+            "\(simulation.label(conversation.id))#\(message.sequence) \(message.clientMessageId) from \(message.senderId) was never sent",
+            keys: [message.clientMessageId])
+          continue
+        }
+        if let saved = send.savedAs, saved.rawValue != message.clientMessageId.lowercased() {
+          report(
+            .unexpected,
+            "\(Simulation.tag(of: send.text)) was saved as \(saved) but the server holds \(message.clientMessageId)",
+            keys: [saved.rawValue, message.clientMessageId, Simulation.tag(of: send.text)])
+        }
+      }
+    }
+    for send in history.sends {
+      guard let saved = send.savedAs else { continue }
+      guard byText[Array(send.text.utf8)] == nil else { continue }
+      let deviceName = String(send.device.split(separator: "#")[0])
+      let final = finals.first { $0.device.name == deviceName }
+      let shownFailed =
+        final?.views[send.conversation]?.contains {
+          guard $0.id == saved, case .failed = $0.send else { return false }
+          return true
+        } ?? false
+      if !(history.refusedIDs.contains(saved.rawValue) && shownFailed) {
+        report(
+          .lost,
+          "\(Simulation.tag(of: send.text)) (\(saved)) was saved as sending on \(send.device) and never reached the server",
+          keys: [saved.rawValue, Simulation.tag(of: send.text)])
+      }
+    }
+  }
+
+  /// Every message the server acknowledged is still there, at the same sequence.
+  private func checkAcknowledgements(
+    history: History, log: [LoggedConversation], simulation: Simulation
+  ) {
+    for ack in history.acknowledgements {
+      let conversation = log.first { $0.id == ack.conversation }
+      let held = conversation?.messages.first { $0.sequence == ack.sequence }
+      if held?.clientMessageId.lowercased() != ack.clientMessageID.lowercased() {
+        report(
+          .lost,
+          "the server acknowledged \(ack.clientMessageID) at \(simulation.label(ack.conversation))#\(ack.sequence) and no longer holds it",
+          keys: [ack.clientMessageID])
+      }
+    }
+  }
+
+  /// The device's views equal the server's log; its outbox is empty; it knows exactly its
+  /// user's conversations; its database holds nothing from elsewhere.
+  private func checkDevice(
+    _ final: FinalView, log: [LoggedConversation], history: History, simulation: Simulation
+  ) {
+    let name = final.incarnation.name
+    let mine = log.filter { $0.members.contains(final.device.user) }
+    if final.outbox != 0 {
+      report(.undrained, "\(name) still has \(final.outbox) in its outbox", keys: [name])
+    }
+    let listed = Set(final.listed)
+    for conversation in mine where !listed.contains(conversation.id) {
+      report(
+        .divergent, "\(name) does not list \(simulation.label(conversation.id))", keys: [name])
+    }
+    for id in final.listed where !mine.contains(where: { $0.id == id }) {
+      report(.foreign, "\(name) lists \(simulation.label(id)), not one of its user's", keys: [name])
+    }
+    for conversation in mine {
+      let label = simulation.label(conversation.id)
+      let shown = final.views[conversation.id] ?? []
+      let sent = shown.filter { $0.sequence != nil }
+      for unsent in shown where unsent.sequence == nil {
+        if case .failed = unsent.send, history.refusedIDs.contains(unsent.id.rawValue) {
+          continue
+        }
+        report(
+          .undrained, "\(name) \(label): \(unsent.id) ends \(unsent.send)",
+          keys: [unsent.id.rawValue])
+      }
+      let expected = conversation.messages
+      if let index = zip(sent, expected).enumerated().first(where: { !Self.same($1.0, $1.1) })?
+        .offset
+      {
+        report(
+          .divergent,
+          "\(name) \(label) shows \(sent[index].id) (#\(sent[index].sequence ?? 0)) where the server holds \(expected[index].clientMessageId) (#\(expected[index].sequence))",
+          keys: [sent[index].id.rawValue, expected[index].clientMessageId, name])
+      } else if sent.count != expected.count {
+        let missing = expected.dropFirst(sent.count).first?.clientMessageId ?? ""
+        report(
+          .divergent,
+          "\(name) \(label) shows \(sent.count) messages, the server holds \(expected.count)",
+          keys: [name, missing])
+      }
+    }
+    for hit in final.hits {
+      guard let conversation = mine.first(where: { $0.id == hit.conversationID }) else {
+        report(
+          .foreign, "\(name) holds \(hit.messageID) of a conversation its user is not in",
+          keys: [hit.messageID.rawValue])
+        continue
+      }
+      let onServer = conversation.messages.contains {
+        $0.clientMessageId.lowercased() == hit.messageID.rawValue
+      }
+      let ownUnsent = hit.sequence == nil && hit.senderID == final.device.user
+      if !onServer && !ownUnsent {
+        report(
+          .unexpected, "\(name) holds \(hit.messageID), which the server does not",
+          keys: [hit.messageID.rawValue])
+      }
+    }
+  }
+
+  /// What any device ever showed at a sequence is what the server holds there; no device
+  /// ever showed a conversation its user is not in.
+  private func checkShown(log: [LoggedConversation], simulation: Simulation) {
+    for (slot, claim) in claims.sorted(by: {
+      ($0.key.conversation, $0.key.sequence) < ($1.key.conversation, $1.key.sequence)
+    }) {
+      let held = log.first { $0.id == slot.conversation }?.messages.first {
+        $0.sequence == slot.sequence
+      }
+      guard let held else {
+        report(
+          .unexpected,
+          "\(claim.device) showed \(claim.id) at \(simulation.label(slot.conversation))#\(slot.sequence), which the server does not hold",
+          keys: [claim.id.rawValue])
+        continue
+      }
+      if held.clientMessageId.lowercased() != claim.id.rawValue
+        || held.senderId != claim.sender.rawValue || Array(held.text.utf8) != claim.text
+      {
+        report(
+          .sequenceChanged,
+          "\(claim.device) showed \(claim.id) at \(simulation.label(slot.conversation))#\(slot.sequence), the server holds \(held.clientMessageId)",
+          keys: [claim.id.rawValue, held.clientMessageId])
+      }
+    }
+    for pair in seenBy.sorted() {
+      let parts = pair.split(separator: " ")
+      let user = UserID(String(parts[0]))
+      let conversation = log.first { $0.id.rawValue.lowercased() == parts[1] }
+      if let conversation, !conversation.members.contains(user) {
+        report(
+          .foreign, "\(user) saw \(simulation.label(conversation.id)) without being a member",
+          keys: [])
+      }
+    }
+  }
+
+  private static func same(_ shown: Message, _ held: WireMessage) -> Bool {
+    shown.sequence == held.sequence && shown.id.rawValue == held.clientMessageId.lowercased()
+      && shown.senderID.rawValue == held.senderId
+      && Array(shown.text.utf8) == Array(held.text.utf8)
+  }
+}

@@ -1,0 +1,248 @@
+import ChatDomain
+import ChatPresentation
+
+/// One broken rule.
+public struct Violation: Sendable, Equatable, CustomStringConvertible {
+  /// The rules, in Jepsen's words where it has one.
+  public enum Invariant: String, Sendable, CaseIterable {
+    /// A message the server acknowledged, or a device saved as sending, is not in the end state.
+    case lost
+    /// The same send is stored twice.
+    case duplicated
+    /// A message nobody sent, or under another ID than the one its device saved.
+    case unexpected
+    /// A conversation's sequences are not 1, 2, 3, … without holes.
+    case gap
+    /// After the healed phase a device's view is not the server's log, in the same order.
+    case divergent
+    /// A screen showed messages out of the server's order (unsent ones last, in ID order).
+    case misordered
+    /// An outbox still holds messages, or one ended failed without a 4xx.
+    case undrained
+    /// A tick went back (read → delivered, sent → sending, …).
+    case receiptBackwards = "receipt-backwards"
+    /// A message's sequence changed, or two messages showed at one sequence.
+    case sequenceChanged = "sequence-changed"
+    /// A device held a message or conversation its user is not a member of.
+    case foreign
+    /// A bubble changed its identity (the same send under two IDs).
+    case identity
+    /// The world did not go quiet in the healed phase.
+    case notQuiet = "not-quiet"
+    /// A device or the server could not start again.
+    case relaunch
+    /// Work ran outside the simulation (another thread), so the run is not a function of its seed.
+    case escaped
+  }
+
+  public let invariant: Invariant
+  public let detail: String
+  /// What the trace excerpt looks for (message IDs, text tags, device names).
+  public let keys: [String]
+
+  public var description: String { "\(invariant.rawValue): \(detail)" }
+}
+
+/// Checks the history as it is made (what each screen shows, every time it changes) and once
+/// more at the end (the server's log against every device and every operation).
+final class Checker: @unchecked Sendable {
+  // @unchecked: touched only on the world's thread.
+  private let history: History
+  private(set) var violations: [Violation] = []
+  /// Stops recording after this many (the first ones are what matter).
+  private let limit = 20
+
+  /// What a device last showed for one of its messages.
+  private struct Shown {
+    var sequence: Int?
+    var ticks: Ticks?
+  }
+
+  private struct DeviceMessage: Hashable {
+    let device: String
+    let id: MessageID
+  }
+
+  struct Slot: Hashable {
+    let conversation: ConversationID
+    let sequence: Int
+  }
+
+  /// A message as some device showed it at a sequence.
+  struct Claim: Equatable {
+    let id: MessageID
+    let sender: UserID
+    let text: [UInt8]
+    let device: String
+  }
+
+  private var shown: [DeviceMessage: Shown] = [:]
+  /// What was shown at each sequence, first seen.
+  private(set) var claims: [Slot: Claim] = [:]
+  /// Each text's message ID, first seen (texts are unique per send).
+  private var idOfText: [[UInt8]: MessageID] = [:]
+  /// Every (user, conversation) a device showed, for the membership check at the end.
+  private(set) var seenBy: Set<String> = []
+
+  init(history: History) {
+    self.history = history
+  }
+
+  func report(_ invariant: Violation.Invariant, _ detail: String, keys: [String]) {
+    guard violations.count < limit else { return }
+    let violation = Violation(invariant: invariant, detail: detail, keys: keys)
+    guard !violations.contains(violation) else { return }
+    violations.append(violation)
+    history.trace("VIOLATION \(violation)")
+  }
+
+  // MARK: - As it happens
+
+  /// A screen of `device` shows `messages` for `conversation`.
+  func observe(
+    _ messages: [Message], in conversation: ConversationID, device: SimDevice,
+    incarnation: Incarnation, simulation: Simulation
+  ) {
+    let place = "\(incarnation.name) \(simulation.label(conversation))"
+    checkMembership(device.user, conversation, place, simulation)
+    var ids: Set<MessageID> = []
+    var lastSequence = 0
+    var lastUnsent: MessageID?
+    for message in messages {
+      if !ids.insert(message.id).inserted {
+        report(.duplicated, "\(place) shows \(message.id) twice", keys: [message.id.rawValue])
+      }
+      if message.conversationID != conversation {
+        report(
+          .foreign, "\(place) shows \(message.id) of another conversation",
+          keys: [message.id.rawValue])
+      }
+      if let sequence = message.sequence {
+        if lastUnsent != nil || sequence <= lastSequence {
+          report(
+            .misordered,
+            "\(place) shows \(message.id) (sequence \(sequence)) after "
+              + (lastUnsent.map { "unsent \($0)" } ?? "sequence \(lastSequence)"),
+            keys: [message.id.rawValue, place])
+        }
+        lastSequence = sequence
+        claim(message, at: sequence, in: conversation, device: incarnation.name)
+      } else {
+        if let lastUnsent, message.id.rawValue.lowercased() < lastUnsent.rawValue.lowercased() {
+          report(
+            .misordered, "\(place) shows unsent \(message.id) after unsent \(lastUnsent)",
+            keys: [message.id.rawValue, lastUnsent.rawValue])
+        }
+        lastUnsent = message.id
+      }
+      track(message, device: device, incarnation: incarnation, place)
+    }
+  }
+
+  /// The device's conversation list.
+  func observeList(
+    _ list: [ConversationSummary], device: SimDevice, incarnation: Incarnation,
+    simulation: Simulation
+  ) {
+    for summary in list {
+      checkMembership(device.user, summary.id, incarnation.name, simulation)
+      if !summary.memberIDs.contains(device.user) {
+        report(
+          .foreign, "\(incarnation.name) lists \(simulation.label(summary.id)) without its user",
+          keys: [incarnation.name])
+      }
+    }
+  }
+
+  private func checkMembership(
+    _ user: UserID, _ conversation: ConversationID, _ place: String, _ simulation: Simulation
+  ) {
+    seenBy.insert("\(user.rawValue) \(conversation.rawValue.lowercased())")
+    if let members = simulation.members(of: conversation), !members.contains(user) {
+      report(
+        .foreign, "\(place): \(user) is not a member of \(simulation.label(conversation))",
+        keys: [place])
+    }
+  }
+
+  private func claim(
+    _ message: Message, at sequence: Int, in conversation: ConversationID, device: String
+  ) {
+    let slot = Slot(conversation: conversation, sequence: sequence)
+    let claim = Claim(
+      id: message.id, sender: message.senderID, text: Array(message.text.utf8), device: device)
+    guard let earlier = claims[slot] else {
+      claims[slot] = claim
+      return
+    }
+    if earlier.id != claim.id || earlier.sender != claim.sender || earlier.text != claim.text {
+      report(
+        .sequenceChanged,
+        "sequence \(sequence) was \(earlier.id) on \(earlier.device), is \(message.id) on \(device)",
+        keys: [earlier.id.rawValue, message.id.rawValue])
+    }
+  }
+
+  /// One message's states on one device (its database outlives kills, so incarnations share).
+  private func track(
+    _ message: Message, device: SimDevice, incarnation: Incarnation, _ place: String
+  ) {
+    let key = DeviceMessage(device: device.name, id: message.id)
+    let mine = message.senderID == device.user
+    let ticks = mine ? Ticks(send: message.send, receipt: message.receipt) : nil
+    let text = Array(message.text.utf8)
+    if let known = idOfText[text], known != message.id {
+      report(
+        .identity, "\(place): one send shows as \(known) and as \(message.id)",
+        keys: [known.rawValue, message.id.rawValue])
+    } else {
+      idOfText[text] = message.id
+    }
+    let now = Shown(sequence: message.sequence, ticks: ticks)
+    guard let before = shown[key] else {
+      shown[key] = now
+      history.trace("view \(place) \(message.id) \(Self.describe(now))")
+      return
+    }
+    guard before.sequence != now.sequence || before.ticks != now.ticks else { return }
+    shown[key] = now
+    history.trace("view \(place) \(message.id) \(Self.describe(now))")
+    if let old = before.sequence, old != now.sequence {
+      report(
+        .sequenceChanged,
+        "\(place): \(message.id) moved from sequence \(old) to \(now.sequence.map(String.init) ?? "none")",
+        keys: [message.id.rawValue])
+    }
+    if let old = before.ticks, let new = now.ticks, !Self.mayFollow(old, with: new) {
+      report(
+        .receiptBackwards, "\(place): \(message.id) went from \(old) to \(new)",
+        keys: [message.id.rawValue])
+    }
+  }
+
+  /// Ticks only move forward: clock → dimmed → one → two → read; a failed one goes back to the
+  /// clock only when retried, and only a message still sending can fail.
+  static func mayFollow(_ old: Ticks, with new: Ticks) -> Bool {
+    switch (old, new) {
+    case (.clock, .failed), (.failed, .clock): return true
+    case (.failed, _), (_, .failed): return old == new
+    default: return rank(new) >= rank(old)
+    }
+  }
+
+  private static func rank(_ ticks: Ticks) -> Int {
+    switch ticks {
+    case .clock: 0
+    case .failed: 0
+    case .dimmed: 1
+    case .one: 2
+    case .two: 3
+    case .read: 4
+    }
+  }
+
+  private static func describe(_ shown: Shown) -> String {
+    let sequence = shown.sequence.map { "#\($0)" } ?? "#-"
+    return shown.ticks.map { "\(sequence) \($0)" } ?? sequence
+  }
+}

@@ -1,0 +1,103 @@
+import ChatDomain
+
+/// Everything that happened in one run, in order: the trace every line of which feeds the
+/// run's hash, and the operations the checker reads (Jepsen's history: each operation invoked,
+/// then completed with a value, failed, or left indeterminate by a kill).
+final class History: @unchecked Sendable {
+  // @unchecked: touched only on the world's thread.
+
+  /// One `send` a device was asked to do.
+  struct Send {
+    let number: Int
+    let device: String
+    let user: UserID
+    let conversation: ConversationID
+    let text: String
+    /// Set when `send` returned: the row is saved as sending, under this ID.
+    var savedAs: MessageID?
+    /// Set when `send` threw: nothing was saved.
+    var refused: String?
+  }
+
+  /// A reply the server produced to `POST …/messages` (whether or not it reached the device).
+  struct Acknowledgement {
+    let conversation: ConversationID
+    let clientMessageID: String
+    let sender: String
+    let sequence: Int
+  }
+
+  private(set) var lines: [String] = []
+  private(set) var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+  private(set) var sends: [Send] = []
+  private(set) var acknowledgements: [Acknowledgement] = []
+  /// Client message IDs a device got a 4xx for (the only ones allowed to end failed).
+  private(set) var refusedIDs: Set<String> = []
+  private let world: World
+  private let keepsLines: Bool
+
+  init(world: World, keepsLines: Bool = true) {
+    self.world = world
+    self.keepsLines = keepsLines
+  }
+
+  /// Adds a line to the trace, stamped with the simulated time.
+  func trace(_ text: String) {
+    let line = "\(Self.stamp(world.now)) \(text)"
+    for byte in line.utf8 {
+      hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    }
+    hash = (hash ^ 0x0A) &* 0x0000_0100_0000_01B3
+    if keepsLines { lines.append(line) }
+  }
+
+  /// `[mmm:ss.mmm]`
+  static func stamp(_ time: Duration) -> String {
+    let total = time.milliseconds
+    let minutes = total / 60_000
+    let seconds = (total / 1000) % 60
+    let millis = total % 1000
+    func pad(_ value: Int64, _ width: Int) -> String {
+      let text = String(value)
+      return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
+    return "[\(pad(minutes, 3)):\(pad(seconds, 2)).\(pad(millis, 3))]"
+  }
+
+  // MARK: - Operations
+
+  func invokeSend(device: String, user: UserID, conversation: ConversationID, text: String) -> Int {
+    let number = sends.count
+    sends.append(
+      Send(
+        number: number, device: device, user: user, conversation: conversation, text: text,
+        savedAs: nil, refused: nil))
+    return number
+  }
+
+  func sendSaved(_ number: Int, as id: MessageID) {
+    sends[number].savedAs = id
+  }
+
+  func sendRefused(_ number: Int, reason: String) {
+    sends[number].refused = reason
+  }
+
+  func acknowledged(_ acknowledgement: Acknowledgement) {
+    acknowledgements.append(acknowledgement)
+  }
+
+  func refused(clientMessageID: String) {
+    refusedIDs.insert(clientMessageID.lowercased())
+  }
+
+  /// The lines that mention any of `keys`, at most `limit` (the first and last halves).
+  func excerpt(mentioning keys: [String], limit: Int = 40) -> [String] {
+    let keys = keys.filter { !$0.isEmpty }
+    guard !keys.isEmpty else { return Array(lines.suffix(limit)) }
+    let matching = lines.filter { line in keys.contains { line.contains($0) } }
+    guard matching.count > limit else { return matching }
+    return Array(matching.prefix(limit / 2)) + ["    … \(matching.count - limit) more lines …"]
+      + Array(matching.suffix(limit / 2))
+  }
+}

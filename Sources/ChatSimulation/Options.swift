@@ -1,0 +1,67 @@
+import ChatData
+import Foundation
+
+/// How big one run is.
+public enum Profile: String, Sendable, CaseIterable {
+  /// The default, for CI and `chat-sim`: an 8-minute fault phase.
+  case quick
+  /// A 25-minute fault phase and more history: fewer seeds per second, longer storms.
+  case full
+
+  /// Simulated length of the safety phase (faults on).
+  var safetyPhase: Duration {
+    switch self {
+    case .quick: .seconds(8 * 60)
+    case .full: .seconds(25 * 60)
+    }
+  }
+
+  /// Longest the liveness phase may take before the world must be quiet.
+  var livenessBudget: Duration { .seconds(30 * 60) }
+
+  /// Most messages the group conversation holds before the devices sign in (so history pages).
+  var seededHistory: ClosedRange<Int> {
+    switch self {
+    case .quick: 0...70
+    case .full: 0...130
+    }
+  }
+
+  /// Mean pause between two actions of one user on one device.
+  var thinkTime: ClosedRange<Duration> {
+    switch self {
+    case .quick: .seconds(2)...(.seconds(40))
+    case .full: .seconds(2)...(.seconds(60))
+    }
+  }
+}
+
+/// What to run.
+public struct SimulationOptions: Sendable {
+  public var profile: Profile
+  /// Keep every trace line (needed for excerpts and for comparing two runs line by line); the
+  /// hash is computed either way.
+  public var keepsTrace: Bool
+  /// Where each run makes its folder of database files (deleted afterwards).
+  public var folder: String
+  /// Test-only: known bugs put back (see `KnownBugs`).
+  package var knownBugs: KnownBugs = []
+
+  public init(profile: Profile = .quick, keepsTrace: Bool = true, folder: String? = nil) {
+    self.profile = profile
+    self.keepsTrace = keepsTrace
+    self.folder = folder ?? Self.defaultFolder
+  }
+
+  /// `/dev/shm` when there is one (SQLite's fsyncs cost nothing there), else the temporary
+  /// folder.
+  public static var defaultFolder: String {
+    var isFolder: ObjCBool = false
+    if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isFolder),
+      isFolder.boolValue, access("/dev/shm", W_OK) == 0
+    {
+      return "/dev/shm"
+    }
+    return NSTemporaryDirectory()
+  }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+extension SeedResult {
+  /// What a failed seed prints: the seed, each broken invariant, the trace lines that show the
+  /// first one, and the command that replays it.
+  public var failureReport: String {
+    var lines = ["seed \(seed) FAILED (profile \(profile.rawValue), trace \(hashText))"]
+    for violation in violations {
+      lines.append("  \(violation)")
+    }
+    if !excerpt.isEmpty {
+      lines.append("  trace (the lines that mention the first violation):")
+      lines += excerpt.map { "    " + $0 }
+    }
+    lines.append("  replay: \(replayCommand)")
+    return lines.joined(separator: "\n")
+  }
+
+  /// The trace hash as 16 hex digits.
+  public var hashText: String {
+    let hex = String(traceHash, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+  }
+}
+
+/// Totals over many seeds.
+public struct RunSummary: Sendable {
+  public let seeds: Int
+  public let failed: [SeedResult]
+  public let wallTime: Duration
+  public let simulatedTime: Duration
+  public let faults: [FaultKind: Int]
+  public let steps: Int
+  public let sends: Int
+
+  public init(results: [SeedResult], wallTime: Duration) {
+    seeds = results.count
+    failed = results.filter { !$0.passed }
+    self.wallTime = wallTime
+    simulatedTime = results.reduce(.zero) { $0 + $1.simulatedTime }
+    var faults: [FaultKind: Int] = [:]
+    for result in results {
+      for (kind, count) in result.faults { faults[kind, default: 0] += count }
+    }
+    self.faults = faults
+    steps = results.reduce(0) { $0 + $1.steps }
+    sends = results.reduce(0) { $0 + $1.sends }
+  }
+
+  public var violations: Int { failed.reduce(0) { $0 + $1.violations.count } }
+
+  public var text: String {
+    let seconds = Double(wallTime.milliseconds) / 1000
+    let hours = Double(simulatedTime.milliseconds) / 3_600_000
+    var lines = [
+      "seeds:            \(seeds) (\(String(format: "%.1f", Double(seeds) / max(seconds, 0.001))) per second, \(String(format: "%.1f", seconds)) s)",
+      "simulated time:   \(String(format: "%.1f", hours)) hours",
+      "sends:            \(sends)",
+      "scheduler steps:  \(steps)",
+      "faults injected:",
+    ]
+    for kind in FaultKind.allCases {
+      lines.append(
+        "  " + kind.rawValue.padding(toLength: 36, withPad: " ", startingAt: 0)
+          + String(faults[kind] ?? 0))
+    }
+    lines.append("invariant violations: \(violations) (in \(failed.count) seeds)")
+    return lines.joined(separator: "\n")
+  }
+}

@@ -1,0 +1,70 @@
+import ChatServer
+import Foundation
+import SQLite
+
+/// The reference server: the real `ChatService` over the real `ServerStore`, whose database is
+/// a file, on a stepped executor of its own. No sockets: the simulated network calls
+/// `handle(_:)` and `openLive(_:)` directly.
+///
+/// A crash freezes the executor between two jobs (anything queued, such as a group commit not
+/// yet flushed, is lost, and no reply leaves); a restart is a new store and a new service over
+/// the same file. The store never holds a transaction open across jobs (a group commit runs in
+/// one), so what the file holds at a crash is exactly what was committed. The signing key is
+/// kept across restarts, as a server with a data folder keeps it, so tokens outlive a restart.
+final class ServerNode: @unchecked Sendable {
+  // @unchecked: touched only on the world's thread.
+  let path: String
+  private let world: World
+  private let configuration: ServerConfiguration
+  private let seed: UInt64
+  private(set) var incarnation = 0
+  private(set) var executor: SteppedExecutor?
+  private(set) var service: ChatService?
+  /// Every executor the server ever ran on (teardown thaws and drains them).
+  private(set) var executors: [SteppedExecutor] = []
+
+  init(path: String, world: World, seed: UInt64, accessTokenTTL: Duration) throws {
+    self.path = path
+    self.world = world
+    self.seed = seed
+    var random = SimRandom(seed: seed, stream: "server.key")
+    configuration = ServerConfiguration(
+      devMode: true, accessTokenTTL: accessTokenTTL,
+      signingKey: try SigningKey(bytes: random.bytes(SigningKey.byteCount)))
+  }
+
+  var isUp: Bool { service != nil }
+  var name: String { "server#\(incarnation)" }
+
+  /// Starts a new incarnation over the file.
+  func start() throws {
+    incarnation += 1
+    let executor = world.makeExecutor("server#\(incarnation)")
+    let store = try ServerStore(.file(path: path), executor: executor)
+    service = ChatService(
+      store: store, configuration: configuration, clock: ServerWallClock(world: world),
+      random: SimRandom(seed: seed, stream: "server#\(incarnation)"), executor: executor)
+    self.executor = executor
+    executors.append(executor)
+  }
+
+  /// Stops the current incarnation between two jobs.
+  func crash() {
+    guard let executor else { return }
+    world.freeze(executor)
+    self.executor = nil
+    service = nil
+  }
+
+  /// True while `executor` is the live server's.
+  func isCurrent(_ executor: SteppedExecutor) -> Bool {
+    self.executor === executor
+  }
+}
+
+extension SimRandom {
+  /// `count` random bytes.
+  mutating func bytes(_ count: Int) -> [UInt8] {
+    (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
+  }
+}

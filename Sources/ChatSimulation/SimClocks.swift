@@ -1,0 +1,78 @@
+import ChatData
+import ChatServer
+import Foundation
+
+/// A device's clock: the world's time, with the wall clock set `offset` wrong (hours, on some
+/// phones). `sleep` is a world timer; cancelling the sleeping task wakes it with
+/// `CancellationError`.
+struct DeviceClock: EngineClock {
+  let world: World
+  let offset: Duration
+
+  func now() -> Date {
+    World.epoch.addingTimeInterval(Double((world.now + offset).milliseconds) / 1000)
+  }
+
+  func uptime() -> Duration { world.now }
+
+  func sleep(for duration: Duration) async throws {
+    try Task.checkCancellation()
+    guard duration > .zero else { return }
+    let sleeper = Sleeper()
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        sleeper.start(continuation, world: world, after: duration)
+      }
+    } onCancel: {
+      sleeper.cancel(world: world)
+    }
+  }
+}
+
+/// One sleep: resumed once, by its timer or by cancellation, whichever comes first.
+private final class Sleeper: @unchecked Sendable {
+  // @unchecked: touched only on the world's thread (jobs, timers and cancellation run there).
+  private var continuation: CheckedContinuation<Void, any Error>?
+  private var timer: Int?
+  private var cancelled = false
+
+  func start(_ continuation: CheckedContinuation<Void, any Error>, world: World, after: Duration) {
+    if cancelled {
+      continuation.resume(throwing: CancellationError())
+      return
+    }
+    self.continuation = continuation
+    timer = world.schedule(after: after) { [self] in
+      self.timer = nil
+      self.finish(nil)
+    }
+  }
+
+  func cancel(world: World) {
+    cancelled = true
+    if let timer { world.cancel(timer) }
+    timer = nil
+    finish(CancellationError())
+  }
+
+  private func finish(_ error: (any Error)?) {
+    guard let continuation else { return }
+    self.continuation = nil
+    if let error {
+      continuation.resume(throwing: error)
+    } else {
+      continuation.resume()
+    }
+  }
+}
+
+/// The server's clock: the world's time on a correct wall clock.
+struct ServerWallClock: ServerClock {
+  let world: World
+
+  func now() -> Timestamp {
+    Timestamp(
+      nanosecondsSince1970: Int64(World.epoch.timeIntervalSince1970) * 1_000_000_000
+        + world.now.milliseconds * 1_000_000)
+  }
+}

@@ -1,0 +1,122 @@
+import ChatData
+import ChatDomain
+import Foundation
+
+/// A conversation as the server holds it at the end: the truth the checker compares to.
+struct LoggedConversation {
+  let id: ConversationID
+  let members: [UserID]
+  let messages: [WireMessage]
+}
+
+/// What a device shows at the end, every conversation scrolled back to its beginning.
+struct FinalView {
+  let device: SimDevice
+  let incarnation: Incarnation
+  let views: [ConversationID: [Message]]
+  let outbox: Int
+  let hits: [SearchHit]
+  let listed: [ConversationID]
+}
+
+extension Simulation {
+  /// Reads every conversation and message from the live server, as each user (past every
+  /// fault: straight to the service).
+  func readServer() -> [LoggedConversation]? {
+    var logged: [LoggedConversation] = []
+    var seen: Set<String> = []
+    for user in Set(devices.map(\.user.rawValue)).sorted() {
+      guard let token = observer(user),
+        let response = serverRequest("GET", "/v1/conversations", token: token),
+        let list = try? JSONDecoder().decode(ConversationItems.self, from: Data(response.body))
+      else {
+        checker.report(.relaunch, "the server could not be read as \(user)", keys: [])
+        return nil
+      }
+      for item in list.items.sorted(by: { $0.id < $1.id }) where seen.insert(item.id).inserted {
+        registerConversation(item)
+        var messages: [WireMessage] = []
+        var after = 0
+        while true {
+          guard
+            let response = serverRequest(
+              "GET", "/v1/conversations/\(item.id)/messages", token: token,
+              query: ["after": String(after), "limit": "200"]),
+            let page = try? JSONDecoder().decode(MessagePage.self, from: Data(response.body))
+          else {
+            checker.report(.relaunch, "the server's messages could not be read", keys: [])
+            return nil
+          }
+          messages += page.items
+          guard page.hasMore, let last = page.items.last else { break }
+          after = last.sequence
+        }
+        logged.append(
+          LoggedConversation(
+            id: ConversationID(item.id), members: item.memberIds.map { UserID($0) },
+            messages: messages))
+      }
+    }
+    return logged
+  }
+
+  /// Scrolls every device back to the beginning of every conversation its user is in, reads
+  /// what each shows, and runs the end-of-run checks.
+  func readDevicesAndCheck(_ log: [LoggedConversation]) {
+    var finals: [FinalView] = []
+    // A device can be signed out while it scrolls (its refresh token was spent by a refresh
+    // whose reply was lost; see the report): the user signs in again, and it scrolls again.
+    var scrolled: [ObjectIdentifier] = []
+    for _ in 0..<3 {
+      for device in devices {
+        guard let incarnation = device.current, let engine = incarnation.engine,
+          !scrolled.contains(ObjectIdentifier(incarnation))
+        else { continue }
+        scrolled.append(ObjectIdentifier(incarnation))
+        let mine = log.filter { $0.members.contains(device.user) }.map(\.id)
+        for conversation in mine {
+          openScreen(conversation, on: device, incarnation)
+        }
+        _ = world.perform(on: incarnation.executor, timeout: .seconds(600)) {
+          for conversation in mine {
+            var pages = 0
+            while pages < 100, (try? await engine.messages.loadOlder(in: conversation)) == true {
+              pages += 1
+            }
+          }
+        }
+      }
+      world.run(deadline: world.now + .seconds(600))
+      let all = devices.compactMap(\.current).map(ObjectIdentifier.init)
+      if all.allSatisfy(scrolled.contains) { break }
+    }
+    for device in devices where device.current?.engine == nil {
+      checker.report(.relaunch, "\(device.name) is not running at the end", keys: [device.name])
+    }
+    for device in devices {
+      guard let incarnation = device.current, let engine = incarnation.engine else { continue }
+      let outbox =
+        world.perform(on: incarnation.executor, timeout: .seconds(60)) {
+          await engine.outboxCount()
+        } ?? -1
+      let hits =
+        world.perform(on: incarnation.executor, timeout: .seconds(60)) {
+          (try? await engine.conversationList.search("sim", limit: 500)) ?? []
+        } ?? []
+      finals.append(
+        FinalView(
+          device: device, incarnation: incarnation, views: incarnation.latest, outbox: outbox,
+          hits: hits, listed: incarnation.known.map(\.id)))
+    }
+    checker.checkEnd(log: log, finals: finals, simulation: self)
+  }
+}
+
+struct ConversationItems: Decodable {
+  let items: [WireConversation]
+}
+
+struct MessagePage: Decodable {
+  let items: [WireMessage]
+  let hasMore: Bool
+}

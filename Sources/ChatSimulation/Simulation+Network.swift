@@ -1,0 +1,359 @@
+import ChatData
+import ChatDomain
+import ChatServer
+import Foundation
+
+// The simulated network between the devices and the server.
+//
+// HTTP: a request travels for a few milliseconds (seconds when delayed, which reorders it
+// against the device's other requests), the server handles it on its own executor, and the
+// reply travels back. Faults, drawn per request from the seed: the request is dropped (the
+// device times out, the server never saw it), the reply is lost after the server acted (the
+// device times out: the case client message IDs exist for), a proxy answers 5xx or 429 with
+// Retry-After, or a filter refuses a message for good (422, on every post of that ID). A device
+// that is offline, or a server that is down, refuses at once. Every request times out after
+// `requestTimeout`, as `URLSessionTransport` does.
+//
+// Live: a socket is a server subscription and a device-side stream; frames keep their order
+// (TCP) unless a fault duplicates or swaps them, or the socket goes silent (every event lost
+// until the pings find it dead and it drops, as a half-open TCP connection does). A drop ends
+// both sides.
+
+extension Simulation {
+  static let requestTimeout: Duration = .seconds(15)
+
+  func latency() -> Duration {
+    faultRandom.duration(.milliseconds(2)...(.milliseconds(80)))
+  }
+
+  // MARK: - HTTP
+
+  /// One request from `incarnation` of `device`: resolves `exchange` exactly once.
+  func startExchange(
+    _ request: HTTPRequest, from device: SimDevice, _ incarnation: Incarnation,
+    _ exchange: Exchange
+  ) {
+    let what = describe(request)
+    if world.isEnding {
+      exchange.finish(.failure(.offline("the simulation is over")))
+      return
+    }
+    if world.now < device.offlineUntil {
+      world.schedule(after: .milliseconds(1)) {
+        exchange.finish(.failure(.offline("no network")))
+      }
+      return
+    }
+    let timeout = world.schedule(after: Self.requestTimeout) {
+      exchange.finish(.failure(.timeout))
+    }
+    exchange.onFinish = { [world] in world.cancel(timeout) }
+    let postedID = request.method == "POST" ? Self.clientMessageID(in: request) : nil
+
+    var travel = latency()
+    if faultRandom.chance(faults.delay) {
+      count(.delayed)
+      travel += faultRandom.duration(.seconds(1)...(.seconds(20)))
+    }
+    if faultRandom.chance(faults.dropRequest) {
+      count(.requestDropped)
+      history.trace("fault drop \(incarnation.name) \(what)")
+      return
+    }
+    if let injected = injectedStatus(for: request, postedID: postedID) {
+      history.trace("fault \(injected.status) \(incarnation.name) \(what)")
+      if (400..<500).contains(injected.status), let postedID {
+        history.refused(clientMessageID: postedID)
+      }
+      world.schedule(after: travel + latency()) { exchange.finish(.success(injected)) }
+      return
+    }
+    let loseReply = faultRandom.chance(faults.loseReply)
+    if let postedID { forwarded.insert(postedID.lowercased()) }
+    world.schedule(after: travel) { [self] in
+      guard let service = server.service, let executor = server.executor, !world.isEnding else {
+        world.schedule(after: latency()) {
+          exchange.finish(.failure(.offline("connection refused")))
+        }
+        return
+      }
+      executor.spawn { [self] in
+        let response = await service.handle(Self.apiRequest(request))
+        answered(request, what: what, response, from: incarnation, server: executor)
+        guard server.isCurrent(executor) else { return }
+        if loseReply {
+          count(.replyLost)
+          history.trace("fault lose-reply \(incarnation.name) \(what)")
+          return
+        }
+        world.schedule(after: latency()) {
+          exchange.finish(.success(Self.httpResponse(response)))
+        }
+      }
+    }
+  }
+
+  /// A proxy's answer instead of the server's, if a fault strikes.
+  private func injectedStatus(for request: HTTPRequest, postedID: String?) -> HTTPResponse? {
+    let isSend = request.method == "POST" && request.path.hasSuffix("/messages")
+    if isSend, let postedID {
+      let key = postedID.lowercased()
+      if poisoned.contains(key) {
+        count(.rejected)
+        return Self.errorResponse(422, "invalid", retryAfter: nil)
+      }
+      // Only an ID the server never saw: a server that stored it answers 200 to a retry.
+      if !forwarded.contains(key), faultRandom.chance(faults.rejectSend) {
+        poisoned.insert(key)
+        count(.rejected)
+        return Self.errorResponse(422, "invalid", retryAfter: nil)
+      }
+    }
+    if faultRandom.chance(faults.serverError) {
+      count(.serverError)
+      return Self.errorResponse(faultRandom.pick([500, 502, 503]), "unavailable", retryAfter: nil)
+    }
+    if faultRandom.chance(faults.rateLimit) {
+      count(.rateLimited)
+      return Self.errorResponse(429, "rate_limited", retryAfter: faultRandom.int(in: 1...30))
+    }
+    return nil
+  }
+
+  /// Records what the server answered (before any fault decides whether the device hears it).
+  private func answered(
+    _ request: HTTPRequest, what: String, _ response: APIResponse, from incarnation: Incarnation,
+    server executor: SteppedExecutor
+  ) {
+    let serverName = executor.name
+    if response.status == 401 { count(.tokenExpired) }
+    var line = "\(serverName) \(incarnation.name) \(what) → \(response.status)"
+    if request.method == "POST", request.path.hasSuffix("/messages") {
+      if let message = try? JSONDecoder().decode(WireMessage.self, from: Data(response.body)),
+        response.status == 200 || response.status == 201
+      {
+        history.acknowledged(
+          History.Acknowledgement(
+            conversation: ConversationID(message.conversationId),
+            clientMessageID: message.clientMessageId, sender: message.senderId,
+            sequence: message.sequence))
+        line += " \(label(ConversationID(message.conversationId)))#\(message.sequence)"
+        line += " id=\(message.clientMessageId)"
+      } else if (400..<500).contains(response.status), response.status != 401,
+        response.status != 429,
+        let postedID = Self.clientMessageID(in: request)
+      {
+        history.refused(clientMessageID: postedID)
+        line += " id=\(postedID)"
+      }
+    }
+    if request.method == "POST", request.path == "/v1/conversations", response.status == 201,
+      let created = try? JSONDecoder().decode(WireConversation.self, from: Data(response.body))
+    {
+      registerConversation(created)
+      line += " created \(label(ConversationID(created.id)))"
+    }
+    history.trace(line)
+  }
+
+  /// Learns a conversation the server created (its members are the truth the checker uses).
+  func registerConversation(_ created: WireConversation) {
+    let id = ConversationID(created.id)
+    guard members(of: id) == nil else { return }
+    let initials = created.memberIds.map { String($0.prefix(1)) }.joined()
+    let taken = conversations.filter { $0.label.hasPrefix(initials) }.count
+    let label = taken == 0 ? initials : "\(initials)\(taken + 1)"
+    conversations.append(
+      ConversationInfo(id: id, label: label, members: created.memberIds.map { UserID($0) }))
+    labels[created.id.lowercased()] = label
+  }
+
+  /// `POST a/messages id=…`, with conversation ids shortened to their labels.
+  func describe(_ request: HTTPRequest) -> String {
+    let parts = request.path.split(separator: "/").map { part -> String in
+      labels[part.lowercased()] ?? String(part)
+    }
+    var text = "\(request.method) \(parts.dropFirst().joined(separator: "/"))"
+    for item in request.query { text += " \(item.name)=\(item.value)" }
+    if request.method == "POST", let id = Self.clientMessageID(in: request) {
+      text += " id=\(id)"
+    }
+    return text
+  }
+
+  static func clientMessageID(in request: HTTPRequest) -> String? {
+    guard let body = request.body else { return nil }
+    return (try? JSONDecoder().decode(PostedMessage.self, from: body))?.clientMessageId
+  }
+
+  static func apiRequest(_ request: HTTPRequest) -> APIRequest {
+    APIRequest(
+      method: request.method, path: request.path,
+      query: Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
+      headers: Dictionary(
+        request.headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 }),
+      body: Array(request.body ?? Data()))
+  }
+
+  static func httpResponse(_ response: APIResponse) -> HTTPResponse {
+    HTTPResponse(
+      status: response.status,
+      headers: Dictionary(response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
+      body: Data(response.body))
+  }
+
+  static func errorResponse(_ status: Int, _ code: String, retryAfter: Int?) -> HTTPResponse {
+    HTTPResponse(
+      status: status, headers: retryAfter.map { ["Retry-After": String($0)] } ?? [:],
+      body: Data(#"{"error":{"code":"\#(code)","message":"injected by the simulation"}}"#.utf8))
+  }
+
+  // MARK: - Live
+
+  /// Opens a socket for `incarnation` of `device`.
+  func connect(
+    headers: [String: String], from device: SimDevice, _ incarnation: Incarnation,
+    _ attempt: SocketAttempt
+  ) {
+    if world.isEnding {
+      attempt.finish(.failure(.offline("the simulation is over")))
+      return
+    }
+    if world.now < device.offlineUntil {
+      world.schedule(after: .milliseconds(1)) { attempt.finish(.failure(.offline("no network"))) }
+      return
+    }
+    let timeout = world.schedule(after: Self.requestTimeout) { attempt.finish(.failure(.timeout)) }
+    attempt.onFinish = { [world] in world.cancel(timeout) }
+    if faultRandom.chance(faults.dropRequest) {
+      count(.requestDropped)
+      history.trace("fault drop \(incarnation.name) live")
+      return
+    }
+    world.schedule(after: latency()) { [self] in
+      guard let service = server.service, let executor = server.executor, !world.isEnding else {
+        world.schedule(after: latency()) {
+          attempt.finish(.failure(.offline("connection refused")))
+        }
+        return
+      }
+      let request = APIRequest(
+        method: "GET", path: "/v1/live",
+        headers: Dictionary(
+          headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 }))
+      executor.spawn { [self] in
+        let upgrade = await service.openLive(request)
+        guard server.isCurrent(executor) else { return }
+        switch upgrade {
+        case .refused(let response):
+          if response.status == 401 { count(.tokenExpired) }
+          history.trace("\(executor.name) \(incarnation.name) live → \(response.status)")
+          world.schedule(after: latency()) {
+            attempt.finish(.failure(.rejected(status: response.status)))
+          }
+        case .accepted(let subscription):
+          let socket = SimSocket(
+            simulation: self, device: device, incarnation: incarnation,
+            subscription: subscription, server: executor)
+          history.trace("\(executor.name) \(incarnation.name) live → 101 socket \(socket.id)")
+          socket.startPumping()
+          world.schedule(after: latency()) {
+            if attempt.finish(.success(socket)) {
+              if socket.isOpen { device.sockets.append(socket) }
+            } else {
+              socket.drop(reason: "connect timed out")
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// What a device receives for one frame the server sent, after the event faults.
+  func deliveries(of frame: String, on socket: SimSocket) -> [String] {
+    if let held = socket.held {
+      socket.held = nil
+      return [frame, held]
+    }
+    if socket.isSilent { return [] }
+    if faultRandom.chance(faults.skipEvent) {
+      // Over TCP an event is lost only with the connection: it looks open but nothing
+      // arrives, until the pings find it dead and it drops.
+      count(.eventSkipped)
+      history.trace("fault silent-socket → \(socket.incarnation.name) \(describeFrame(frame))")
+      socket.isSilent = true
+      world.schedule(after: faultRandom.duration(.seconds(1)...(.seconds(30)))) {
+        socket.drop(reason: "found dead by the pings")
+      }
+      return []
+    }
+    if faultRandom.chance(faults.duplicateEvent) {
+      count(.eventDuplicated)
+      history.trace("fault duplicate-event → \(socket.incarnation.name) \(describeFrame(frame))")
+      return [frame, frame]
+    }
+    if faultRandom.chance(faults.reorderEvent) {
+      count(.eventReordered)
+      history.trace("fault hold-event → \(socket.incarnation.name) \(describeFrame(frame))")
+      socket.held = frame
+      socket.holds += 1
+      let hold = socket.holds
+      // Delivered after the next frame, or late on its own: a reorder loses nothing.
+      world.schedule(after: faultRandom.duration(.milliseconds(500)...(.seconds(5)))) {
+        guard socket.holds == hold, let held = socket.held else { return }
+        socket.held = nil
+        socket.deliver(held)
+      }
+      return []
+    }
+    return [frame]
+  }
+
+  /// `message ab#4 id=…`, `receipt ab bob 3/2`, `typing ab bob`.
+  func describeFrame(_ frame: String) -> String {
+    guard let event = try? JSONDecoder().decode(WireEvent.self, from: Data(frame.utf8)) else {
+      return "unreadable frame"
+    }
+    let conversation =
+      (event.conversationId ?? event.conversation?.id).map { label(ConversationID($0)) } ?? "?"
+    switch event.type {
+    case "message":
+      return
+        "message \(conversation)#\(event.message?.sequence ?? 0) id=\(event.message?.clientMessageId ?? "?")"
+    case "receipt":
+      return
+        "receipt \(conversation) \(event.userId ?? "?") \(event.deliveredUpTo ?? 0)/\(event.readUpTo ?? 0)"
+    case "typing": return "typing \(conversation) \(event.userId ?? "?")"
+    default: return "\(event.type) \(conversation)"
+    }
+  }
+}
+
+// MARK: - Wire shapes the simulation reads (a few fields only)
+
+struct PostedMessage: Decodable {
+  let clientMessageId: String
+}
+
+struct WireMessage: Decodable {
+  let clientMessageId: String
+  let conversationId: String
+  let senderId: String
+  let text: String
+  let sequence: Int
+}
+
+struct WireConversation: Decodable {
+  let id: String
+  let memberIds: [String]
+}
+
+struct WireEvent: Decodable {
+  let type: String
+  let conversationId: String?
+  let userId: String?
+  let deliveredUpTo: Int?
+  let readUpTo: Int?
+  let message: WireMessage?
+  let conversation: WireConversation?
+}

@@ -1,0 +1,237 @@
+import ChatData
+import ChatDomain
+import ChatServer
+import Foundation
+
+/// What one seed did.
+public struct SeedResult: Sendable {
+  public let seed: UInt64
+  public let profile: Profile
+  /// FNV-1a of the whole trace: two runs of one seed print the same.
+  public let traceHash: UInt64
+  public let violations: [Violation]
+  /// Trace lines that show the first violation (empty when none).
+  public let excerpt: [String]
+  public let simulatedTime: Duration
+  public let faults: [FaultKind: Int]
+  public let steps: Int
+  public let sends: Int
+  public let messagesOnServer: Int
+  /// The whole trace, when the options kept it.
+  public let trace: [String]
+
+  public var passed: Bool { violations.isEmpty }
+
+  /// The one command that replays this seed. A history is a function of the seed and the
+  /// build: the optimizer changes which awaits suspend, so a debug build (what `swift test`
+  /// runs) and a release build step different jobs and make different histories.
+  public var replayCommand: String {
+    #if DEBUG
+      var command = "swift run chat-sim --seed \(seed)"
+    #else
+      var command = "swift run -c release chat-sim --seed \(seed)"
+    #endif
+    if profile != .quick { command += " --profile \(profile.rawValue)" }
+    return command
+  }
+}
+
+extension Simulation {
+  /// Most jobs one phase may run: far above what a seed needs, so hitting it means a loop that
+  /// never waits for time.
+  static let stepBudget = 400_000
+
+  /// Runs one seed from start to end, checks it, and removes its files.
+  static func run(seed: UInt64, options: SimulationOptions) -> SeedResult {
+    let simulation: Simulation
+    do {
+      simulation = try Simulation(seed: seed, options: options)
+    } catch {
+      return SeedResult(
+        seed: seed, profile: options.profile, traceHash: 0,
+        violations: [Violation(invariant: .relaunch, detail: "setup: \(error)", keys: [])],
+        excerpt: [], simulatedTime: .zero, faults: [:], steps: 0, sends: 0,
+        messagesOnServer: 0, trace: [])
+    }
+    defer { try? FileManager.default.removeItem(atPath: simulation.folder) }
+    return simulation.runPhases()
+  }
+
+  private func runPhases() -> SeedResult {
+    var log: [LoggedConversation] = []
+    if setUp() {
+      history.trace("phase safety: \(plan)")
+      startFaultPhase()
+      let safety = world.run(
+        deadline: world.now + options.profile.safetyPhase, maxSteps: Self.stepBudget)
+      if safety == .stepBudget {
+        checker.report(
+          .notQuiet, "\(Self.stepBudget) jobs ran in the fault phase without time passing",
+          keys: [])
+      }
+      history.trace("phase liveness")
+      heal()
+      let stop = world.run(
+        deadline: world.now + options.profile.livenessBudget, maxSteps: Self.stepBudget)
+      if stop != .quiet {
+        checker.report(
+          .notQuiet, "still busy \(options.profile.livenessBudget) after the faults healed",
+          keys: [])
+      }
+      phase = .reading
+      if let read = readServer() {
+        log = read
+        readDevicesAndCheck(log)
+      }
+    }
+    if world.foreignEnqueues > 0 {
+      checker.report(
+        .escaped, "\(world.foreignEnqueues) jobs were enqueued from another thread", keys: [])
+    }
+    let hash = history.hash
+    let simulated = world.now
+    let result = SeedResult(
+      seed: seed, profile: options.profile, traceHash: hash, violations: checker.violations,
+      excerpt: checker.violations.first.map { history.excerpt(mentioning: $0.keys) } ?? [],
+      simulatedTime: simulated, faults: faultCounts, steps: world.steps,
+      sends: history.sends.count, messagesOnServer: log.reduce(0) { $0 + $1.messages.count },
+      trace: options.keepsTrace ? history.lines : [])
+    tearDown()
+    return result
+  }
+
+  // MARK: - Setup (no faults)
+
+  /// Starts the server, seeds some history, signs every device in, creates the conversations
+  /// and lets everything settle.
+  private func setUp() -> Bool {
+    restartServer()
+    guard server.isUp else { return false }
+    var setupRandom = SimRandom(seed: seed, stream: "setup")
+    // Alice creates a one-to-one with bob and a group; bob one with carol (alice is not in it).
+    guard let alice = observer("alice"), let bob = observer("bob"),
+      create(["bob"], by: alice) != nil, let abc = create(["bob", "carol"], by: alice),
+      create(["carol"], by: bob) != nil
+    else {
+      checker.report(.relaunch, "setup: the server did not answer", keys: ["setup"])
+      return false
+    }
+    // History older than what a new device fetches first, so scrolling back pages.
+    let seeded = setupRandom.int(in: options.profile.seededHistory)
+    let idRandom = SeededRandomSource(seed: setupRandom.next())
+    let ids = UUIDv7Generator(now: { World.epoch }, random: { idRandom.next() })
+    for index in 0..<seeded {
+      let (user, token) = setupRandom.chance(0.5) ? ("alice", alice) : ("bob", bob)
+      let text = "sim setup-\(index) history"
+      let number = history.invokeSend(
+        device: "setup", user: UserID(user), conversation: abc, text: text)
+      let id = ids.next()
+      guard
+        serverRequest(
+          "POST", "/v1/conversations/\(abc)/messages", token: token,
+          body: ["clientMessageId": id.rawValue, "text": text]) != nil
+      else { return false }
+      history.sendSaved(number, as: id)
+    }
+    for device in devices { launch(device, signIn: true) }
+    world.run(deadline: world.now + .seconds(120))
+    let ready = devices.allSatisfy { $0.current?.engine != nil }
+    if !ready { checker.report(.relaunch, "a device could not sign in", keys: []) }
+    return ready
+  }
+
+  /// A token for `user` on a device the checker uses to read the server past every fault.
+  func observer(_ user: String) -> String? {
+    guard
+      let response = serverRequest(
+        "POST", "/v1/auth/dev-login", token: nil,
+        body: ["userId": user, "deviceId": "sim-observer"]),
+      let tokens = try? JSONDecoder().decode(ObserverTokens.self, from: Data(response.body))
+    else { return nil }
+    return tokens.accessToken
+  }
+
+  private func create(_ others: [String], by token: String) -> ConversationID? {
+    let body = try? JSONSerialization.data(
+      withJSONObject: ["title": "sim", "memberIds": others], options: [.sortedKeys])
+    guard let body,
+      let response = serverRequest("POST", "/v1/conversations", token: token, bodyData: body),
+      let created = try? JSONDecoder().decode(WireConversation.self, from: Data(response.body))
+    else { return nil }
+    registerConversation(created)
+    return ConversationID(created.id)
+  }
+
+  /// One request straight to the live service (no network, no faults), run to its answer.
+  func serverRequest(
+    _ method: String, _ path: String, token: String?, query: [String: String] = [:],
+    body: [String: String]? = nil, bodyData: Data? = nil
+  ) -> APIResponse? {
+    guard let service = server.service, let executor = server.executor else { return nil }
+    var headers = ["content-type": "application/json"]
+    if let token { headers["authorization"] = "Bearer \(token)" }
+    var bytes: [UInt8] = []
+    if let bodyData { bytes = Array(bodyData) }
+    if let body {
+      // Keys sorted: the request's bytes are the same on every run.
+      bytes = Array(
+        (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data())
+    }
+    let request = APIRequest(
+      method: method, path: path, query: query, headers: headers, body: bytes)
+    let response = world.perform(on: executor, timeout: .seconds(60)) {
+      await service.handle(request)
+    }
+    guard let response, (200..<300).contains(response.status) else {
+      history.trace(
+        "setup: \(method) \(path) → \(response.map { "\($0.status) \(String(decoding: $0.body, as: UTF8.self))" } ?? "no answer")"
+      )
+      return nil
+    }
+    return response
+  }
+
+  // MARK: - Teardown
+
+  /// Lets every task end so nothing outlives the run (each dead incarnation still holds its
+  /// database connection in its frozen tasks): the network refuses everything, every engine
+  /// stops and closes, and the world runs until nothing is left.
+  private func tearDown() {
+    phase = .done
+    world.isEnding = true
+    world.thawAll()
+    for device in devices {
+      for socket in device.sockets { socket.drop(reason: "teardown") }
+    }
+    for device in devices {
+      for incarnation in device.incarnations {
+        for view in incarnation.views.values { view.cancel() }
+        incarnation.listTask?.cancel()
+        incarnation.sessionTask?.cancel()
+        incarnation.views.removeAll()
+        if let engine = incarnation.engine {
+          incarnation.executor.spawn { await engine.close() }
+        }
+      }
+    }
+    world.run(deadline: world.now + .seconds(24 * 3600), maxSteps: Self.stepBudget)
+    for device in devices {
+      for incarnation in device.incarnations {
+        incarnation.engine = nil
+        incarnation.latest.removeAll()
+        incarnation.listTask = nil
+        incarnation.sessionTask = nil
+      }
+    }
+    sockets.removeAll()
+    let left = world.dismantle()
+    if left.jobs > 0 || left.timers > 0 {
+      FileHandle.standardError.write(
+        Data("seed \(seed): \(left.jobs) jobs and \(left.timers) timers left at the end\n".utf8))
+    }
+  }
+}
+
+struct ObserverTokens: Decodable {
+  let accessToken: String
+}

@@ -1,0 +1,193 @@
+import ChatData
+import ChatDomain
+import Foundation
+
+// What the users do, and when the faults strike, during the fault phase. Both are timers on
+// the world, drawn from the seed; each action runs as a task on the device's engine executor.
+
+extension Simulation {
+  /// Starts every user's actions and every fault's timer.
+  func startFaultPhase() {
+    phase = .safety
+    faults = plan
+    for device in devices where device.clockOffset != .zero { count(.clockSkewed) }
+    for device in devices { scheduleAction(device) }
+    repeatEvery(plan.socketDropEvery) { [self] in
+      let connected = devices.filter { !$0.sockets.isEmpty }
+      guard !connected.isEmpty else { return }
+      let device = faultRandom.pick(connected)
+      count(.socketDropped)
+      for socket in device.sockets { socket.drop(reason: "dropped by the network") }
+    }
+    repeatEvery(plan.offlineEvery) { [self] in
+      let device = faultRandom.pick(devices)
+      let length = faultRandom.duration(.seconds(5)...(.seconds(120)))
+      count(.offline)
+      device.offlineUntil = world.now + length
+      history.trace("fault offline \(device.name) for \(length.milliseconds) ms")
+      for socket in device.sockets { socket.drop(reason: "the device went offline") }
+    }
+    repeatEvery(plan.killEvery) { [self] in
+      let alive = devices.filter { $0.current != nil && $0.killCountdown == nil }
+      guard !alive.isEmpty else { return }
+      armKill(faultRandom.pick(alive))
+    }
+    repeatEvery(plan.serverRestartEvery) { [self] in
+      armServerCrash()
+    }
+  }
+
+  /// Runs `body` about every `mean` (between a fifth and twice that) while the fault phase lasts.
+  private func repeatEvery(_ mean: Duration?, _ body: @escaping () -> Void) {
+    guard let mean else { return }
+    let gap = faultRandom.duration(mean / 5...(mean * 2))
+    world.schedule(after: gap) { [self] in
+      guard phase == .safety else { return }
+      body()
+      repeatEvery(mean, body)
+    }
+  }
+
+  /// Ends the faults: the network heals, dead devices relaunch, apps come to the foreground,
+  /// the server comes back. Held socket frames stay lost (as a skipped event would be).
+  func heal() {
+    phase = .liveness
+    faults = .none
+    if !server.isUp { restartServer() }
+    if let executor = server.executor { world.afterEachStep(of: executor, nil) }
+    for device in devices {
+      device.offlineUntil = .zero
+      if let incarnation = device.current, device.killCountdown != nil {
+        device.killCountdown = nil
+        world.afterEachStep(of: incarnation.executor, nil)
+      }
+      if device.current == nil {
+        device.isForeground = true
+        launch(device, signIn: false)
+      } else if !device.isForeground {
+        foreground(device)
+      }
+    }
+  }
+
+  // MARK: - Users
+
+  private func scheduleAction(_ device: SimDevice) {
+    world.schedule(after: workloadRandom.duration(options.profile.thinkTime)) { [self] in
+      guard phase == .safety else { return }
+      act(device)
+      scheduleAction(device)
+    }
+  }
+
+  /// One thing the user does on this device now, if the app is running.
+  private func act(_ device: SimDevice) {
+    guard let incarnation = device.current, let engine = incarnation.engine else { return }
+    guard device.isForeground else { return }
+    let conversations = incarnation.known.map(\.id).sorted()
+    guard !conversations.isEmpty else { return }
+    let conversation = workloadRandom.pick(conversations)
+    let roll = workloadRandom.below(100)
+    switch roll {
+    case 0..<40:
+      send(on: device, incarnation, engine, in: conversation)
+    case 40..<55:
+      let newest = incarnation.latest[conversation]?.compactMap(\.sequence).max()
+      guard let newest else { return }
+      history.trace("op \(incarnation.name) mark-read \(label(conversation)) \(newest)")
+      engine.messages.markRead(upTo: newest, in: conversation)
+    case 55..<63:
+      history.trace("op \(incarnation.name) load-older \(label(conversation))")
+      incarnation.executor.spawn {
+        _ = try? await engine.messages.loadOlder(in: conversation)
+      }
+    case 63..<73:
+      engine.messages.userIsTyping(in: conversation)
+    case 73..<83:
+      let failed = (incarnation.latest[conversation] ?? []).filter {
+        if case .failed = $0.send { return true }
+        return false
+      }
+      guard let message = failed.first else { return }
+      history.trace("op \(incarnation.name) retry id=\(message.id)")
+      incarnation.executor.spawn { await engine.messages.retry(message.id) }
+    case 83..<91:
+      if incarnation.views[conversation] != nil {
+        history.trace("op \(incarnation.name) close-screen \(label(conversation))")
+        closeScreen(conversation, on: incarnation)
+      } else {
+        history.trace("op \(incarnation.name) open-screen \(label(conversation))")
+        openScreen(conversation, on: device, incarnation)
+      }
+    case 91..<94:
+      background(device, engine)
+    case 94..<95 where conversations.count < 6:
+      createConversation(on: device, incarnation, engine)
+    default:
+      send(on: device, incarnation, engine, in: conversation)
+    }
+  }
+
+  private func send(
+    on device: SimDevice, _ incarnation: Incarnation, _ engine: ChatEngine,
+    in conversation: ConversationID
+  ) {
+    let text = makeText(for: device)
+    let tag = Self.tag(of: text)
+    let number = history.invokeSend(
+      device: incarnation.name, user: device.user, conversation: conversation, text: text)
+    history.trace("op \(incarnation.name) send \(label(conversation)) \(tag)")
+    incarnation.executor.spawn { [self] in
+      do {
+        let id = try await engine.messages.send(text, in: conversation)
+        history.sendSaved(number, as: id)
+        history.trace("op \(incarnation.name) saved \(tag) id=\(id)")
+      } catch {
+        history.sendRefused(number, reason: "\(error)")
+        history.trace("op \(incarnation.name) refused \(tag): \(error)")
+      }
+    }
+  }
+
+  /// The part of a text the trace shows: "sim alice.phone-12".
+  static func tag(of text: String) -> String {
+    text.split(separator: " ").prefix(2).joined(separator: " ")
+  }
+
+  private func background(_ device: SimDevice, _ engine: ChatEngine) {
+    guard let incarnation = device.current else { return }
+    device.isForeground = false
+    count(.backgrounded)
+    history.trace("op \(incarnation.name) background")
+    incarnation.executor.spawn { await engine.stop() }
+    world.schedule(after: workloadRandom.duration(.seconds(5)...(.seconds(300)))) { [self] in
+      guard !device.isForeground, phase == .safety else { return }
+      foreground(device)
+    }
+  }
+
+  func foreground(_ device: SimDevice) {
+    device.isForeground = true
+    guard let incarnation = device.current, let engine = incarnation.engine else { return }
+    history.trace("op \(incarnation.name) foreground")
+    incarnation.executor.spawn { await engine.start() }
+  }
+
+  private func createConversation(
+    on device: SimDevice, _ incarnation: Incarnation, _ engine: ChatEngine
+  ) {
+    let others = Set(devices.map(\.user)).subtracting([device.user]).sorted()
+    let members = others.filter { _ in workloadRandom.chance(0.6) }
+    guard !members.isEmpty else { return }
+    history.trace(
+      "op \(incarnation.name) create \(members.map(\.rawValue).joined(separator: ","))")
+    incarnation.executor.spawn { [self] in
+      do {
+        _ = try await engine.conversationList.createConversation(
+          title: "made by \(device.name)", memberIDs: members)
+      } catch {
+        history.trace("op \(incarnation.name) create failed: \(error)")
+      }
+    }
+  }
+}

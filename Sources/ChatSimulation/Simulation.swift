@@ -1,0 +1,186 @@
+import ChatData
+import ChatDomain
+import ChatServer
+import Foundation
+import SQLite
+
+/// One seeded run: a server, several devices each running the real client engine on its own
+/// SQLite file, a simulated network and clock; a fault phase, a healed phase, then the checker.
+///
+/// ## Topics
+/// - Running: `run(seed:options:)`
+/// - The parts: `World` (time and the scheduler), `ServerNode`, `SimDevice`,
+///   `Simulation+Network.swift`, `Simulation+Workload.swift`, `Checker`
+final class Simulation: @unchecked Sendable {
+  // @unchecked: every part is touched only on the thread that runs the simulation.
+
+  /// Who is in the world: three users, alice on two devices.
+  static let deviceNames = ["alice.phone", "alice.tablet", "bob.phone", "carol.phone"]
+
+  let seed: UInt64
+  let options: SimulationOptions
+  let world: World
+  let history: History
+  let checker: Checker
+  let folder: String
+  let server: ServerNode
+  private(set) var devices: [SimDevice] = []
+
+  /// The plan for the fault phase, and the one in force now (none outside that phase).
+  let plan: FaultPlan
+  var faults = FaultPlan.none
+  var faultRandom: SimRandom
+  var workloadRandom: SimRandom
+  var faultCounts: [FaultKind: Int] = [:]
+  var phase = Phase.setup
+
+  /// The conversations, as the server created them, in creation order.
+  var conversations: [ConversationInfo] = []
+  /// Short names for conversation ids in the trace ("ab", "abc", …).
+  var labels: [String: String] = [:]
+  /// Messages a device refused on the server's behalf ("a 4xx for good"), by client message ID.
+  var poisoned: Set<String> = []
+  /// Client message IDs some post of which reached the server.
+  var forwarded: Set<String> = []
+  var nextText = 0
+  var socketCount = 0
+  /// Every socket not yet dropped, connected or still being connected.
+  var sockets: [SimSocket] = []
+
+  enum Phase: String {
+    case setup, safety, liveness, reading, done
+  }
+
+  struct ConversationInfo {
+    let id: ConversationID
+    let label: String
+    let members: [UserID]
+  }
+
+  init(seed: UInt64, options: SimulationOptions) throws {
+    self.seed = seed
+    self.options = options
+    world = World(scheduler: SimRandom(seed: seed, stream: "scheduler"))
+    history = History(world: world, keepsLines: options.keepsTrace)
+    checker = Checker(history: history)
+    folder =
+      options.folder + "/chat-sim-\(getpid())-\(seed)-\(UInt32.random(in: 0...UInt32.max))"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    var planRandom = SimRandom(seed: seed, stream: "plan")
+    plan = FaultPlan.draw(&planRandom)
+    faultRandom = SimRandom(seed: seed, stream: "faults")
+    workloadRandom = SimRandom(seed: seed, stream: "workload")
+    let ttl = Duration.seconds(planRandom.int(in: 60...900))
+    server = try ServerNode(
+      path: folder + "/server.sqlite", world: world, seed: seed, accessTokenTTL: ttl)
+    for name in Self.deviceNames {
+      let skewed = planRandom.chance(0.4)
+      let hours = planRandom.int(in: -12...12)
+      let offset: Duration = skewed && hours != 0 ? .seconds(hours * 3600) : .zero
+      devices.append(
+        SimDevice(name: name, path: folder + "/\(name).sqlite", clockOffset: offset))
+    }
+  }
+
+  func count(_ kind: FaultKind, _ times: Int = 1) {
+    faultCounts[kind, default: 0] += times
+  }
+
+  func device(named name: String) -> SimDevice? {
+    devices.first { $0.name == name }
+  }
+
+  func label(_ conversation: ConversationID) -> String {
+    labels[conversation.rawValue.lowercased()] ?? String(conversation.rawValue.prefix(8))
+  }
+
+  func members(of conversation: ConversationID) -> [UserID]? {
+    conversations.first { $0.id == conversation }?.members
+  }
+
+  /// A short, unique and recognisable message text. Every text holds the word "sim" (so a
+  /// search finds every message on a device) and a number no other send uses.
+  func makeText(for device: SimDevice) -> String {
+    nextText += 1
+    let tag = "sim \(device.name)-\(nextText)"
+    switch workloadRandom.below(20) {
+    case 0: return tag + " café"  // precomposed é
+    case 1: return tag + " cafe\u{301}"  // e + combining acute: other bytes, same glyph
+    case 2: return tag + " 👩‍👩‍👧 \u{0}"  // a family emoji and a NUL
+    case 3:
+      // Exactly the longest text the contract allows, in Unicode scalars.
+      let filler = String(repeating: "x", count: 4096 - tag.unicodeScalars.count - 1)
+      return tag + " " + filler
+    default: return tag + " " + workloadRandom.pick(Self.words)
+    }
+  }
+
+  private static let words = [
+    "on my way", "see you", "ok", "lunch?", "running late", "🚲", "call me", "hiking tomorrow",
+  ]
+}
+
+/// One phone or tablet: its database file survives kills; each launch of the engine on it is
+/// an incarnation.
+final class SimDevice: @unchecked Sendable {
+  // @unchecked: touched only on the world's thread.
+  let name: String
+  let user: UserID
+  let deviceID: DeviceID
+  let path: String
+  let clockOffset: Duration
+  private(set) var incarnations: [Incarnation] = []
+  /// The running incarnation; nil while the device is dead (killed, not yet relaunched).
+  var current: Incarnation?
+  /// False while the app is in the background (`stop()`ped).
+  var isForeground = true
+  /// The network is down for this device until then.
+  var offlineUntil: Duration = .zero
+  /// Open sockets, oldest first.
+  var sockets: [SimSocket] = []
+  /// Set while a kill is armed: the device dies after this many more of its jobs.
+  var killCountdown: Int?
+
+  init(name: String, path: String, clockOffset: Duration) {
+    self.name = name
+    let parts = name.split(separator: ".")
+    user = UserID(String(parts[0]))
+    deviceID = DeviceID(String(parts[1]))
+    self.path = path
+    self.clockOffset = clockOffset
+  }
+
+  var nextIncarnation: Int { incarnations.count + 1 }
+
+  func launched(_ incarnation: Incarnation) {
+    incarnations.append(incarnation)
+    current = incarnation
+  }
+}
+
+/// One launch of the engine on a device.
+final class Incarnation: @unchecked Sendable {
+  // @unchecked: touched only on the world's thread.
+  let number: Int
+  let name: String
+  let executor: SteppedExecutor
+  var engine: ChatEngine?
+  /// The screens open now: one task per conversation reading `messages(in:)`.
+  var views: [ConversationID: Task<Void, Never>] = [:]
+  var listTask: Task<Void, Never>?
+  /// Watches for the session ending (then the user signs in again).
+  var sessionTask: Task<Void, Never>?
+  /// What each open screen shows now.
+  var latest: [ConversationID: [Message]] = [:]
+  /// Screens the user closed (not reopened when the list changes).
+  var closed: Set<ConversationID> = []
+  /// The conversation list, as the device last showed it.
+  var known: [ConversationSummary] = []
+  var isAlive = true
+
+  init(number: Int, name: String, executor: SteppedExecutor) {
+    self.number = number
+    self.name = name
+    self.executor = executor
+  }
+}
