@@ -57,7 +57,7 @@ let package = Package(
 
     // A load generator for durable sends over keep-alive connections (`chat-load`, and a
     // library for the benchmarks).
-    .target(name: "ChatLoad", dependencies: ["CEpoll"], swiftSettings: engineSettings),
+    .target(name: "ChatLoad", dependencies: ["CEpoll", "ChatDomain"], swiftSettings: engineSettings),
     .executableTarget(
       name: "chat-load", dependencies: ["ChatLoad"], swiftSettings: engineSettings),
 
@@ -109,7 +109,7 @@ let package = Package(
       name: "ChatTerminalTests", dependencies: ["ChatTerminal", "ChatPresentation", "ChatData"],
       swiftSettings: engineSettings),
     .testTarget(
-      name: "ChatServerTests", dependencies: ["ChatServer", "SQLite"],
+      name: "ChatServerTests", dependencies: ["ChatServer", "ChatDomain", "SQLite"],
       swiftSettings: engineSettings),
     // Real engines and tools against the real server over loopback sockets.
     .testTarget(

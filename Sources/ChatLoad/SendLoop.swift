@@ -1,4 +1,5 @@
 import CEpoll
+import ChatDomain
 import Glibc
 
 /// One generator thread: an epoll loop over its connections, each with one request in flight.
@@ -34,7 +35,7 @@ final class SendLoop {
     self.window = window
     epoll = epoll_create1(Int32(EPOLL_CLOEXEC))
     guard epoll >= 0 else { throw .system("epoll_create1") }
-    var random = SplitMix(seed: seed ^ UInt64(monotonicNanoseconds()))
+    var random = SplitMix64(seed: seed ^ UInt64(monotonicNanoseconds()))
     var connections: [Connection] = []
     for client in clients {
       let fd: Int32
@@ -184,22 +185,5 @@ final class SendLoop {
       connection.written += written
     }
     if wasWaiting { try watch(index, writable: false) }
-  }
-}
-
-/// A small fast generator for the clientMessageId prefixes.
-struct SplitMix: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

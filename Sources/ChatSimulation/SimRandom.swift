@@ -1,10 +1,12 @@
+import ChatDomain
+
 /// SplitMix64 with the helpers the simulation draws from. One seed makes every stream: each
 /// part of the world (the scheduler, the workload, the faults, each device's engine, the
 /// server) gets a stream of its own, so adding a draw in one part does not move the others.
 struct SimRandom: RandomNumberGenerator, Sendable {
-  private var state: UInt64
+  private var generator: SplitMix64
 
-  init(seed: UInt64) { state = seed }
+  init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
   /// An independent stream for `label`, derived from `seed`.
   init(seed: UInt64, stream label: String) {
@@ -12,17 +14,11 @@ struct SimRandom: RandomNumberGenerator, Sendable {
     for byte in label.utf8 {
       hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
     }
-    var mixer = SimRandom(seed: seed ^ hash)
-    state = mixer.next()
+    var mixer = SplitMix64(seed: seed ^ hash)
+    generator = SplitMix64(seed: mixer.next())
   }
 
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  mutating func next() -> UInt64 { generator.next() }
 
   /// A value in `0..<bound`.
   mutating func below(_ bound: Int) -> Int {

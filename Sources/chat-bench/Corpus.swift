@@ -1,19 +1,7 @@
-/// SplitMix64: a small seeded generator, so every run writes the same messages.
-struct SeededGenerator: RandomNumberGenerator, Sendable {
-  private var state: UInt64
+import ChatDomain
 
-  init(seed: UInt64) {
-    state = seed
-  }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
+/// The benchmarks draw from `SplitMix64`, seeded, so every run writes the same messages.
+extension SplitMix64 {
   /// A UUID version 7 string for a message written at `millis` (Unix milliseconds): what a
   /// device's `UUIDv7Generator` makes, so IDs rise with time as they do in real data.
   mutating func uuidV7String(millis: UInt64) -> String {
@@ -57,7 +45,7 @@ struct Corpus: Sendable {
   private let cumulative: [Double]
 
   init(vocabularySize: Int = 8_000, seed: UInt64 = 7) {
-    var generator = SeededGenerator(seed: seed)
+    var generator = SplitMix64(seed: seed)
     let onsets = [
       "b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
       "br", "ch", "cl", "dr", "fl", "gr", "pl", "sh", "st", "th", "tr", "qu",
@@ -85,7 +73,7 @@ struct Corpus: Sendable {
   }
 
   /// The rank (0 = most frequent) of a random word.
-  func drawRank(_ generator: inout SeededGenerator) -> Int {
+  func drawRank(_ generator: inout SplitMix64) -> Int {
     let target = Double(generator.next() >> 11) / Double(1 << 53) * cumulative[cumulative.count - 1]
     var low = 0
     var high = cumulative.count - 1
@@ -97,7 +85,7 @@ struct Corpus: Sendable {
   }
 
   /// One message; `ranks` receives the ranks of the words it holds (for document frequencies).
-  func message(_ generator: inout SeededGenerator, ranks: inout [Int]) -> String {
+  func message(_ generator: inout SplitMix64, ranks: inout [Int]) -> String {
     ranks.removeAll(keepingCapacity: true)
     // Mostly short, sometimes long: 1 + (0…7) + (0…7) + (0…9) words.
     let count =

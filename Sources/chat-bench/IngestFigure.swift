@@ -63,7 +63,7 @@ enum IngestFigure {
       """)
 
     // Conversations: the large one and the small ones, each with 2–4 members.
-    var generator = SeededGenerator(seed: 42)
+    var generator = SplitMix64(seed: 42)
     let users = (0..<50).map { UserID("user\($0)") }
     var conversations: [(id: ConversationID, members: [UserID], pages: Int)] = []
     let large = ConversationID(generator.uuidString())

@@ -1,3 +1,4 @@
+import ChatDomain
 import ChatServer
 import Foundation
 import Testing
@@ -205,14 +206,14 @@ import Testing
 
   @Test func tokensStaySignedAcrossARestartWithTheKeptKey() async throws {
     let folder = try TemporaryFolder()
-    var random = SeededRandom(seed: 9)
+    var random = SplitMix64(seed: 9)
     let key = try SigningKey.loadOrCreate(inFolder: folder.path, using: &random)
     let location = ServerStore.Location.dataFolder(folder.path)
     let configuration = ServerConfiguration(devMode: true, rateLimit: nil, signingKey: key)
     let first = try TestServer(configuration: configuration, location: location)
     let alice = try await first.login("alice")
 
-    var otherRandom = SeededRandom(seed: 10)
+    var otherRandom = SplitMix64(seed: 10)
     let reloaded = try SigningKey.loadOrCreate(inFolder: folder.path, using: &otherRandom)
     #expect(reloaded == key)
     let second = try TestServer(
@@ -227,7 +228,7 @@ import Testing
 
   @Test func theSigningKeyFileIsOwnerOnly() throws {
     let folder = try TemporaryFolder()
-    var random = SeededRandom(seed: 3)
+    var random = SplitMix64(seed: 3)
     let key = try SigningKey.loadOrCreate(inFolder: folder.path, using: &random)
     #expect(key.bytes.count == 32)
     let path = folder.path + "/" + SigningKey.fileName
@@ -245,7 +246,7 @@ import Testing
     let folder = try TemporaryFolder()
     let path = folder.path + "/" + SigningKey.fileName
     _ = FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3]))
-    var random = SeededRandom(seed: 3)
+    var random = SplitMix64(seed: 3)
     #expect(throws: SigningKeyError.tooShort(3)) {
       try SigningKey.loadOrCreate(inFolder: folder.path, using: &random)
     }

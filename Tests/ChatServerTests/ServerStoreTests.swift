@@ -1,3 +1,4 @@
+import ChatDomain
 import Foundation
 import SQLite
 import Testing
@@ -26,7 +27,7 @@ import Testing
     let folder = try TemporaryFolder()
     let location = ServerStore.Location.dataFolder(folder.path)
     let clock = ManualClock()
-    var random = SeededRandom(seed: 5)
+    var random = SplitMix64(seed: 5)
     let key = SigningKey.generate(using: &random)
     let configuration = ServerConfiguration(devMode: true, rateLimit: nil, signingKey: key)
     let conversation: String

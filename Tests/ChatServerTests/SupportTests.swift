@@ -1,3 +1,4 @@
+import ChatDomain
 import Foundation
 import Testing
 
@@ -55,7 +56,7 @@ import Testing
     let formatter = ISO8601DateFormatter()
     formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     formatter.timeZone = TimeZone(identifier: "UTC")
-    var random = SeededRandom(seed: 11)
+    var random = SplitMix64(seed: 11)
     var samples: [Int64] = [
       0, 1, 999, 1_000, 86_399_999, 86_400_000, 951_782_400_000, 4_107_542_399_999,
     ]
@@ -95,7 +96,7 @@ import Testing
   }
 
   @Test func base64URLRoundTripsAndMatchesFoundation() {
-    var random = SeededRandom(seed: 4)
+    var random = SplitMix64(seed: 4)
     for count in 0..<70 {
       let bytes = random.bytes(count: count)
       let encoded = Base64URL.encode(bytes)
@@ -113,7 +114,7 @@ import Testing
   }
 
   @Test func anAccessTokenCarriesItsClaimsUntilItExpires() throws {
-    var random = SeededRandom(seed: 8)
+    var random = SplitMix64(seed: 8)
     let signer = AccessTokenSigner(key: SigningKey.generate(using: &random))
     let expiry = Timestamp(millisecondsSince1970: 10_000)
     let claims = AccessTokenClaims(userId: "alice", deviceId: "phone", expiresAt: expiry)
@@ -150,7 +151,7 @@ import Testing
   }
 
   @Test func generatedUUIDsAreVersion4AndValid() {
-    var random = SeededRandom(seed: 1)
+    var random = SplitMix64(seed: 1)
     for _ in 0..<100 {
       let uuid = random.uuidString()
       #expect(Identifiers.canonicalUUID(uuid) == uuid)

@@ -1,3 +1,4 @@
+import ChatDomain
 import Foundation
 import SQLite
 
@@ -24,7 +25,7 @@ final class TestServer: Sendable {
     log = RecordingLogSink()
     service = ChatService(
       store: store, configuration: configuration, clock: clock,
-      random: SeededRandom(seed: seed), executor: executor, log: log)
+      random: SplitMix64(seed: seed), executor: executor, log: log)
   }
 
   deinit {
