@@ -47,8 +47,9 @@ struct EngineListAndSessionTests {
     await p.close()
   }
 
-  /// Simulation seed 57 (quick profile): the `/v1/sync` that an unknown conversation's message
-  /// started failed, the socket stayed up, and the device never learned the conversation.
+  /// Found by the simulation (quick seed 57 in the release build of its day): the `/v1/sync`
+  /// that an unknown conversation's message started failed, the socket stayed up, and the
+  /// device never learned the conversation.
   @Test func aFailedSyncForAnUnknownConversationIsTriedAgainWithoutAReconnect() async throws {
     let p = try await Pair.make()
     let list = Probe(p.bob.list.conversations(), on: p.world.executor)
@@ -65,8 +66,9 @@ struct EngineListAndSessionTests {
     await p.close()
   }
 
-  /// Simulation seed 134 (full profile): a conversation was created while the tablet's socket
-  /// was down; the `/v1/sync` after its reconnect failed, and nothing tried it again.
+  /// Found by the simulation (full seed 134 in a release build; now `RegressionSeedTests`): a
+  /// conversation was created while the tablet's socket was down; the `/v1/sync` after its
+  /// reconnect failed, and nothing tried it again.
   @Test func aFailedSyncAfterAReconnectIsTriedAgain() async throws {
     let p = try await Pair.make()
     let list = Probe(p.bob.list.conversations(), on: p.world.executor)
