@@ -5,6 +5,8 @@ extension Checker {
   func checkEnd(log: [LoggedConversation], finals: [FinalView], simulation: Simulation) {
     let history = simulation.history
     var byText: [[UInt8]: [(LoggedConversation, WireMessage)]] = [:]
+    // One message per sender + client message ID, across every conversation.
+    var keys: Set<String> = []
     for conversation in log {
       let name = simulation.label(conversation.id)
       // Gap-free from 1, one message per sender + client message ID.
@@ -15,7 +17,6 @@ extension Checker {
           keys: [message.clientMessageId])
         break
       }
-      var keys: Set<String> = []
       for message in conversation.messages {
         if !keys.insert("\(message.senderId) \(message.clientMessageId.lowercased())").inserted {
           report(
@@ -26,7 +27,7 @@ extension Checker {
       }
     }
     // Every text is one send: two messages with one text are one send stored twice.
-    for (_, copies) in byText where copies.count > 1 {
+    for copies in byText.values.sorted(by: Self.inLogOrder) where copies.count > 1 {
       let ids = copies.map(\.1.clientMessageId)
       report(
         .duplicated,
@@ -50,7 +51,7 @@ extension Checker {
   ) {
     var sendsByText: [[UInt8]: History.Send] = [:]
     for send in history.sends { sendsByText[Array(send.text.utf8)] = send }
-    for (text, copies) in byText.sorted(by: { $0.value[0].1.sequence < $1.value[0].1.sequence }) {
+    for (text, copies) in byText.sorted(by: { Self.inLogOrder($0.value, $1.value) }) {
       for (conversation, message) in copies {
         guard let send = sendsByText[text], send.user.rawValue == message.senderId,
           send.conversation == conversation.id
@@ -70,7 +71,9 @@ extension Checker {
       }
     }
     for send in history.sends {
-      guard let saved = send.savedAs else { continue }
+      // A send whose call a kill cut short may still have saved its row: a screen showing it
+      // is the proof, and that row must reach the server too.
+      guard let saved = send.savedAs ?? idOfText[Array(send.text.utf8)] else { continue }
       guard byText[Array(send.text.utf8)] == nil else { continue }
       let deviceName = String(send.device.split(separator: "#")[0])
       let final = finals.first { $0.device.name == deviceName }
@@ -95,7 +98,9 @@ extension Checker {
     for ack in history.acknowledgements {
       let conversation = log.first { $0.id == ack.conversation }
       let held = conversation?.messages.first { $0.sequence == ack.sequence }
-      if held?.clientMessageId.lowercased() != ack.clientMessageID.lowercased() {
+      if held?.clientMessageId.lowercased() != ack.clientMessageID.lowercased()
+        || held?.senderId != ack.sender
+      {
         report(
           .lost,
           "the server acknowledged \(ack.clientMessageID) at \(simulation.label(ack.conversation))#\(ack.sequence) and no longer holds it",
@@ -111,8 +116,10 @@ extension Checker {
   ) {
     let name = final.incarnation.name
     let mine = log.filter { $0.members.contains(final.device.user) }
-    if final.outbox != 0 {
-      report(.undrained, "\(name) still has \(final.outbox) in its outbox", keys: [name])
+    if let outbox = final.outbox, outbox != 0 {
+      report(.undrained, "\(name) still has \(outbox) in its outbox", keys: [name])
+    } else if final.outbox == nil {
+      report(.undrained, "\(name): its outbox could not be read", keys: [name])
     }
     let listed = Set(final.listed)
     for conversation in mine where !listed.contains(conversation.id) {
@@ -150,7 +157,11 @@ extension Checker {
           keys: [name, missing])
       }
     }
-    for hit in final.hits {
+    guard let held = final.held else {
+      report(.unexpected, "\(name): its database could not be read", keys: [name])
+      return
+    }
+    for hit in held {
       guard let conversation = mine.first(where: { $0.id == hit.conversationID }) else {
         report(
           .foreign, "\(name) holds \(hit.messageID) of a conversation its user is not in",
@@ -204,6 +215,14 @@ extension Checker {
           keys: [])
       }
     }
+  }
+
+  /// Orders groups of copies by where their first copy is in the log, so reports come out in
+  /// the same order in every run (a dictionary's order changes from run to run).
+  private static func inLogOrder(
+    _ a: [(LoggedConversation, WireMessage)], _ b: [(LoggedConversation, WireMessage)]
+  ) -> Bool {
+    (a[0].0.id.rawValue, a[0].1.sequence) < (b[0].0.id.rawValue, b[0].1.sequence)
   }
 
   private static func same(_ shown: Message, _ held: WireMessage) -> Bool {

@@ -77,10 +77,12 @@ final class Checker: @unchecked Sendable {
   }
 
   private var shown: [DeviceMessage: Shown] = [:]
+  /// Retry taps not yet answered by a failed message going back to the clock.
+  private var retryTaps: [DeviceMessage: Int] = [:]
   /// What was shown at each sequence, first seen.
   private(set) var claims: [Slot: Claim] = [:]
   /// Each text's message ID, first seen (texts are unique per send).
-  private var idOfText: [[UInt8]: MessageID] = [:]
+  private(set) var idOfText: [[UInt8]: MessageID] = [:]
   /// Every (user, conversation) a device showed, for the membership check at the end.
   private(set) var seenBy: Set<String> = []
 
@@ -97,6 +99,12 @@ final class Checker: @unchecked Sendable {
   }
 
   // MARK: - As it happens
+
+  /// The user tapped retry on a failed message: the one thing that may take it back to the
+  /// clock.
+  func retryTapped(_ id: MessageID, on device: SimDevice) {
+    retryTaps[DeviceMessage(device: device.name, id: id), default: 0] += 1
+  }
 
   /// A screen of `device` shows `messages` for `conversation`.
   func observe(
@@ -213,10 +221,20 @@ final class Checker: @unchecked Sendable {
         "\(place): \(message.id) moved from sequence \(old) to \(now.sequence.map(String.init) ?? "none")",
         keys: [message.id.rawValue])
     }
-    if let old = before.ticks, let new = now.ticks, !Self.mayFollow(old, with: new) {
-      report(
-        .receiptBackwards, "\(place): \(message.id) went from \(old) to \(new)",
-        keys: [message.id.rawValue])
+    if let old = before.ticks, let new = now.ticks {
+      if !Self.mayFollow(old, with: new) {
+        report(
+          .receiptBackwards, "\(place): \(message.id) went from \(old) to \(new)",
+          keys: [message.id.rawValue])
+      } else if old == .failed, new == .clock {
+        if let taps = retryTaps[key], taps > 0 {
+          retryTaps[key] = taps - 1
+        } else {
+          report(
+            .receiptBackwards, "\(place): \(message.id) went from failed to sending untapped",
+            keys: [message.id.rawValue])
+        }
+      }
     }
   }
 

@@ -15,8 +15,6 @@ final class History: @unchecked Sendable {
     let text: String
     /// Set when `send` returned: the row is saved as sending, under this ID.
     var savedAs: MessageID?
-    /// Set when `send` threw: nothing was saved.
-    var refused: String?
   }
 
   /// A reply the server produced to `POST …/messages` (whether or not it reached the device).
@@ -71,16 +69,12 @@ final class History: @unchecked Sendable {
     sends.append(
       Send(
         number: number, device: device, user: user, conversation: conversation, text: text,
-        savedAs: nil, refused: nil))
+        savedAs: nil))
     return number
   }
 
   func sendSaved(_ number: Int, as id: MessageID) {
     sends[number].savedAs = id
-  }
-
-  func sendRefused(_ number: Int, reason: String) {
-    sends[number].refused = reason
   }
 
   func acknowledged(_ acknowledgement: Acknowledgement) {

@@ -27,7 +27,7 @@ public enum Profile: String, Sendable, CaseIterable {
     }
   }
 
-  /// Mean pause between two actions of one user on one device.
+  /// The range a pause between two actions of one user on one device is drawn from.
   var thinkTime: ClosedRange<Duration> {
     switch self {
     case .quick: .seconds(2)...(.seconds(40))

@@ -20,8 +20,6 @@ final class ServerNode: @unchecked Sendable {
   private(set) var incarnation = 0
   private(set) var executor: SteppedExecutor?
   private(set) var service: ChatService?
-  /// Every executor the server ever ran on (teardown thaws and drains them).
-  private(set) var executors: [SteppedExecutor] = []
 
   init(path: String, world: World, seed: UInt64, accessTokenTTL: Duration) throws {
     self.path = path
@@ -45,7 +43,6 @@ final class ServerNode: @unchecked Sendable {
       store: store, configuration: configuration, clock: ServerWallClock(world: world),
       random: SimRandom(seed: seed, stream: "server#\(incarnation)"), executor: executor)
     self.executor = executor
-    executors.append(executor)
   }
 
   /// Stops the current incarnation between two jobs.

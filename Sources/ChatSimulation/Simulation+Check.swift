@@ -14,8 +14,10 @@ struct FinalView {
   let device: SimDevice
   let incarnation: Incarnation
   let views: [ConversationID: [Message]]
-  let outbox: Int
-  let hits: [SearchHit]
+  /// The outbox's size; nil when it could not be read.
+  let outbox: Int?
+  /// Every message row its database holds; nil when it could not be read.
+  let held: [HeldMessage]?
   let listed: [ConversationID]
 }
 
@@ -95,18 +97,16 @@ extension Simulation {
     }
     for device in devices {
       guard let incarnation = device.current, let engine = incarnation.engine else { continue }
-      let outbox =
-        world.perform(on: incarnation.executor, timeout: .seconds(60)) {
-          await engine.outboxCount()
-        } ?? -1
-      let hits =
-        world.perform(on: incarnation.executor, timeout: .seconds(60)) {
-          (try? await engine.conversationList.search("sim", limit: 500)) ?? []
-        } ?? []
+      let outbox = world.perform(on: incarnation.executor, timeout: .seconds(60)) {
+        await engine.outboxCount()
+      }
+      let held = world.perform(on: incarnation.executor, timeout: .seconds(60)) {
+        try? await engine.heldMessages()
+      }
       finals.append(
         FinalView(
           device: device, incarnation: incarnation, views: incarnation.latest, outbox: outbox,
-          hits: hits, listed: incarnation.known.map(\.id)))
+          held: held ?? nil, listed: incarnation.known.map(\.id)))
     }
     checker.checkEnd(log: log, finals: finals, simulation: self)
   }

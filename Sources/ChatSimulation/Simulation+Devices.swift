@@ -34,8 +34,7 @@ extension Simulation {
   func launch(_ device: SimDevice, signIn: Bool) {
     let number = device.nextIncarnation
     let name = "\(device.name)#\(number)"
-    let incarnation = Incarnation(
-      number: number, name: name, executor: world.makeExecutor(name))
+    let incarnation = Incarnation(name: name, executor: world.makeExecutor(name))
     device.launched(incarnation)
     let environment = environment(for: device, incarnation)
     history.trace("launch \(name)\(signIn ? " (sign in)" : "")")
@@ -55,7 +54,6 @@ extension Simulation {
         history.trace("launch \(name) failed: the server cannot be reached")
         world.schedule(after: faultRandom.duration(.seconds(5)...(.seconds(30)))) { [self] in
           guard device.current === incarnation, phase != .done else { return }
-          incarnation.isAlive = false
           device.current = nil
           launch(device, signIn: signIn)
         }
@@ -84,7 +82,6 @@ extension Simulation {
         await engine.close()
         world.schedule(after: faultRandom.duration(.seconds(5)...(.seconds(60)))) { [self] in
           guard device.current === incarnation, phase != .done else { return }
-          incarnation.isAlive = false
           device.current = nil
           launch(device, signIn: true)
         }
@@ -159,7 +156,6 @@ extension Simulation {
     device.killCountdown = nil
     world.afterEachStep(of: incarnation.executor, nil)
     world.freeze(incarnation.executor)
-    incarnation.isAlive = false
     device.current = nil
     count(.deviceKilled)
     history.trace("kill \(incarnation.name) after \(world.steps) steps")

@@ -62,7 +62,10 @@ extension Simulation {
     }
     if let injected = injectedStatus(for: request, postedID: postedID) {
       history.trace("fault \(injected.status) \(incarnation.name) \(what)")
-      if (400..<500).contains(injected.status), let postedID {
+      // A refusal for good: a 4xx other than 401 (refresh) and 429 (come back later).
+      if (400..<500).contains(injected.status), ![401, 429].contains(injected.status),
+        let postedID
+      {
         history.refused(clientMessageID: postedID)
       }
       world.schedule(after: travel + latency()) { exchange.finish(.success(injected)) }

@@ -49,7 +49,7 @@ extension Simulation {
   }
 
   /// Ends the faults: the network heals, dead devices relaunch, apps come to the foreground,
-  /// the server comes back. Held socket frames stay lost (as a skipped event would be).
+  /// the server comes back. A socket frame held back (reordered) is still delivered, late.
   func heal() {
     phase = .liveness
     faults = .none
@@ -110,6 +110,7 @@ extension Simulation {
       }
       guard let message = failed.first else { return }
       history.trace("op \(incarnation.name) retry id=\(message.id)")
+      checker.retryTapped(message.id, on: device)
       incarnation.executor.spawn { await engine.messages.retry(message.id) }
     case 83..<91:
       if incarnation.views[conversation] != nil {
@@ -143,7 +144,6 @@ extension Simulation {
         history.sendSaved(number, as: id)
         history.trace("op \(incarnation.name) saved \(tag) id=\(id)")
       } catch {
-        history.sendRefused(number, reason: "\(error)")
         history.trace("op \(incarnation.name) refused \(tag): \(error)")
       }
     }

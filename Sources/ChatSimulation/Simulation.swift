@@ -40,7 +40,8 @@ final class Simulation: @unchecked Sendable {
   var labels: [String: String] = [:]
   /// Messages a device refused on the server's behalf ("a 4xx for good"), by client message ID.
   var poisoned: Set<String> = []
-  /// Client message IDs some post of which reached the server.
+  /// Client message IDs some post of which was put on the wire toward the server (a dropped
+  /// one counts: the server may hold it, so a refusal for good is no longer drawn for it).
   var forwarded: Set<String> = []
   var nextText = 0
   var socketCount = 0
@@ -161,7 +162,6 @@ final class SimDevice: @unchecked Sendable {
 /// One launch of the engine on a device.
 final class Incarnation: @unchecked Sendable {
   // @unchecked: touched only on the world's thread.
-  let number: Int
   let name: String
   let executor: SteppedExecutor
   var engine: ChatEngine?
@@ -176,10 +176,8 @@ final class Incarnation: @unchecked Sendable {
   var closed: Set<ConversationID> = []
   /// The conversation list, as the device last showed it.
   var known: [ConversationSummary] = []
-  var isAlive = true
 
-  init(number: Int, name: String, executor: SteppedExecutor) {
-    self.number = number
+  init(name: String, executor: SteppedExecutor) {
     self.name = name
     self.executor = executor
   }

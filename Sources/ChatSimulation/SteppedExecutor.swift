@@ -8,7 +8,7 @@ import SQLite
 /// to its next suspension point and no further, so a device or the server can be stopped
 /// between any two jobs (a kill) and the rest of the world goes on. Jobs must only be enqueued
 /// from the world's own thread: anything else means work escaped the simulation (a `Task` on the
-/// global pool, a real thread), and `World.check` reports it as a violation.
+/// global pool, a real thread), and `Simulation.runPhases` reports it as a violation.
 final class SteppedExecutor: SerialTaskExecutor, @unchecked Sendable {
   // @unchecked: `jobs`, `head` and `foreignEnqueues` are only touched while holding `lock`.
   let name: String

@@ -70,10 +70,6 @@ final class World: @unchecked Sendable {
     for runner in runners { runner.isFrozen = false }
   }
 
-  func isFrozen(_ executor: SteppedExecutor) -> Bool {
-    runner(executor)?.isFrozen ?? true
-  }
-
   /// Calls `body` after each job `executor` runs, until it is set again.
   func afterEachStep(of executor: SteppedExecutor, _ body: (() -> Void)?) {
     runner(executor)?.afterStep = body
@@ -85,9 +81,6 @@ final class World: @unchecked Sendable {
 
   /// Jobs enqueued from outside the world's thread, over every executor.
   var foreignEnqueues: Int { runners.reduce(0) { $0 + $1.executor.foreignEnqueues } }
-
-  /// Jobs queued on executors that will never run them (frozen ones).
-  var frozenJobs: Int { runners.filter(\.isFrozen).reduce(0) { $0 + $1.executor.pending } }
 
   // MARK: - Timers
 

@@ -9,24 +9,30 @@ struct KnownBugTests {
   /// The most seeds a bug may survive.
   static let bound: UInt64 = 20
 
+  /// Each bug, and the invariants its symptom breaks: a seed counts as catching the bug only
+  /// when it breaks one of them (any other violation would be a different bug).
   @Test(arguments: [
-    (KnownBugs.retryWithNewID, "retryWithNewID"),
-    (KnownBugs.orderByDeviceClock, "orderByDeviceClock"),
-    (KnownBugs.skipCatchUpAfterReconnect, "skipCatchUpAfterReconnect"),
-    (KnownBugs.stopOutboxAtFirst4xx, "stopOutboxAtFirst4xx"),
+    (KnownBugs.retryWithNewID, "retryWithNewID", [Violation.Invariant.duplicated, .identity]),
+    (KnownBugs.orderByDeviceClock, "orderByDeviceClock", [.misordered]),
+    (KnownBugs.skipCatchUpAfterReconnect, "skipCatchUpAfterReconnect", [.divergent, .gap]),
+    // The queue retries the refused message for ever, so the world never goes quiet and the
+    // messages behind it stay in the outbox.
+    (KnownBugs.stopOutboxAtFirst4xx, "stopOutboxAtFirst4xx", [.notQuiet, .undrained]),
   ])
-  func eachKnownBugIsCaughtWithinAFewSeeds(bug: KnownBugs, name: String) async throws {
+  func eachKnownBugIsCaughtWithinAFewSeeds(
+    bug: KnownBugs, name: String, symptoms: [Violation.Invariant]
+  ) async throws {
     var options = SimulationOptions(profile: .quick, keepsTrace: false)
     options.knownBugs = bug
-    var caught: SeedResult?
+    var caught: (seed: UInt64, violation: Violation)?
     for seed in 1...Self.bound {
       let result = await SimulationRunner.run(seed: seed, options: options)
-      if !result.passed {
-        caught = result
+      if let violation = result.violations.first(where: { symptoms.contains($0.invariant) }) {
+        caught = (seed, violation)
         break
       }
     }
-    let result = try #require(caught, "\(name) survived \(Self.bound) seeds")
-    print("\(name): caught by seed \(result.seed): \(result.violations[0])")
+    let (seed, violation) = try #require(caught, "\(name) survived \(Self.bound) seeds")
+    print("\(name): caught by seed \(seed): \(violation)")
   }
 }

@@ -2,6 +2,8 @@ import ChatSimulation
 import Foundation
 import Testing
 
+@testable import ChatData
+
 /// The simulation itself: deterministic, and clean over many seeds.
 @Suite(.timeLimit(.minutes(10)))
 struct SimulationTests {
@@ -17,6 +19,18 @@ struct SimulationTests {
     #expect(first.trace.count > 100)
     let other = await SimulationRunner.run(seed: 8, options: options)
     #expect(other.traceHash != first.traceHash)
+  }
+
+  /// A failing seed replays too, reports and all: the run a developer replays is a failing one.
+  @Test func aFailingSeedMakesTheSameReportTwice() async throws {
+    var options = SimulationOptions(profile: .quick)
+    options.knownBugs = [.skipCatchUpAfterReconnect, .orderByDeviceClock]
+    let first = await SimulationRunner.run(seed: 3, options: options)
+    let second = await SimulationRunner.run(seed: 3, options: options)
+    #expect(!first.passed)
+    #expect(first.violations == second.violations)
+    #expect(first.traceHash == second.traceHash)
+    #expect(first.failureReport == second.failureReport)
   }
 
   @Test func twoHundredSeedsBreakNoInvariant() async throws {
