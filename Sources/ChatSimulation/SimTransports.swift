@@ -2,19 +2,21 @@ import ChatData
 import ChatServer
 import Foundation
 
-/// One HTTP request in flight: resolved once, by the reply, a fault or the timeout.
-final class Exchange: @unchecked Sendable {
+/// Something in flight that ends exactly once, whoever ends it first (the reply, a fault, the
+/// timeout); later attempts to end it do nothing.
+final class OneShot<Success: Sendable, Failure: Error>: @unchecked Sendable {
   // @unchecked: touched only on the world's thread.
-  private var continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>?
+  private var continuation: CheckedContinuation<Result<Success, Failure>, Never>?
+  /// Called once, when it ends (cancels its timeout).
   var onFinish: (() -> Void)?
 
-  init(_ continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) {
+  init(_ continuation: CheckedContinuation<Result<Success, Failure>, Never>) {
     self.continuation = continuation
   }
 
   /// False when it was already resolved.
   @discardableResult
-  func finish(_ result: Result<HTTPResponse, TransportError>) -> Bool {
+  func finish(_ result: Result<Success, Failure>) -> Bool {
     guard let continuation else { return false }
     self.continuation = nil
     onFinish?()
@@ -23,27 +25,12 @@ final class Exchange: @unchecked Sendable {
     return true
   }
 }
+
+/// One HTTP request in flight: resolved once, by the reply, a fault or the timeout.
+typealias Exchange = OneShot<HTTPResponse, TransportError>
 
 /// One socket being opened: resolved once.
-final class SocketAttempt: @unchecked Sendable {
-  // @unchecked: touched only on the world's thread.
-  private var continuation: CheckedContinuation<Result<any LiveSocket, LiveConnectError>, Never>?
-  var onFinish: (() -> Void)?
-
-  init(_ continuation: CheckedContinuation<Result<any LiveSocket, LiveConnectError>, Never>) {
-    self.continuation = continuation
-  }
-
-  @discardableResult
-  func finish(_ result: Result<any LiveSocket, LiveConnectError>) -> Bool {
-    guard let continuation else { return false }
-    self.continuation = nil
-    onFinish?()
-    onFinish = nil
-    continuation.resume(returning: result)
-    return true
-  }
-}
+typealias SocketAttempt = OneShot<any LiveSocket, LiveConnectError>
 
 /// A device incarnation's `HTTPTransport`: the simulated network.
 struct SimHTTPTransport: HTTPTransport {

@@ -26,6 +26,20 @@ struct Pair {
     return Pair(world: world, alice: alice, bob: bob, chat: chat)
   }
 
+  /// alice creates a group with bob while bob's socket loses the event that announces it:
+  /// bob's list (returned, watched) does not know the group yet.
+  static func bobMissesANewGroup() async throws -> (
+    Pair, Probe<[ConversationSummary]>, ConversationID
+  ) {
+    let p = try await Pair.make()
+    let list = Probe(p.bob.list.conversations(), on: p.world.executor)
+    await p.world.settle()
+    p.bob.network.disturbEvents(.skip(1))
+    let group = try await p.alice.list.createConversation(title: "G", memberIDs: [UserID("bob")])
+    await p.world.settle()
+    return (p, list, group)
+  }
+
   /// Watches a conversation on a device, as a screen would.
   func watch(_ device: TestDevice, _ conversation: ConversationID? = nil) -> Probe<[Message]> {
     Probe(device.messages.messages(in: conversation ?? chat), on: world.executor)

@@ -34,12 +34,7 @@ struct EngineListAndSessionTests {
   }
 
   @Test func aMessageInAConversationNotYetKnownBringsTheConversation() async throws {
-    let p = try await Pair.make()
-    let list = Probe(p.bob.list.conversations(), on: p.world.executor)
-    await p.world.settle()
-    p.bob.network.disturbEvents(.skip(1))
-    let group = try await p.alice.list.createConversation(title: "G", memberIDs: [UserID("bob")])
-    await p.world.settle()
+    let (p, list, group) = try await Pair.bobMissesANewGroup()
     #expect(list.latest?.map(\.id).contains(group) == false)
     _ = try await p.alice.messages.send("hello group", in: group)
     await p.world.settle()
@@ -51,12 +46,7 @@ struct EngineListAndSessionTests {
   /// that an unknown conversation's message started failed, the socket stayed up, and the
   /// device never learned the conversation.
   @Test func aFailedSyncForAnUnknownConversationIsTriedAgainWithoutAReconnect() async throws {
-    let p = try await Pair.make()
-    let list = Probe(p.bob.list.conversations(), on: p.world.executor)
-    await p.world.settle()
-    p.bob.network.disturbEvents(.skip(1))
-    let group = try await p.alice.list.createConversation(title: "G", memberIDs: [UserID("bob")])
-    await p.world.settle()
+    let (p, list, group) = try await Pair.bobMissesANewGroup()
     p.bob.network.failNext(1, with: .status(503), where: RequestMatch { $0.path == "/v1/sync" })
     _ = try await p.alice.messages.send("hello group", in: group)
     await p.world.settle()
