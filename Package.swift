@@ -93,7 +93,8 @@ let package = Package(
     .executableTarget(
       name: "chat-sim", dependencies: ["ChatSimulation"], swiftSettings: engineSettings),
     .testTarget(
-      name: "SimulationTests", dependencies: ["ChatSimulation", "ChatData"],
+      name: "SimulationTests",
+      dependencies: ["ChatSimulation", "ChatData", "ChatDomain", "ChatPresentation"],
       swiftSettings: engineSettings),
 
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: engineSettings),
