@@ -131,6 +131,90 @@ import Testing
     #expect(checker.violations.map(\.invariant) == [.unexpected])
   }
 
+  // MARK: - What screens show
+
+  /// `device`'s screen shows `messages` in `conversation` (alice and bob are its members).
+  private func show(
+    _ messages: [Message], on device: SimDevice, in conversation: ConversationID,
+    _ checker: Checker, _ simulation: Simulation
+  ) {
+    if simulation.members(of: conversation) == nil {
+      simulation.conversations.append(
+        Simulation.ConversationInfo(id: conversation, label: "ab", members: [alice, bob]))
+    }
+    let incarnation = Incarnation(
+      name: device.name + "#1", executor: simulation.world.makeExecutor(device.name))
+    checker.observe(
+      messages, in: conversation, device: device, incarnation: incarnation,
+      simulation: simulation)
+  }
+
+  private func shown(
+    _ id: String, by sender: UserID, _ sequence: Int?, text: String,
+    receipt: ReceiptState = .unknown
+  ) -> Message {
+    Message(
+      id: MessageID(rawValue: id)!, conversationID: chat, senderID: sender, text: text,
+      sentAt: Date(timeIntervalSince1970: 0), sequence: sequence,
+      send: sequence == nil ? .sending : .sent, receipt: receipt)
+  }
+
+  private func device(_ name: String) -> SimDevice {
+    SimDevice(name: name, path: "/nonexistent", clockOffset: .zero)
+  }
+
+  @Test func twoDevicesShowingTwoMessagesAtOneSequenceIsASequenceChange() throws {
+    let (checker, simulation, cleanUp) = try checker()
+    defer { cleanUp() }
+    show(
+      [shown(Self.id1, by: alice, 1, text: "sim 1")], on: device("alice.phone"), in: chat, checker,
+      simulation)
+    show(
+      [shown(Self.id2, by: alice, 1, text: "sim 2")], on: device("bob.phone"), in: chat, checker,
+      simulation)
+    #expect(checker.violations.map(\.invariant) == [.sequenceChanged])
+  }
+
+  @Test func aScreenOutOfSequenceOrderIsMisordered() throws {
+    let (checker, simulation, cleanUp) = try checker()
+    defer { cleanUp() }
+    show(
+      [shown(Self.id2, by: alice, 2, text: "sim 2"), shown(Self.id1, by: alice, 1, text: "sim 1")],
+      on: device("bob.phone"), in: chat, checker, simulation)
+    #expect(checker.violations.map(\.invariant) == [.misordered])
+  }
+
+  @Test func aConversationShownToANonMemberIsForeign() throws {
+    let (checker, simulation, cleanUp) = try checker()
+    defer { cleanUp() }
+    show(
+      [shown(Self.id1, by: alice, 1, text: "sim 1")], on: device("carol.phone"), in: chat, checker,
+      simulation)
+    #expect(checker.violations.map(\.invariant).contains(.foreign))
+  }
+
+  @Test func aReadTickThatGoesBackIsCaught() throws {
+    let (checker, simulation, cleanUp) = try checker()
+    defer { cleanUp() }
+    let phone = device("alice.phone")
+    show(
+      [shown(Self.id1, by: alice, 1, text: "sim 1", receipt: .read)], on: phone, in: chat, checker,
+      simulation)
+    show(
+      [shown(Self.id1, by: alice, 1, text: "sim 1", receipt: .delivered)], on: phone, in: chat,
+      checker, simulation)
+    #expect(checker.violations.map(\.invariant) == [.receiptBackwards])
+  }
+
+  @Test func oneSendUnderTwoIDsIsAnIdentityChange() throws {
+    let (checker, simulation, cleanUp) = try checker()
+    defer { cleanUp() }
+    let phone = device("alice.phone")
+    show([shown(Self.id1, by: alice, nil, text: "sim 1")], on: phone, in: chat, checker, simulation)
+    show([shown(Self.id2, by: alice, 1, text: "sim 1")], on: phone, in: chat, checker, simulation)
+    #expect(checker.violations.map(\.invariant) == [.identity])
+  }
+
   @Test func ticksOnlyMoveForward() {
     #expect(Checker.mayFollow(.clock, with: .one))
     #expect(Checker.mayFollow(.one, with: .read))
