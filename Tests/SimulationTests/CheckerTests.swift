@@ -5,214 +5,156 @@ import Testing
 
 @testable import ChatSimulation
 
-/// The end-of-run checker on made-up server logs: each invariant fires on the history that
-/// breaks it, and stays quiet on one that keeps it. (The known-bug tests show the same for
-/// bugs put back in a real engine.)
+/// The checker on made-up histories: each invariant fires on the history that breaks it, and
+/// stays quiet on one that keeps it. (The known-bug tests show the same for bugs put back in a
+/// real engine.)
 @Suite struct CheckerTests {
-  let alice = UserID("alice")
-  let bob = UserID("bob")
-  let chat = ConversationID("c-ab")
-  let other = ConversationID("c-abc")
+  static let alice = UserID("alice")
+  static let bob = UserID("bob")
+  static let chat = ConversationID("c-ab")
+  static let other = ConversationID("c-abc")
+  static let id1 = "01a229f1-b89c-7000-9621-edfefd7b1fb5"
+  static let id2 = "01a229f1-b89c-7001-af47-11930586e712"
 
-  /// A checker over an empty history, with the simulation it labels things by.
-  private func checker() throws -> (Checker, Simulation, cleanUp: () -> Void) {
-    let options = SimulationOptions(profile: .quick, folder: NSTemporaryDirectory())
-    let simulation = try Simulation(seed: 1, options: options)
-    return (
-      Checker(history: simulation.history), simulation,
-      { try? FileManager.default.removeItem(atPath: simulation.folder) }
-    )
+  /// A checker over a history the test writes, with the simulation it labels things by. Its
+  /// conversations have alice and bob as members; every send and message is alice's unless
+  /// said otherwise.
+  final class Scenario {
+    let simulation: Simulation
+    let checker: Checker
+
+    init() throws {
+      simulation = try Simulation(
+        seed: 1, options: SimulationOptions(profile: .quick, folder: NSTemporaryDirectory()))
+      checker = Checker(history: simulation.history)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: simulation.folder) }
+
+    var violations: [Violation.Invariant] { checker.violations.map(\.invariant) }
+
+    /// A device saved `text` as sending under `id`.
+    func sent(_ text: String, as id: String, in conversation: ConversationID = chat) {
+      let number = simulation.history.invokeSend(
+        device: "alice.phone#1", user: alice, conversation: conversation, text: text)
+      simulation.history.sendSaved(number, as: MessageID(rawValue: id)!)
+    }
+
+    /// The server's log is `messages` (id, sequence, text) in each conversation.
+    func checkEnd(_ log: [ConversationID: [(String, Int, String)]], sender: UserID = alice) {
+      let logged = log.keys.sorted().map { conversation in
+        LoggedConversation(
+          id: conversation, members: [alice, bob],
+          messages: log[conversation]!.map { id, sequence, text in
+            WireMessage(
+              clientMessageId: id, conversationId: conversation.rawValue,
+              senderId: sender.rawValue, text: text, sequence: sequence)
+          })
+      }
+      checker.checkEnd(log: logged, finals: [], simulation: simulation)
+    }
+
+    /// `device`'s screen of the chat shows `messages` (id, sequence, text, receipt).
+    func show(_ messages: [(String, Int?, String, ReceiptState)], on device: String) {
+      if simulation.members(of: chat) == nil {
+        simulation.conversations.append(
+          Simulation.ConversationInfo(id: chat, label: "ab", members: [alice, bob]))
+      }
+      let simDevice = SimDevice(name: device, path: "/nonexistent", clockOffset: .zero)
+      let incarnation = Incarnation(
+        name: device + "#1", executor: simulation.world.makeExecutor(device))
+      let shown = messages.map { id, sequence, text, receipt in
+        Message(
+          id: MessageID(rawValue: id)!, conversationID: chat, senderID: alice, text: text,
+          sentAt: Date(timeIntervalSince1970: 0), sequence: sequence,
+          send: sequence == nil ? .sending : .sent, receipt: receipt)
+      }
+      checker.observe(
+        shown, in: chat, device: simDevice, incarnation: incarnation, simulation: simulation)
+    }
   }
 
-  private func message(
-    _ id: String, by sender: UserID, _ sequence: Int, in conversation: ConversationID, text: String
-  )
-    -> WireMessage
-  {
-    WireMessage(
-      clientMessageId: id, conversationId: conversation.rawValue, senderId: sender.rawValue,
-      text: text, sequence: sequence)
-  }
-
-  /// alice sent "sim 1" (saved as `id`) in `conversation`, and the history says so.
-  private func sent(
-    _ text: String, as id: String, in conversation: ConversationID, _ simulation: Simulation
-  ) {
-    let number = simulation.history.invokeSend(
-      device: "alice.phone#1", user: alice, conversation: conversation, text: text)
-    simulation.history.sendSaved(number, as: MessageID(rawValue: id)!)
-  }
-
-  private static let id1 = "01a229f1-b89c-7000-9621-edfefd7b1fb5"
-  private static let id2 = "01a229f1-b89c-7001-af47-11930586e712"
+  // MARK: - The end of a run
 
   @Test func aLogThatKeepsEveryRuleBreaksNone() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    sent("sim 1", as: Self.id1, in: chat, simulation)
-    sent("sim 2", as: Self.id2, in: chat, simulation)
-    let log = [
-      LoggedConversation(
-        id: chat, members: [alice, bob],
-        messages: [
-          message(Self.id1, by: alice, 1, in: chat, text: "sim 1"),
-          message(Self.id2, by: alice, 2, in: chat, text: "sim 2"),
-        ])
-    ]
-    checker.checkEnd(log: log, finals: [], simulation: simulation)
-    #expect(checker.violations == [])
+    let s = try Scenario()
+    s.sent("sim 1", as: Self.id1)
+    s.sent("sim 2", as: Self.id2)
+    s.checkEnd([Self.chat: [(Self.id1, 1, "sim 1"), (Self.id2, 2, "sim 2")]])
+    #expect(s.violations == [])
   }
 
   @Test func aHoleInTheSequencesIsAGap() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    sent("sim 1", as: Self.id1, in: chat, simulation)
-    sent("sim 2", as: Self.id2, in: chat, simulation)
-    let log = [
-      LoggedConversation(
-        id: chat, members: [alice, bob],
-        messages: [
-          message(Self.id1, by: alice, 1, in: chat, text: "sim 1"),
-          message(Self.id2, by: alice, 3, in: chat, text: "sim 2"),
-        ])
-    ]
-    checker.checkEnd(log: log, finals: [], simulation: simulation)
-    #expect(checker.violations.map(\.invariant) == [.gap])
+    let s = try Scenario()
+    s.sent("sim 1", as: Self.id1)
+    s.sent("sim 2", as: Self.id2)
+    s.checkEnd([Self.chat: [(Self.id1, 1, "sim 1"), (Self.id2, 3, "sim 2")]])
+    #expect(s.violations == [.gap])
   }
 
   @Test func oneIDOfOneSenderInTwoConversationsIsADuplicate() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    sent("sim 1", as: Self.id1, in: chat, simulation)
-    sent("sim 2", as: Self.id1, in: other, simulation)
-    let log = [
-      LoggedConversation(
-        id: chat, members: [alice, bob],
-        messages: [message(Self.id1, by: alice, 1, in: chat, text: "sim 1")]),
-      LoggedConversation(
-        id: other, members: [alice, bob],
-        messages: [message(Self.id1, by: alice, 1, in: other, text: "sim 2")]),
-    ]
-    checker.checkEnd(log: log, finals: [], simulation: simulation)
-    #expect(checker.violations.map(\.invariant) == [.duplicated])
+    let s = try Scenario()
+    s.sent("sim 1", as: Self.id1, in: Self.chat)
+    s.sent("sim 2", as: Self.id1, in: Self.other)
+    s.checkEnd([Self.chat: [(Self.id1, 1, "sim 1")], Self.other: [(Self.id1, 1, "sim 2")]])
+    #expect(s.violations == [.duplicated])
   }
 
   @Test func anAcknowledgedMessageMissingFromTheLogIsLost() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    simulation.history.acknowledged(
+    let s = try Scenario()
+    s.simulation.history.acknowledged(
       History.Acknowledgement(
-        conversation: chat, clientMessageID: Self.id1, sender: "alice", sequence: 1))
-    checker.checkEnd(
-      log: [LoggedConversation(id: chat, members: [alice, bob], messages: [])], finals: [],
-      simulation: simulation)
-    #expect(checker.violations.map(\.invariant) == [.lost])
+        conversation: Self.chat, clientMessageID: Self.id1, sender: "alice", sequence: 1))
+    s.checkEnd([Self.chat: []])
+    #expect(s.violations == [.lost])
   }
 
   @Test func aSavedSendTheServerNeverGotIsLost() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    sent("sim 1", as: Self.id1, in: chat, simulation)
-    checker.checkEnd(
-      log: [LoggedConversation(id: chat, members: [alice, bob], messages: [])], finals: [],
-      simulation: simulation)
-    #expect(checker.violations.map(\.invariant) == [.lost])
+    let s = try Scenario()
+    s.sent("sim 1", as: Self.id1)
+    s.checkEnd([Self.chat: []])
+    #expect(s.violations == [.lost])
   }
 
   @Test func aMessageNobodySentIsUnexpected() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    let log = [
-      LoggedConversation(
-        id: chat, members: [alice, bob],
-        messages: [message(Self.id1, by: bob, 1, in: chat, text: "sim from nowhere")])
-    ]
-    checker.checkEnd(log: log, finals: [], simulation: simulation)
-    #expect(checker.violations.map(\.invariant) == [.unexpected])
+    let s = try Scenario()
+    s.checkEnd([Self.chat: [(Self.id1, 1, "sim from nowhere")]], sender: Self.bob)
+    #expect(s.violations == [.unexpected])
   }
 
   // MARK: - What screens show
 
-  /// `device`'s screen shows `messages` in `conversation` (alice and bob are its members).
-  private func show(
-    _ messages: [Message], on device: SimDevice, in conversation: ConversationID,
-    _ checker: Checker, _ simulation: Simulation
-  ) {
-    if simulation.members(of: conversation) == nil {
-      simulation.conversations.append(
-        Simulation.ConversationInfo(id: conversation, label: "ab", members: [alice, bob]))
-    }
-    let incarnation = Incarnation(
-      name: device.name + "#1", executor: simulation.world.makeExecutor(device.name))
-    checker.observe(
-      messages, in: conversation, device: device, incarnation: incarnation,
-      simulation: simulation)
-  }
-
-  private func shown(
-    _ id: String, by sender: UserID, _ sequence: Int?, text: String,
-    receipt: ReceiptState = .unknown
-  ) -> Message {
-    Message(
-      id: MessageID(rawValue: id)!, conversationID: chat, senderID: sender, text: text,
-      sentAt: Date(timeIntervalSince1970: 0), sequence: sequence,
-      send: sequence == nil ? .sending : .sent, receipt: receipt)
-  }
-
-  private func device(_ name: String) -> SimDevice {
-    SimDevice(name: name, path: "/nonexistent", clockOffset: .zero)
-  }
-
   @Test func twoDevicesShowingTwoMessagesAtOneSequenceIsASequenceChange() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    show(
-      [shown(Self.id1, by: alice, 1, text: "sim 1")], on: device("alice.phone"), in: chat, checker,
-      simulation)
-    show(
-      [shown(Self.id2, by: alice, 1, text: "sim 2")], on: device("bob.phone"), in: chat, checker,
-      simulation)
-    #expect(checker.violations.map(\.invariant) == [.sequenceChanged])
+    let s = try Scenario()
+    s.show([(Self.id1, 1, "sim 1", .unknown)], on: "alice.phone")
+    s.show([(Self.id2, 1, "sim 2", .unknown)], on: "bob.phone")
+    #expect(s.violations == [.sequenceChanged])
   }
 
   @Test func aScreenOutOfSequenceOrderIsMisordered() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    show(
-      [shown(Self.id2, by: alice, 2, text: "sim 2"), shown(Self.id1, by: alice, 1, text: "sim 1")],
-      on: device("bob.phone"), in: chat, checker, simulation)
-    #expect(checker.violations.map(\.invariant) == [.misordered])
+    let s = try Scenario()
+    s.show([(Self.id2, 2, "sim 2", .unknown), (Self.id1, 1, "sim 1", .unknown)], on: "bob.phone")
+    #expect(s.violations == [.misordered])
   }
 
   @Test func aConversationShownToANonMemberIsForeign() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    show(
-      [shown(Self.id1, by: alice, 1, text: "sim 1")], on: device("carol.phone"), in: chat, checker,
-      simulation)
-    #expect(checker.violations.map(\.invariant).contains(.foreign))
+    let s = try Scenario()
+    s.show([(Self.id1, 1, "sim 1", .unknown)], on: "carol.phone")
+    #expect(s.violations.contains(.foreign))
   }
 
   @Test func aReadTickThatGoesBackIsCaught() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    let phone = device("alice.phone")
-    show(
-      [shown(Self.id1, by: alice, 1, text: "sim 1", receipt: .read)], on: phone, in: chat, checker,
-      simulation)
-    show(
-      [shown(Self.id1, by: alice, 1, text: "sim 1", receipt: .delivered)], on: phone, in: chat,
-      checker, simulation)
-    #expect(checker.violations.map(\.invariant) == [.receiptBackwards])
+    let s = try Scenario()
+    s.show([(Self.id1, 1, "sim 1", .read)], on: "alice.phone")
+    s.show([(Self.id1, 1, "sim 1", .delivered)], on: "alice.phone")
+    #expect(s.violations == [.receiptBackwards])
   }
 
   @Test func oneSendUnderTwoIDsIsAnIdentityChange() throws {
-    let (checker, simulation, cleanUp) = try checker()
-    defer { cleanUp() }
-    let phone = device("alice.phone")
-    show([shown(Self.id1, by: alice, nil, text: "sim 1")], on: phone, in: chat, checker, simulation)
-    show([shown(Self.id2, by: alice, 1, text: "sim 1")], on: phone, in: chat, checker, simulation)
-    #expect(checker.violations.map(\.invariant) == [.identity])
+    let s = try Scenario()
+    s.show([(Self.id1, nil, "sim 1", .unknown)], on: "alice.phone")
+    s.show([(Self.id2, 1, "sim 1", .unknown)], on: "alice.phone")
+    #expect(s.violations == [.identity])
   }
 
   @Test func ticksOnlyMoveForward() {
