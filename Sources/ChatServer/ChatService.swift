@@ -150,15 +150,9 @@ public actor ChatService {
   /// refused WebSocket handshake): logged and counted like the others, under the route
   /// `unparsed`, with no user (no token was looked at).
   public func recordRejected(method: String?, status: Int, code: String) {
-    let method = method.map { Self.knownMethods.contains($0) ? $0 : "other" } ?? "other"
-    metrics.recordRequest(method: method, route: "unparsed", status: status, duration: .zero)
-    log.record(
-      LogRecord(
-        event: "request",
-        fields: [
-          ("method", method), ("route", "unparsed"), ("status", String(status)),
-          ("duration_us", "0"), ("code", code),
-        ]))
+    record(
+      method: method ?? "other", route: "unparsed", status: status, duration: .zero, user: nil,
+      code: code, detail: nil)
   }
 
   /// Methods outside this list are counted as `other`, so a client cannot grow the metrics.
@@ -171,7 +165,15 @@ public actor ChatService {
     method: String, route: String, status: Int, started: Timestamp, user: String?,
     failure: APIError?
   ) {
-    let duration = clock.now() - started
+    record(
+      method: method, route: route, status: status, duration: clock.now() - started, user: user,
+      code: failure?.code.rawValue, detail: failure?.detail)
+  }
+
+  private func record(
+    method: String, route: String, status: Int, duration: Duration, user: String?,
+    code: String?, detail: String?
+  ) {
     let method = Self.knownMethods.contains(method) ? method : "other"
     metrics.recordRequest(method: method, route: route, status: status, duration: duration)
     var fields: [(key: String, value: String)] = [
@@ -179,10 +181,8 @@ public actor ChatService {
       ("duration_us", String(max(0, duration.nanoseconds / 1_000))),
     ]
     if let user { fields.append(("user", user)) }
-    if let failure {
-      fields.append(("code", failure.code.rawValue))
-      if let detail = failure.detail { fields.append(("detail", detail)) }
-    }
+    if let code { fields.append(("code", code)) }
+    if let detail { fields.append(("detail", detail)) }
     log.record(LogRecord(event: "request", fields: fields))
   }
 }
