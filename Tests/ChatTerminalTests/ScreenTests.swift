@@ -58,6 +58,17 @@ import Testing
     #expect(frame[input - 3].trimmingCharacters(in: .whitespaces).hasSuffix("14:02 ◷"))
   }
 
+  /// The server's refusal text is another party's text too (`chat messages`, `chat send`).
+  @Test func aRefusalReasonCannotReachTheTerminal() {
+    let refused = Message(
+      id: MessageID(rawValue: "01a229f1-b89c-7000-9621-edfefd7b1fb5")!,
+      conversationID: ConversationID("c1"), senderID: UserID("alice"), text: "hi",
+      sentAt: Date(timeIntervalSince1970: 0), sequence: nil,
+      send: .failed(reason: "bad\u{1B}]0;pwned\u{07}"), receipt: .unknown)
+    #expect(!refused.statusText.contains("\u{1B}"))
+    #expect(!refused.statusText.contains("\u{07}"))
+  }
+
   @Test func controlCharactersFromOthersCannotReachTheTerminal() {
     var model = ScreenModel(user: "alice")
     model.mode = .conversation(ConversationID("c1"))

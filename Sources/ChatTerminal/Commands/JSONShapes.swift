@@ -93,7 +93,7 @@ extension Message {
   var statusText: String {
     switch send {
     case .sending: "sending"
-    case .failed(let reason): "failed: \(reason)"
+    case .failed(let reason): "failed: \(reason.terminalSafe)"
     case .sent:
       switch receipt {
       case .unknown: "sent"

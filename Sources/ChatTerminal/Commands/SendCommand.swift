@@ -37,7 +37,8 @@ struct SendCommand: ChatCommand {
       } else {
         switch message?.send {
         case .sent?: context.output.line("Sent (\(message?.sequence ?? 0)).")
-        case .failed(let reason)?: context.output.line("Refused by the server: \(reason)")
+        case .failed(let reason)?:
+          context.output.line("Refused by the server: \(reason.terminalSafe)")
         default: context.output.line("Saved; it goes out at the next sync (server unreachable).")
         }
       }
