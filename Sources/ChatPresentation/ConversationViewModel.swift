@@ -142,6 +142,8 @@ public final class ConversationViewModel {
   }
 
   private func render() {
+    // Past midnight every time reads differently ("14:02" → "Mon 14:02"), whatever changed.
+    if rowCacheDay != nil, formatter.today() != rowCacheDay { updateRows() }
     viewState = ConversationViewState(
       title: summary?.title ?? "", rows: rows, banner: Banner.text(for: connection),
       history: history, typing: Banner.typing(typingUsers), alert: alert)

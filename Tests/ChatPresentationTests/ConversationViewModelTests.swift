@@ -47,6 +47,24 @@ struct ConversationViewModelTests {
     #expect(rows[0].time == "09:54")
   }
 
+  /// A screen left open over midnight: the next change of any kind (here someone typing)
+  /// shows yesterday's times as yesterday's.
+  @Test func timesAreRedrawnAfterMidnightWhateverChanges() async {
+    let now = LockedDate(Date(timeIntervalSince1970: 1_796_036_000))
+    let formatter = TimeFormatter(timeZone: TimeZone(identifier: "UTC")!, now: { now.value })
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, repository: repository, formatter: formatter)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    repository.emit([message(1, from: bob, sequence: 1)])
+    await waitUntil { model.viewState.rows.first?.time == "09:54" }
+    now.value = Date(timeIntervalSince1970: 1_796_036_000 + 86_400)
+    repository.emitTyping([bob])
+    await waitUntil { model.viewState.typing != nil }
+    #expect(model.viewState.rows.first?.time != "09:54")
+  }
+
   @Test func theBannerSaysWaitingForNetworkOnlyWhileOffline() async {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
@@ -182,5 +200,19 @@ struct ConversationListViewModelTests {
       model.viewState.search?.error == "invalid input: type at least one letter or digit to search")
     await model.search("")
     #expect(model.viewState.search == nil)
+  }
+}
+
+/// A date the test moves, read by the formatter's clock.
+final class LockedDate: @unchecked Sendable {
+  // @unchecked: `date` is only touched while holding `lock`.
+  private let lock = NSLock()
+  private var date: Date
+
+  init(_ date: Date) { self.date = date }
+
+  var value: Date {
+    get { lock.withLock { date } }
+    set { lock.withLock { date = newValue } }
   }
 }
