@@ -147,21 +147,3 @@ import Testing
     #expect(captured.err.split(separator: "\n").count == 1)
   }
 }
-
-/// A loopback port nothing listens on: bound, then closed, so a connection is refused at once.
-func closedPort() -> Int {
-  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  defer { close(fd) }
-  var address = sockaddr_in()
-  address.sin_family = sa_family_t(AF_INET)
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  address.sin_port = 0
-  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-  _ = withUnsafeMutablePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      bind(fd, $0, length)
-      return getsockname(fd, $0, &length)
-    }
-  }
-  return Int(UInt16(bigEndian: address.sin_port))
-}
