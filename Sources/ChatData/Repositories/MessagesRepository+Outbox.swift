@@ -152,10 +152,10 @@ extension MessagesRepository {
       }
       record.clientID = message.clientID
       await context.metrics.recordAccepted()
-      // Accepted but not saved (a full disk): the row is still sending; retrying later with
-      // the same ID gets the same message back.
-      guard await saveReceived([record], in: message.conversationID),
-        (try? await store.message(message.clientID, sender: context.me))?.sequence != nil
+      // Accepted but not saved (a full disk, or another row holds its sequence): the row is
+      // still sending; retrying later with the same ID gets the same message back.
+      guard let saved = await saveReceived([record], in: message.conversationID),
+        saved.clashes == 0
       else {
         return .temporary(.malformedReply("the accepted message could not be saved"))
       }

@@ -120,15 +120,17 @@ actor MessagesRepository {
   }
 
   /// Saves messages, then fills a gap if the save revealed one, and reports the position.
-  /// Returns false when nothing could be saved.
+  /// Returns nil when nothing could be saved.
   @discardableResult
-  func saveReceived(_ records: [MessageRecord], in conversation: ConversationID) async -> Bool {
+  func saveReceived(_ records: [MessageRecord], in conversation: ConversationID) async
+    -> SaveOutcome?
+  {
     let outcome: SaveOutcome
     do {
       outcome = try await store.saveServerMessages(records, in: conversation, me: context.me)
     } catch {
       context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
-      return false
+      return nil
     }
     for record in records where record.senderID == context.me {
       if let started = savedAt.removeValue(forKey: record.clientID) {
@@ -149,7 +151,7 @@ actor MessagesRepository {
       }
       await onSynced(conversation, synced)
     }
-    return true
+    return outcome
   }
 
   /// The conversations on screen now.

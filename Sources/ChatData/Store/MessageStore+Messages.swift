@@ -8,6 +8,9 @@ struct SaveOutcome: Sendable, Equatable {
   var syncedUpTo: Int?
   /// A held or announced message lies above `syncedUpTo`: there is a gap to fill with `?after=`.
   var hasGap: Bool
+  /// Messages of this save dropped because another row held their sequence (see
+  /// `saveServerMessages`).
+  var clashes = 0
 }
 
 extension MessageStore {
@@ -154,7 +157,6 @@ extension MessageStore {
         newest = max(newest, sequence)
         if message.senderID == me { mineNewest = max(mineNewest, sequence) }
       }
-      droppedClashes += clashes
       if newest > 0 {
         try db.run(
           """
@@ -164,7 +166,9 @@ extension MessageStore {
           """, newest, mineNewest, mineNewest, conversation.rawValue)
       }
       touch(conversation)
-      return try advanceSyncPosition(conversation, db: db)
+      var outcome = try advanceSyncPosition(conversation, db: db)
+      outcome.clashes = clashes
+      return outcome
     }
   }
 

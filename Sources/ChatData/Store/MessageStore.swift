@@ -24,9 +24,6 @@ actor MessageStore {
   let db: Database
   private let subscribers = Broadcaster<StoreChange>(buffering: .unbounded)
   private var touched: Set<ConversationID> = []
-  /// Server messages dropped because another row held their sequence (see
-  /// `saveServerMessages`).
-  var droppedClashes = 0
 
   private init(db: Database, executor: any SerialTaskExecutor) {
     self.db = db
