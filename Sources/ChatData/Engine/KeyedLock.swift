@@ -19,9 +19,6 @@ final class KeyedLock<Key: Hashable> {
     return try await body()
   }
 
-  /// Whether someone holds `key` now.
-  func isHeld(_ key: Key) -> Bool { held.contains(key) }
-
   private func release(_ key: Key) {
     if var queue = waiters[key], !queue.isEmpty {
       // Ownership passes straight to the next waiter.

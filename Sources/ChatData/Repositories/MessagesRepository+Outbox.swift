@@ -72,10 +72,7 @@ extension MessagesRepository {
     defer { outboxTask = nil }
     while isRunning {
       outboxWanted = false
-      let outcome = await posting.withLock(0) { () async -> PostOutcome? in
-        guard let message = await nextToSend() else { return nil }
-        return await post(message)
-      }
+      let outcome = await postNext()
       switch outcome {
       case nil:
         if outboxWanted { continue }
@@ -90,14 +87,20 @@ extension MessagesRepository {
     }
   }
 
+  /// Posts the oldest queued message, one post at a time whoever posts (the outbox loop or
+  /// `drainOutbox`); nil when nothing is queued.
+  private func postNext() async -> PostOutcome? {
+    await posting.withLock(0) { () async -> PostOutcome? in
+      guard let message = await nextToSend() else { return nil }
+      return await post(message)
+    }
+  }
+
   /// Posts every queued message once, in order, without waiting out a backoff: returns at the
   /// first temporary failure with the number of rows left (the command-line `sync`).
   func drainOutbox() async -> Int {
     posting: while true {
-      let outcome = await posting.withLock(0) { () async -> PostOutcome? in
-        guard let message = await nextToSend() else { return nil }
-        return await post(message)
-      }
+      let outcome = await postNext()
       switch outcome {
       case .accepted?, .rejected?: continue posting
       case nil, .signedOut?, .temporary?: break posting
