@@ -237,6 +237,7 @@ public final class ChatEngine: Sendable {
     await context.store.finishSubscriptions()
     await live.finishSubscriptions()
     await typingSource.finishSubscriptions()
+    await context.metrics.finishSubscriptions()
     await context.store.close()
     if ownsExecutor, let thread = context.executor as? DatabaseExecutor {
       await thread.waitUntilIdle()

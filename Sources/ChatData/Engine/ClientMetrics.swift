@@ -11,8 +11,7 @@ actor ClientMetrics {
   private var snapshot = ClientMetricsSnapshot()
   private var sendToSent = DurationSamples()
   private var openTimes = DurationSamples()
-  private var sentWatchers: [Int: AsyncStream<SentMessage>.Continuation] = [:]
-  private var nextSentWatcher = 0
+  private let sentWatchers = Broadcaster<SentMessage>(buffering: .unbounded)
 
   init(executor: any SerialTaskExecutor) {
     self.executor = executor
@@ -25,24 +24,24 @@ actor ClientMetrics {
   /// this run. Times are the engine clock's `uptime()`.
   func recordSent(_ id: MessageID, savedAt: Duration, sentAt: Duration) {
     sendToSent.add(sentAt - savedAt)
-    for (_, watcher) in sentWatchers { watcher.yield(SentMessage(id: id, sentAt: sentAt)) }
+    sentWatchers.yield(SentMessage(id: id, sentAt: sentAt))
   }
 
   /// Every message `recordSent` hears of from now on (see `ChatEngine.sentMessages()`).
   func sentMessages() -> AsyncStream<SentMessage> {
-    let (stream, continuation) = AsyncStream.makeStream(of: SentMessage.self)
-    let id = nextSentWatcher
-    nextSentWatcher += 1
-    sentWatchers[id] = continuation
-    continuation.onTermination = { [weak self] _ in
+    sentWatchers.subscribe { [weak self] id in
       guard let self else { return }
       self.executor.spawn { await self.removeSentWatcher(id) }
     }
-    return stream
   }
 
   private func removeSentWatcher(_ id: Int) {
-    sentWatchers[id] = nil
+    sentWatchers.remove(id)
+  }
+
+  /// Ends every `sentMessages()` stream (the engine is closing).
+  func finishSubscriptions() {
+    sentWatchers.finish()
   }
   func recordTemporaryFailure() { snapshot.temporaryFailures += 1 }
   func recordRejected() { snapshot.sendsRejected += 1 }
