@@ -37,15 +37,20 @@ public final class TestWorld: Sendable {
   }
 
   /// Signs a device in (dev login) and opens its engine on a database of its own.
+  ///
+  /// `wrapHTTP` and `wrapLive` put a test's own transport around the network's (to rewrite
+  /// replies, or to slow a close); the network still sees, and counts, every call.
   public func device(
     _ user: String, _ device: String = "phone", database: Database.Location = .memory,
-    network: TestNetwork? = nil, wallClockOffset: TimeInterval = 0, seed: UInt64 = 1
+    network: TestNetwork? = nil, wallClockOffset: TimeInterval = 0, seed: UInt64 = 1,
+    wrapHTTP: (any HTTPTransport) -> any HTTPTransport = { $0 },
+    wrapLive: (any LiveTransport) -> any LiveTransport = { $0 }
   ) async throws -> TestDevice {
     let network = network ?? self.network()
     let clock = OffsetClock(base: self.clock, offset: wallClockOffset)
     let random = SeededRandomSource(seed: seed)
     let environment = ChatEngine.Environment(
-      http: network.http, live: network.live, clock: clock, random: random,
+      http: wrapHTTP(network.http), live: wrapLive(network.live), clock: clock, random: random,
       ids: UUIDv7Generator(now: { clock.now() }, random: { random.next() }), log: log,
       executor: executor)
     let engine = try await ChatEngine.devSignIn(

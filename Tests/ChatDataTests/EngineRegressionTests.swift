@@ -9,21 +9,13 @@ import Testing
 /// Regressions for bugs a review found, each reproduced before its fix.
 @Suite(.timeLimit(.minutes(1)))
 struct EngineRegressionTests {
-  /// A device in `world` whose HTTP goes through `wrap`, and counts its socket connects.
+  /// A device in `world` whose HTTP goes through `wrap` and its socket through `live`.
   static func device(
     _ world: TestWorld, _ user: String, wrap: (any HTTPTransport) -> any HTTPTransport = { $0 },
-    live: ((any LiveTransport) -> any LiveTransport)? = nil
+    live: @escaping (any LiveTransport) -> any LiveTransport = { $0 }
   ) async throws -> (ChatEngine, TestNetwork) {
-    let network = world.network()
-    let random = SeededRandomSource(seed: 11)
-    let clock = world.clock
-    let environment = ChatEngine.Environment(
-      http: wrap(network.http), live: live?(network.live) ?? network.live, clock: clock,
-      random: random, ids: UUIDv7Generator(now: { clock.now() }, random: { random.next() }),
-      log: world.log, executor: world.executor)
-    let engine = try await ChatEngine.devSignIn(
-      user: UserID(user), device: DeviceID("phone"), database: .memory, environment: environment)
-    return (engine, network)
+    let device = try await world.device(user, seed: 11, wrapHTTP: wrap, wrapLive: live)
+    return (device.engine, device.network)
   }
 
   @Test func aGapSeenWhileACatchUpIsInFlightIsFilled() async throws {
@@ -50,13 +42,11 @@ struct EngineRegressionTests {
 
   @Test func startDuringStopLeavesOneHealthyLoop() async throws {
     let world = try TestWorld()
-    let connects = Counter()
     let (alice, network) = try await Self.device(
-      world, "alice", live: { SlowCloseTransport(base: $0, clock: world.clock, connects: connects) }
-    )
+      world, "alice", live: { SlowCloseTransport(base: $0, clock: world.clock) })
     await alice.start()
     await world.settle()
-    #expect(connects.value == 1)
+    #expect(network.connectAttempts == 1)
     // The app goes to the background and straight back while the close handshake runs.
     let stopping = world.executor.spawn { await alice.stop() }
     await world.settle()
@@ -64,7 +54,7 @@ struct EngineRegressionTests {
     await world.advance(by: .seconds(1))
     await stopping.value
     await world.advance(by: .seconds(10))
-    #expect(connects.value == 2)
+    #expect(network.connectAttempts == 2)
     #expect(network.openSockets == 1)
     let closing = world.executor.spawn { await alice.close() }
     await world.advance(by: .seconds(2))
@@ -176,24 +166,13 @@ struct EngineRegressionTests {
   }
 }
 
-/// Counts, thread-safely.
-final class Counter: @unchecked Sendable {
-  // @unchecked: `count` is touched only while holding `lock`.
-  private let lock = NSLock()
-  private var count = 0
-  func bump() { lock.withLock { count += 1 } }
-  var value: Int { lock.withLock { count } }
-}
-
 /// A socket whose close takes a (manual-clock) second, as a real close handshake does.
 struct SlowCloseTransport: LiveTransport {
   let base: any LiveTransport
   let clock: ManualClock
-  let connects: Counter
 
   func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
-    connects.bump()
-    return SlowCloseSocket(base: try await base.connect(headers: headers), clock: clock)
+    SlowCloseSocket(base: try await base.connect(headers: headers), clock: clock)
   }
 
   struct SlowCloseSocket: LiveSocket {
