@@ -1,3 +1,4 @@
+import ChatDomain
 import Foundation
 
 /// Formats message times for display: "14:02" today, "Mon 14:02" within a week, else
@@ -60,17 +61,6 @@ public struct LocalDay: Sendable, Equatable {
     secondOfDay = second < 0 ? second + 86_400 : second
   }
 
-  /// Year, month and day of the proleptic Gregorian calendar (the civil-from-days algorithm).
-  var civilDate: (year: Int, month: Int, day: Int) {
-    let shifted = number + 719_468
-    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-    let dayOfEra = shifted - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthIndex = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-    return (year, month, day)
-  }
+  /// Year, month and day of the proleptic Gregorian calendar.
+  var civilDate: (year: Int, month: Int, day: Int) { CivilCalendar.date(days: number) }
 }

@@ -1,3 +1,4 @@
+import ChatDomain
 import Foundation
 
 /// RFC 3339 times, as API.md writes them (`2026-11-30T14:02:03.123Z`).
@@ -53,7 +54,7 @@ enum APIDate {
       return nil
     }
     guard utf8.isEmpty else { return nil }
-    let days = daysFromCivil(year: year, month: month, day: day)
+    let days = CivilCalendar.days(year: year, month: month, day: day)
     let seconds = days * 86_400 + hour * 3_600 + minute * 60 + second - offset
     return Date(timeIntervalSince1970: Double(seconds) + fraction)
   }
@@ -61,7 +62,7 @@ enum APIDate {
   static func format(_ date: Date) -> String {
     let millisTotal = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
     let (daysTotal, millisOfDay) = millisTotal.floorDivided(by: 86_400_000)
-    let (year, month, day) = civilFromDays(daysTotal)
+    let (year, month, day) = CivilCalendar.date(days: daysTotal)
     let hour = millisOfDay / 3_600_000
     let minute = millisOfDay / 60_000 % 60
     let second = millisOfDay / 1000 % 60
@@ -72,28 +73,6 @@ enum APIDate {
     }
     return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):"
       + "\(pad(second, 2)).\(pad(millis, 3))Z"
-  }
-
-  /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
-  static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
-  }
-
-  static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
-    let z = days + 719_468
-    let era = (z >= 0 ? z : z - 146_096) / 146_097
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let monthPosition = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * monthPosition + 2) / 5 + 1
-    let month = monthPosition < 10 ? monthPosition + 3 : monthPosition - 9
-    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
   }
 }
 
