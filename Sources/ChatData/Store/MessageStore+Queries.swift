@@ -95,12 +95,8 @@ extension MessageStore {
   private func listRow(for conversation: ConversationRecord, db: Database) throws
     -> ConversationListRow
   {
-    // Two index lookups, not a sort of the whole conversation: my newest unsent message, else
-    // the message with the highest sequence.
-    let newestHeld =
-      try db.scalarInt(
-        "SELECT max(sequence) FROM messages WHERE conversation_id = ?", conversation.id.rawValue)
-      ?? 0
+    // Two index lookups, not a sort of the whole conversation: my newest unsent message, and
+    // the message with the highest sequence (the last one shown when nothing is unsent).
     let unsent =
       try db.query(
         """
@@ -108,12 +104,15 @@ extension MessageStore {
         WHERE conversation_id = ? AND sequence IS NULL ORDER BY client_id DESC LIMIT 1
         """, conversation.id.rawValue
       ) { Self.messageRecord($0) }.first ?? nil
-    let last =
-      try unsent
-      ?? db.query(
-        "SELECT \(Self.messageColumns) FROM messages WHERE conversation_id = ? AND sequence = ?",
-        conversation.id.rawValue, newestHeld
+    let newestSent =
+      try db.query(
+        """
+        SELECT \(Self.messageColumns) FROM messages
+        WHERE conversation_id = ? AND sequence IS NOT NULL ORDER BY sequence DESC LIMIT 1
+        """, conversation.id.rawValue
       ) { Self.messageRecord($0) }.first ?? nil
+    let last = unsent ?? newestSent
+    let newestHeld = newestSent?.sequence ?? 0
     let receipts = try Self.receipts(conversation.id, db: db)
     let newest = max(conversation.lastSequence, newestHeld)
     return ConversationListRow(
