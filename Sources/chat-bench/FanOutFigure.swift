@@ -115,7 +115,7 @@ enum FanOutFigure {
           while let (opcode, range, length) = WebSocketLoad.parse(buffers[token], from: consumed) {
             consumed += length
             if opcode == 0x9 {
-              let pong = WebSocketLoad.frame(opcode: 0xA, Array(buffers[token][range]))
+              let pong = WebSocketLoad.frame(opcode: .pong, Array(buffers[token][range]))
               _ = pong.withUnsafeBytes { RawSocket.send(sockets[token].fd, $0) }
             } else if opcode == 0x1, arrivals[token] == 0,
               WebSocketLoad.contains(buffers[token], range, needle)

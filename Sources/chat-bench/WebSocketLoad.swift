@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Wire
 
 /// Raw WebSocket clients for the load of B7 (fan-out) and B8 (echo): the opening handshake on
 /// blocking sockets, then one thread with epoll reading frames. The same code drives our server
@@ -40,21 +41,12 @@ enum WebSocketLoad {
   }
 
   /// A client text frame (masked, as RFC 6455 requires of clients).
-  static func textFrame(_ payload: [UInt8]) -> [UInt8] { frame(opcode: 0x1, payload) }
+  static func textFrame(_ payload: [UInt8]) -> [UInt8] { frame(opcode: .text, payload) }
 
-  static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
-    let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
-    var bytes: [UInt8] = [0x80 | opcode]
-    if payload.count < 126 {
-      bytes.append(0x80 | UInt8(payload.count))
-    } else {
-      bytes.append(0x80 | 126)
-      bytes.append(UInt8(payload.count >> 8))
-      bytes.append(UInt8(payload.count & 0xFF))
-    }
-    bytes += mask
-    for (index, byte) in payload.enumerated() { bytes.append(byte ^ mask[index % 4]) }
-    return bytes
+  /// A masked client frame, written by Wire's encoder with a fixed key (the load needs no
+  /// fresh key per frame).
+  static func frame(opcode: WebSocketOpcode, _ payload: [UInt8]) -> [UInt8] {
+    WebSocketFrame.encode(opcode: opcode, payload: payload, maskingKey: 0x37FA_213D)
   }
 
   /// A server frame (unmasked) at `bytes[start...]`: its opcode, where its payload lies and
@@ -184,7 +176,7 @@ enum WebSocketLoad {
         while let (opcode, range, length) = parse(buffers[index], from: consumed) {
           consumed += length
           if opcode == 0x9 {
-            let pong = frame(opcode: 0xA, Array(buffers[index][range]))
+            let pong = frame(opcode: .pong, Array(buffers[index][range]))
             _ = pong.withUnsafeBytes { RawSocket.send(sockets[index].fd, $0) }
             continue
           }
