@@ -1,4 +1,5 @@
 import CEpoll
+import Foundation
 import Glibc
 
 /// Plain TCP sockets to a server on this machine, for the load generators: blocking while a
@@ -64,6 +65,22 @@ enum RawSocket {
     return true
   }
 
+  /// Reads what a non-blocking socket has into `buffer`, `chunk` at a time; false when the
+  /// peer closed it.
+  static func drain(_ fd: Int32, into buffer: inout [UInt8], chunk: inout [UInt8]) -> Bool {
+    while true {
+      let count = read(fd, &chunk, chunk.count)
+      if count > 0 {
+        buffer.append(contentsOf: chunk[..<count])
+        if count < chunk.count { return true }
+      } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
+        return true
+      } else {
+        return false
+      }
+    }
+  }
+
   /// Reads a blocking socket until the end of an HTTP head; returns the head and what followed.
   static func readHead(_ fd: Int32) throws -> (head: String, rest: [UInt8]) {
     var received: [UInt8] = []
@@ -76,6 +93,24 @@ enum RawSocket {
         return (String(decoding: received[..<end], as: UTF8.self), Array(received[(end + 4)...]))
       }
     }
+  }
+}
+
+/// Runs `body` on a new thread named `name` (a load generator's, so it measures its own CPU
+/// time and does not share a core with the tasks) and returns what it returns.
+func onThread<T: Sendable>(_ name: String, _ body: @escaping @Sendable () throws -> T)
+  async throws -> T
+{
+  try await withCheckedThrowingContinuation { continuation in
+    let thread = Thread {
+      do {
+        continuation.resume(returning: try body())
+      } catch {
+        continuation.resume(throwing: error)
+      }
+    }
+    thread.name = name
+    thread.start()
   }
 }
 

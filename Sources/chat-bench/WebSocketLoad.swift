@@ -89,19 +89,10 @@ enum WebSocketLoad {
     return false
   }
 
-  /// Reads what a socket has into `buffer`; false when the peer closed it.
-  static func drain(_ fd: Int32, into buffer: inout [UInt8], chunk: inout [UInt8]) -> Bool {
-    while true {
-      let count = read(fd, &chunk, chunk.count)
-      if count > 0 {
-        buffer.append(contentsOf: chunk[..<count])
-        if count < chunk.count { return true }
-      } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
-        return true
-      } else {
-        return false
-      }
-    }
+  /// Answers a ping whose payload is `payload` with a pong on `fd`.
+  static func answerPing(_ fd: Int32, payload: ArraySlice<UInt8>) {
+    let pong = frame(opcode: .pong, Array(payload))
+    _ = pong.withUnsafeBytes { RawSocket.send(fd, $0) }
   }
 
   /// What an echo run did.
@@ -123,18 +114,8 @@ enum WebSocketLoad {
   static func echo(
     sockets: [(fd: Int32, leftover: [UInt8])], payload: [UInt8], warmUp: Int64, duration: Int64
   ) async throws -> EchoResult {
-    try await withCheckedThrowingContinuation { continuation in
-      let thread = Thread {
-        do {
-          continuation.resume(
-            returning: try driveEcho(
-              sockets: sockets, payload: payload, warmUp: warmUp, duration: duration))
-        } catch {
-          continuation.resume(throwing: error)
-        }
-      }
-      thread.name = "bench.echo-load"
-      thread.start()
+    try await onThread("bench.echo-load") {
+      try driveEcho(sockets: sockets, payload: payload, warmUp: warmUp, duration: duration)
     }
   }
 
@@ -168,7 +149,7 @@ enum WebSocketLoad {
       var failure: BenchError?
       poller.wait(timeout: 100) { index in
         guard !done[index] else { return }
-        guard drain(sockets[index].fd, into: &buffers[index], chunk: &chunk) else {
+        guard RawSocket.drain(sockets[index].fd, into: &buffers[index], chunk: &chunk) else {
           failure = BenchError("echo: the server closed a connection")
           return
         }
@@ -176,8 +157,7 @@ enum WebSocketLoad {
         while let (opcode, range, length) = parse(buffers[index], from: consumed) {
           consumed += length
           if opcode == 0x9 {
-            let pong = frame(opcode: .pong, Array(buffers[index][range]))
-            _ = pong.withUnsafeBytes { RawSocket.send(sockets[index].fd, $0) }
+            answerPing(sockets[index].fd, payload: buffers[index][range])
             continue
           }
           guard opcode == 0x1 else { continue }
