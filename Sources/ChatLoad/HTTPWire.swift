@@ -109,9 +109,9 @@ struct ResponseReader {
 }
 
 /// Socket helpers: IPv4 or IPv6 numeric addresses (and `localhost`), blocking connect.
-enum LoadSocket {
+package enum LoadSocket {
   /// A connected TCP socket with `TCP_NODELAY`, blocking.
-  static func connect(host: String, port: Int) throws(LoadError) -> Int32 {
+  package static func connect(host: String, port: Int) throws(LoadError) -> Int32 {
     let numeric = host == "localhost" ? "127.0.0.1" : host
     let fd: Int32
     if numeric.contains(":") {
@@ -157,13 +157,13 @@ enum LoadSocket {
     return fd
   }
 
-  static func setNonBlocking(_ fd: Int32) {
+  package static func setNonBlocking(_ fd: Int32) {
     let flags = fcntl(fd, F_GETFL)
     _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
   }
 
   /// Writes all of `bytes` to a blocking socket.
-  static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(LoadError) {
+  package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(LoadError) {
     var offset = 0
     while offset < bytes.count {
       let written = bytes.withUnsafeBytes {

@@ -1,3 +1,4 @@
+import ChatLoad
 import Foundation
 import Glibc
 
@@ -17,8 +18,8 @@ enum FanOutFigure {
     let sockets = try WebSocketLoad.open(
       count: members, port: server.port, path: "/v1/live",
       headers: { ["Authorization": "Bearer \(tokens[$0])"] })
-    let sender = try RawSocket.connect(port: server.port)
-    RawSocket.setNonBlocking(sender)
+    let sender = try LoadSocket.connect(host: "127.0.0.1", port: server.port)
+    LoadSocket.setNonBlocking(sender)
     defer {
       close(sender)
       for socket in sockets { close(socket.fd) }

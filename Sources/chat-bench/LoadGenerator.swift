@@ -1,3 +1,4 @@
+import ChatLoad
 import Foundation
 import Glibc
 
@@ -54,8 +55,8 @@ enum HTTPLoadGenerator {
     var clients: [Client] = []
     defer { for client in clients { close(client.fd) } }
     for (index, _) in requests.enumerated() {
-      let fd = try RawSocket.connect(port: port)
-      RawSocket.setNonBlocking(fd)
+      let fd = try LoadSocket.connect(host: "127.0.0.1", port: port)
+      LoadSocket.setNonBlocking(fd)
       poller.add(fd, token: index)
       clients.append(Client(fd: fd))
     }

@@ -1,3 +1,4 @@
+import ChatLoad
 import Foundation
 import Glibc
 import Wire
@@ -19,12 +20,12 @@ enum WebSocketLoad {
       let group = next..<Swift.min(count, next + batch)
       var fds: [Int32] = []
       for index in group {
-        let fd = try RawSocket.connect(port: port)
+        let fd = try LoadSocket.connect(host: "127.0.0.1", port: port)
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
         request += "Connection: Upgrade\r\nSec-WebSocket-Key: Y2hhdC1iZW5jaC1rZXkhIQ==\r\n"
         request += "Sec-WebSocket-Version: 13\r\n"
         for (name, value) in headers(index) { request += "\(name): \(value)\r\n" }
-        try RawSocket.writeAll(fd, Array((request + "\r\n").utf8))
+        try LoadSocket.writeAll(fd, Array((request + "\r\n").utf8))
         fds.append(fd)
       }
       for fd in fds {
@@ -32,7 +33,7 @@ enum WebSocketLoad {
         guard head.hasPrefix("HTTP/1.1 101") else {
           throw BenchError("WebSocket handshake refused: \(head.prefix(40))")
         }
-        RawSocket.setNonBlocking(fd)
+        LoadSocket.setNonBlocking(fd)
         sockets.append((fd, rest))
       }
       next = group.upperBound
