@@ -76,7 +76,7 @@ let package = Package(
       name: "chat-bench",
       dependencies: [
         "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite", "Wire", "CEpoll",
-        "CBenchBaseline",
+        "CBenchBaseline", "ChatLoad",
       ],
       swiftSettings: engineSettings),
 

@@ -109,11 +109,11 @@ struct ResponseReader {
 }
 
 /// Socket helpers: IPv4 or IPv6 numeric addresses (and `localhost`), blocking connect.
-enum LoadSocket {
+package enum LoadSocket {
   /// A connected TCP socket with `TCP_NODELAY`, blocking.
-  static func connect(host: String, port: Int) throws(LoadError) -> Int32 {
+  package static func connect(host: String, port: Int) throws(LoadError) -> Int32 {
     let numeric = host == "localhost" ? "127.0.0.1" : host
-    var fd: Int32 = -1
+    let fd: Int32
     if numeric.contains(":") {
       var address = sockaddr_in6()
       address.sin6_family = sa_family_t(AF_INET6)
@@ -121,18 +121,7 @@ enum LoadSocket {
       guard inet_pton(AF_INET6, numeric, &address.sin6_addr) == 1 else {
         throw LoadError("--host must be a numeric address or localhost, got \(host)")
       }
-      fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-      guard fd >= 0 else { throw .system("socket") }
-      let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-        }
-      }
-      guard result == 0 else {
-        let error = LoadError.system("connect to [\(host)]:\(port)")
-        close(fd)
-        throw error
-      }
+      fd = try connect(AF_INET6, address, naming: "[\(host)]:\(port)")
     } else {
       var address = sockaddr_in()
       address.sin_family = sa_family_t(AF_INET)
@@ -140,31 +129,41 @@ enum LoadSocket {
       guard inet_pton(AF_INET, numeric, &address.sin_addr) == 1 else {
         throw LoadError("--host must be a numeric address or localhost, got \(host)")
       }
-      fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-      guard fd >= 0 else { throw .system("socket") }
-      let result = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-          Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-        }
-      }
-      guard result == 0 else {
-        let error = LoadError.system("connect to \(host):\(port)")
-        close(fd)
-        throw error
-      }
+      fd = try connect(AF_INET, address, naming: "\(host):\(port)")
     }
     var one: Int32 = 1
     setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     return fd
   }
 
-  static func setNonBlocking(_ fd: Int32) {
+  /// A new socket of `family` connected to `address` (a `sockaddr_in` or `sockaddr_in6`),
+  /// blocking; `naming` is the address as the error shows it.
+  private static func connect<Address>(_ family: Int32, _ address: Address, naming: String)
+    throws(LoadError) -> Int32
+  {
+    var address = address
+    let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw .system("socket") }
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size))
+      }
+    }
+    guard result == 0 else {
+      let error = LoadError.system("connect to \(naming)")
+      close(fd)
+      throw error
+    }
+    return fd
+  }
+
+  package static func setNonBlocking(_ fd: Int32) {
     let flags = fcntl(fd, F_GETFL)
     _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
   }
 
   /// Writes all of `bytes` to a blocking socket.
-  static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(LoadError) {
+  package static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(LoadError) {
     var offset = 0
     while offset < bytes.count {
       let written = bytes.withUnsafeBytes {

@@ -1,5 +1,11 @@
 import ChatDomain
 
+/// `value` in lowercase hexadecimal, zero-padded to `digits`.
+private func hex(_ value: UInt64, _ digits: Int) -> String {
+  let text = String(value, radix: 16)
+  return String(repeating: "0", count: max(0, digits - text.count)) + text
+}
+
 /// The benchmarks draw from `SplitMix64`, seeded, so every run writes the same messages.
 extension SplitMix64 {
   /// A UUID version 7 string for a message written at `millis` (Unix milliseconds): what a
@@ -7,10 +13,6 @@ extension SplitMix64 {
   mutating func uuidV7String(millis: UInt64) -> String {
     let random = next()
     let low = next()
-    func hex(_ value: UInt64, _ digits: Int) -> String {
-      let text = String(value, radix: 16)
-      return String(repeating: "0", count: max(0, digits - text.count)) + text
-    }
     let a = hex(millis >> 16, 8)
     let b = hex(millis & 0xFFFF, 4)
     let c = hex(0x7000 | (random & 0x0FFF), 4)
@@ -23,10 +25,6 @@ extension SplitMix64 {
   mutating func uuidString() -> String {
     let high = next()
     let low = next()
-    func hex(_ value: UInt64, _ digits: Int) -> String {
-      let text = String(value, radix: 16)
-      return String(repeating: "0", count: max(0, digits - text.count)) + text
-    }
     let a = hex(high >> 32, 8)
     let b = hex((high >> 16) & 0xFFFF, 4)
     let c = hex(0x4000 | (high & 0x0FFF), 4)

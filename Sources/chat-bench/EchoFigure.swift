@@ -73,26 +73,14 @@ enum EchoFigure {
       target: "faster than the peer",
       met: peerResult.map { oursResult.echo.throughput > $0.echo.throughput },
       note: "echoes per second: the median of the rounds (fresh processes, servers alternating)")
-    echoRow.details = [
-      "serverCoreShare": oursResult.serverCoreShare,
-      "generatorCoreShare": oursResult.echo.cpuShare, "slowestRound": oursResult.echo.slowest,
-      "fastestRound": oursResult.echo.fastest,
-      "roundTripP50ms": Double(oursResult.echo.latencies.median) / 1e6,
-      "roundTripP99ms": Double(oursResult.echo.latencies.p99) / 1e6,
-    ]
+    echoRow.details = details(oursResult)
     rows.append(echoRow)
     if let peerResult {
       var row = ResultRow(
         figure: "B8", name: "baseline: WebSocket echo, \(peerName)", workload: workload,
         unit: .perSecond, median: peerResult.echo.throughput, p99: nil,
         samples: peerResult.echo.echoes, target: "")
-      row.details = [
-        "serverCoreShare": peerResult.serverCoreShare,
-        "generatorCoreShare": peerResult.echo.cpuShare, "slowestRound": peerResult.echo.slowest,
-        "fastestRound": peerResult.echo.fastest,
-        "roundTripP50ms": Double(peerResult.echo.latencies.median) / 1e6,
-        "roundTripP99ms": Double(peerResult.echo.latencies.p99) / 1e6,
-      ]
+      row.details = details(peerResult)
       rows.append(row)
     }
     let perConnection = oursResult.bytesPerConnection / 1024
@@ -152,6 +140,17 @@ enum EchoFigure {
 
   /// The round with the median throughput, with the slowest and fastest noted; memory per
   /// connection is the median over the rounds.
+  /// The details of an echo row: core shares, the spread of the rounds, round-trip times.
+  static func details(_ result: Measurement) -> [String: Double] {
+    [
+      "serverCoreShare": result.serverCoreShare,
+      "generatorCoreShare": result.echo.cpuShare, "slowestRound": result.echo.slowest,
+      "fastestRound": result.echo.fastest,
+      "roundTripP50ms": Double(result.echo.latencies.median) / 1e6,
+      "roundTripP99ms": Double(result.echo.latencies.p99) / 1e6,
+    ]
+  }
+
   static func combine(_ rounds: [Measurement]) -> Measurement {
     let sorted = rounds.sorted { $0.echo.throughput < $1.echo.throughput }
     var median = sorted[sorted.count / 2]

@@ -1,3 +1,4 @@
+import ChatLoad
 import Foundation
 import Glibc
 
@@ -17,8 +18,8 @@ enum FanOutFigure {
     let sockets = try WebSocketLoad.open(
       count: members, port: server.port, path: "/v1/live",
       headers: { ["Authorization": "Bearer \(tokens[$0])"] })
-    let sender = try RawSocket.connect(port: server.port)
-    RawSocket.setNonBlocking(sender)
+    let sender = try LoadSocket.connect(host: "127.0.0.1", port: server.port)
+    LoadSocket.setNonBlocking(sender)
     defer {
       close(sender)
       for socket in sockets { close(socket.fd) }
@@ -26,25 +27,14 @@ enum FanOutFigure {
     let path = "/v1/conversations/\(group)/messages"
     let token = tokens[0]
     let warmUp = max(20, messages / 10)
-    let outcome = try await withCheckedThrowingContinuation {
-      (continuation: CheckedContinuation<(Samples, Samples, Double), any Error>) in
-      let thread = Thread {
-        do {
-          continuation.resume(
-            returning: try drive(
-              sockets: sockets, sender: sender, messages: warmUp + messages, warmUp: warmUp
-            ) { index in
-              let id = String(format: "00000000-0000-7000-8000-%012x", index)
-              return HTTPRequestBytes.make(
-                "POST", path, token: token,
-                json: #"{"clientMessageId":"\#(id)","text":"to all of you, number \#(index)"}"#)
-            })
-        } catch {
-          continuation.resume(throwing: error)
-        }
+    let outcome = try await onThread("bench.fan-out") {
+      try drive(sockets: sockets, sender: sender, messages: warmUp + messages, warmUp: warmUp) {
+        index in
+        let id = String(format: "00000000-0000-7000-8000-%012x", index)
+        return HTTPRequestBytes.make(
+          "POST", path, token: token,
+          json: #"{"clientMessageId":"\#(id)","text":"to all of you, number \#(index)"}"#)
       }
-      thread.name = "bench.fan-out"
-      thread.start()
     }
     let (all, each, cpuShare) = outcome
     progress("B7: all 256 sockets median \(all.median / 1000) µs, p99 \(all.p99 / 1000) µs")
@@ -92,7 +82,7 @@ enum FanOutFigure {
         poller.wait(timeout: 100) { token in
           let now = Nanos.now()
           if token == senderToken {
-            guard WebSocketLoad.drain(sender, into: &senderBuffer, chunk: &chunk) else {
+            guard RawSocket.drain(sender, into: &senderBuffer, chunk: &chunk) else {
               failure = BenchError("B7: the server closed the sender's connection")
               return
             }
@@ -106,7 +96,7 @@ enum FanOutFigure {
             }
             return
           }
-          guard WebSocketLoad.drain(sockets[token].fd, into: &buffers[token], chunk: &chunk)
+          guard RawSocket.drain(sockets[token].fd, into: &buffers[token], chunk: &chunk)
           else {
             failure = BenchError("B7: the server closed a live socket")
             return
@@ -115,8 +105,7 @@ enum FanOutFigure {
           while let (opcode, range, length) = WebSocketLoad.parse(buffers[token], from: consumed) {
             consumed += length
             if opcode == 0x9 {
-              let pong = WebSocketLoad.frame(opcode: 0xA, Array(buffers[token][range]))
-              _ = pong.withUnsafeBytes { RawSocket.send(sockets[token].fd, $0) }
+              WebSocketLoad.answerPing(sockets[token].fd, payload: buffers[token][range])
             } else if opcode == 0x1, arrivals[token] == 0,
               WebSocketLoad.contains(buffers[token], range, needle)
             {

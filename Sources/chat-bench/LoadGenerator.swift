@@ -1,3 +1,4 @@
+import ChatLoad
 import Foundation
 import Glibc
 
@@ -34,18 +35,8 @@ enum HTTPLoadGenerator {
   static func run(
     port: Int, requests: [@Sendable (Int) -> [UInt8]], warmUp: Int64, duration: Int64
   ) async throws -> Result {
-    try await withCheckedThrowingContinuation { continuation in
-      let thread = Thread {
-        do {
-          continuation.resume(
-            returning: try drive(port: port, requests: requests, warmUp: warmUp, duration: duration)
-          )
-        } catch {
-          continuation.resume(throwing: error)
-        }
-      }
-      thread.name = "bench.load"
-      thread.start()
+    try await onThread("bench.load") {
+      try drive(port: port, requests: requests, warmUp: warmUp, duration: duration)
     }
   }
 
@@ -64,8 +55,8 @@ enum HTTPLoadGenerator {
     var clients: [Client] = []
     defer { for client in clients { close(client.fd) } }
     for (index, _) in requests.enumerated() {
-      let fd = try RawSocket.connect(port: port)
-      RawSocket.setNonBlocking(fd)
+      let fd = try LoadSocket.connect(host: "127.0.0.1", port: port)
+      LoadSocket.setNonBlocking(fd)
       poller.add(fd, token: index)
       clients.append(Client(fd: fd))
     }
@@ -95,17 +86,10 @@ enum HTTPLoadGenerator {
       var failure: BenchError?
       poller.wait(timeout: 100) { index in
         guard !clients[index].done else { return }
-        while true {
-          let count = read(clients[index].fd, &chunk, chunk.count)
-          if count > 0 {
-            clients[index].buffer.append(contentsOf: chunk[..<count])
-            if count < chunk.count { break }
-          } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
-            break
-          } else {
-            failure = BenchError("the server closed a load connection")
-            return
-          }
+        guard RawSocket.drain(clients[index].fd, into: &clients[index].buffer, chunk: &chunk)
+        else {
+          failure = BenchError("the server closed a load connection")
+          return
         }
         var consumed = 0
         while let (length, status) = HTTPResponseScanner.response(

@@ -1,49 +1,10 @@
 import CEpoll
+import Foundation
 import Glibc
 
-/// Plain TCP sockets to a server on this machine, for the load generators: blocking while a
-/// connection is set up, non-blocking once an epoll loop drives it.
+/// Plain TCP sockets to a server on this machine, for the load generators: connected (blocking,
+/// `TCP_NODELAY`) by ChatLoad's `LoadSocket`, non-blocking once an epoll loop drives them.
 enum RawSocket {
-  /// Connects to 127.0.0.1:`port` (blocking), with `TCP_NODELAY`.
-  static func connect(port: Int) throws -> Int32 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard result == 0 else {
-      let reason = String(cString: strerror(errno))
-      close(fd)
-      throw BenchError("connect to port \(port): \(reason)")
-    }
-    var one: Int32 = 1
-    setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-    return fd
-  }
-
-  static func setNonBlocking(_ fd: Int32) {
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-  }
-
-  /// Writes every byte of a blocking socket.
-  static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        throw BenchError("write: \(String(cString: strerror(errno)))")
-      }
-      offset += written
-    }
-  }
-
   /// Writes to a non-blocking socket; the little the load generators send always fits the
   /// socket buffer, so a short write is an error rather than something to queue.
   static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -64,6 +25,22 @@ enum RawSocket {
     return true
   }
 
+  /// Reads what a non-blocking socket has into `buffer`, `chunk` at a time; false when the
+  /// peer closed it.
+  static func drain(_ fd: Int32, into buffer: inout [UInt8], chunk: inout [UInt8]) -> Bool {
+    while true {
+      let count = read(fd, &chunk, chunk.count)
+      if count > 0 {
+        buffer.append(contentsOf: chunk[..<count])
+        if count < chunk.count { return true }
+      } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
+        return true
+      } else {
+        return false
+      }
+    }
+  }
+
   /// Reads a blocking socket until the end of an HTTP head; returns the head and what followed.
   static func readHead(_ fd: Int32) throws -> (head: String, rest: [UInt8]) {
     var received: [UInt8] = []
@@ -76,6 +53,24 @@ enum RawSocket {
         return (String(decoding: received[..<end], as: UTF8.self), Array(received[(end + 4)...]))
       }
     }
+  }
+}
+
+/// Runs `body` on a new thread named `name` (a load generator's, so it measures its own CPU
+/// time and does not share a core with the tasks) and returns what it returns.
+func onThread<T: Sendable>(_ name: String, _ body: @escaping @Sendable () throws -> T)
+  async throws -> T
+{
+  try await withCheckedThrowingContinuation { continuation in
+    let thread = Thread {
+      do {
+        continuation.resume(returning: try body())
+      } catch {
+        continuation.resume(throwing: error)
+      }
+    }
+    thread.name = name
+    thread.start()
   }
 }
 

@@ -1,5 +1,6 @@
 import ChatData
 import ChatDomain
+import ChatLoad
 import ChatPresentation
 import Foundation
 import Glibc
@@ -121,7 +122,7 @@ enum SendFigure {
 
   /// GET /healthz on one keep-alive socket, one at a time.
   static func rawRoundTrips(port: Int, count: Int) throws -> Samples {
-    let fd = try RawSocket.connect(port: port)
+    let fd = try LoadSocket.connect(host: "127.0.0.1", port: port)
     defer { close(fd) }
     let request = HTTPRequestBytes.make("GET", "/healthz")
     var samples = Samples()
@@ -129,7 +130,7 @@ enum SendFigure {
     var chunk = [UInt8](repeating: 0, count: 4096)
     for index in 0..<(count + 100) {
       let started = Nanos.now()
-      try RawSocket.writeAll(fd, request)
+      try LoadSocket.writeAll(fd, request)
       buffer.removeAll(keepingCapacity: true)
       while HTTPResponseScanner.response(buffer, from: 0) == nil {
         let read = Glibc.read(fd, &chunk, chunk.count)

@@ -1,5 +1,7 @@
+import ChatLoad
 import Foundation
 import Glibc
+import Wire
 
 /// Raw WebSocket clients for the load of B7 (fan-out) and B8 (echo): the opening handshake on
 /// blocking sockets, then one thread with epoll reading frames. The same code drives our server
@@ -18,12 +20,12 @@ enum WebSocketLoad {
       let group = next..<Swift.min(count, next + batch)
       var fds: [Int32] = []
       for index in group {
-        let fd = try RawSocket.connect(port: port)
+        let fd = try LoadSocket.connect(host: "127.0.0.1", port: port)
         var request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
         request += "Connection: Upgrade\r\nSec-WebSocket-Key: Y2hhdC1iZW5jaC1rZXkhIQ==\r\n"
         request += "Sec-WebSocket-Version: 13\r\n"
         for (name, value) in headers(index) { request += "\(name): \(value)\r\n" }
-        try RawSocket.writeAll(fd, Array((request + "\r\n").utf8))
+        try LoadSocket.writeAll(fd, Array((request + "\r\n").utf8))
         fds.append(fd)
       }
       for fd in fds {
@@ -31,7 +33,7 @@ enum WebSocketLoad {
         guard head.hasPrefix("HTTP/1.1 101") else {
           throw BenchError("WebSocket handshake refused: \(head.prefix(40))")
         }
-        RawSocket.setNonBlocking(fd)
+        LoadSocket.setNonBlocking(fd)
         sockets.append((fd, rest))
       }
       next = group.upperBound
@@ -40,21 +42,12 @@ enum WebSocketLoad {
   }
 
   /// A client text frame (masked, as RFC 6455 requires of clients).
-  static func textFrame(_ payload: [UInt8]) -> [UInt8] { frame(opcode: 0x1, payload) }
+  static func textFrame(_ payload: [UInt8]) -> [UInt8] { frame(opcode: .text, payload) }
 
-  static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
-    let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
-    var bytes: [UInt8] = [0x80 | opcode]
-    if payload.count < 126 {
-      bytes.append(0x80 | UInt8(payload.count))
-    } else {
-      bytes.append(0x80 | 126)
-      bytes.append(UInt8(payload.count >> 8))
-      bytes.append(UInt8(payload.count & 0xFF))
-    }
-    bytes += mask
-    for (index, byte) in payload.enumerated() { bytes.append(byte ^ mask[index % 4]) }
-    return bytes
+  /// A masked client frame, written by Wire's encoder with a fixed key (the load needs no
+  /// fresh key per frame).
+  static func frame(opcode: WebSocketOpcode, _ payload: [UInt8]) -> [UInt8] {
+    WebSocketFrame.encode(opcode: opcode, payload: payload, maskingKey: 0x37FA_213D)
   }
 
   /// A server frame (unmasked) at `bytes[start...]`: its opcode, where its payload lies and
@@ -97,19 +90,10 @@ enum WebSocketLoad {
     return false
   }
 
-  /// Reads what a socket has into `buffer`; false when the peer closed it.
-  static func drain(_ fd: Int32, into buffer: inout [UInt8], chunk: inout [UInt8]) -> Bool {
-    while true {
-      let count = read(fd, &chunk, chunk.count)
-      if count > 0 {
-        buffer.append(contentsOf: chunk[..<count])
-        if count < chunk.count { return true }
-      } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
-        return true
-      } else {
-        return false
-      }
-    }
+  /// Answers a ping whose payload is `payload` with a pong on `fd`.
+  static func answerPing(_ fd: Int32, payload: ArraySlice<UInt8>) {
+    let pong = frame(opcode: .pong, Array(payload))
+    _ = pong.withUnsafeBytes { RawSocket.send(fd, $0) }
   }
 
   /// What an echo run did.
@@ -131,18 +115,8 @@ enum WebSocketLoad {
   static func echo(
     sockets: [(fd: Int32, leftover: [UInt8])], payload: [UInt8], warmUp: Int64, duration: Int64
   ) async throws -> EchoResult {
-    try await withCheckedThrowingContinuation { continuation in
-      let thread = Thread {
-        do {
-          continuation.resume(
-            returning: try driveEcho(
-              sockets: sockets, payload: payload, warmUp: warmUp, duration: duration))
-        } catch {
-          continuation.resume(throwing: error)
-        }
-      }
-      thread.name = "bench.echo-load"
-      thread.start()
+    try await onThread("bench.echo-load") {
+      try driveEcho(sockets: sockets, payload: payload, warmUp: warmUp, duration: duration)
     }
   }
 
@@ -176,7 +150,7 @@ enum WebSocketLoad {
       var failure: BenchError?
       poller.wait(timeout: 100) { index in
         guard !done[index] else { return }
-        guard drain(sockets[index].fd, into: &buffers[index], chunk: &chunk) else {
+        guard RawSocket.drain(sockets[index].fd, into: &buffers[index], chunk: &chunk) else {
           failure = BenchError("echo: the server closed a connection")
           return
         }
@@ -184,8 +158,7 @@ enum WebSocketLoad {
         while let (opcode, range, length) = parse(buffers[index], from: consumed) {
           consumed += length
           if opcode == 0x9 {
-            let pong = frame(opcode: 0xA, Array(buffers[index][range]))
-            _ = pong.withUnsafeBytes { RawSocket.send(sockets[index].fd, $0) }
+            answerPing(sockets[index].fd, payload: buffers[index][range])
             continue
           }
           guard opcode == 0x1 else { continue }
