@@ -29,23 +29,31 @@ let package = Package(
       name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CEpoll"),
 
+    // Support with no chat meaning: time, randomness, logging, the retry policy, a lock.
+    .target(name: "Support", swiftSettings: engineSettings),
+
+    // The contract of API.md: every request, response, item and live event, one encoding.
+    .target(name: "ChatAPI", dependencies: ["Support"], swiftSettings: engineSettings),
+
     // Storage.
-    .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: engineSettings),
+    .target(name: "SQLite", dependencies: ["CSQLite", "Support"], swiftSettings: engineSettings),
 
     // Client layers: presentation → domain ← data.
-    .target(name: "ChatDomain", swiftSettings: engineSettings),
+    .target(name: "ChatDomain", dependencies: ["Support"], swiftSettings: engineSettings),
     .target(
-      name: "ChatData", dependencies: ["ChatDomain", "SQLite", "Wire"],
+      name: "ChatData", dependencies: ["ChatAPI", "ChatDomain", "SQLite", "Support", "Wire"],
       swiftSettings: engineSettings),
     .target(
-      name: "ChatPresentation", dependencies: ["ChatDomain"], swiftSettings: engineSettings),
+      name: "ChatPresentation", dependencies: ["ChatDomain", "Support"],
+      swiftSettings: engineSettings),
 
     // Network.
     .target(name: "Wire", dependencies: ["CEpoll", "CCrypto"], swiftSettings: engineSettings),
 
     // Reference server core: every route and live event of API.md over SQLite, no sockets.
     .target(
-      name: "ChatServer", dependencies: ["SQLite", "CCrypto", "Wire"],
+      name: "ChatServer",
+      dependencies: ["ChatAPI", "ChatDomain", "SQLite", "CCrypto", "Support", "Wire"],
       swiftSettings: engineSettings),
 
     // The reference server as a process: options, data folder, signals (`chat-server`).
@@ -82,7 +90,8 @@ let package = Package(
 
     // Test support shared by the test targets.
     .target(
-      name: "ChatTestSupport", dependencies: ["ChatDomain", "ChatData", "ChatServer", "SQLite"],
+      name: "ChatTestSupport",
+      dependencies: ["ChatAPI", "ChatDomain", "ChatData", "ChatServer", "SQLite", "Support"],
       swiftSettings: engineSettings),
 
     // Deterministic fault simulation: real engines and the real server over a simulated network.
@@ -97,6 +106,8 @@ let package = Package(
       dependencies: ["ChatSimulation", "ChatData", "ChatDomain", "ChatPresentation"],
       swiftSettings: engineSettings),
 
+    .testTarget(name: "SupportTests", dependencies: ["Support"], swiftSettings: engineSettings),
+    .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI"], swiftSettings: engineSettings),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: engineSettings),
     .testTarget(
       name: "ChatDomainTests", dependencies: ["ChatDomain"], swiftSettings: engineSettings),
@@ -111,7 +122,10 @@ let package = Package(
       name: "ChatTerminalTests", dependencies: ["ChatTerminal", "ChatPresentation", "ChatData"],
       swiftSettings: engineSettings),
     .testTarget(
-      name: "ChatServerTests", dependencies: ["ChatServer", "ChatDomain", "SQLite"],
+      name: "ChatServerTests",
+      dependencies: [
+        "ChatAPI", "ChatServer", "ChatDomain", "ChatTestSupport", "SQLite", "Support",
+      ],
       swiftSettings: engineSettings),
     // Real engines and tools against the real server over loopback sockets.
     .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// A user's id: 1–64 characters of `[a-z0-9._-]` (API.md, Auth).
 public struct UserID: RawRepresentable, Hashable, Comparable, Sendable, Codable,
@@ -76,33 +77,8 @@ public struct MessageID: RawRepresentable, Hashable, Comparable, Sendable, Codab
 
   /// Nil unless `rawValue` is a UUID in its 8-4-4-4-12 hex form (any case).
   public init?(rawValue: String) {
-    guard let canonical = Self.canonical(rawValue) else { return nil }
+    guard let canonical = UUIDText.canonical(rawValue) else { return nil }
     self.rawValue = canonical
-  }
-
-  /// The lowercase form of a UUID in its 8-4-4-4-12 hex form, or nil. Checked byte by byte
-  /// (no `Foundation.UUID` round trip): every message row read from the database comes through
-  /// here, 50 for each conversation window.
-  static func canonical(_ text: String) -> String? {
-    let utf8 = text.utf8
-    guard utf8.count == 36 else { return nil }
-    var hasUppercase = false
-    var index = 0
-    for byte in utf8 {
-      switch byte {
-      case UInt8(ascii: "-"):
-        guard index == 8 || index == 13 || index == 18 || index == 23 else { return nil }
-      case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"):
-        guard index != 8 && index != 13 && index != 18 && index != 23 else { return nil }
-      case UInt8(ascii: "A")...UInt8(ascii: "F"):
-        guard index != 8 && index != 13 && index != 18 && index != 23 else { return nil }
-        hasUppercase = true
-      default:
-        return nil
-      }
-      index += 1
-    }
-    return hasUppercase ? text.lowercased() : text
   }
 
   public init(_ uuid: UUID) {

@@ -193,9 +193,3 @@ struct LoopResult {
     latencies += other.latencies
   }
 }
-
-extension Duration {
-  var nanoseconds: Int64 {
-    components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
-  }
-}

@@ -1,6 +1,7 @@
 import CEpoll
 import ChatDomain
 import Glibc
+import Support
 
 /// One generator thread: an epoll loop over its connections, each with one request in flight.
 final class SendLoop {

@@ -1,5 +1,6 @@
 import ChatDomain
 import Foundation
+import Support
 
 /// Formats message times for display: "14:02" today, "Mon 14:02" within a week, else
 /// "2026-11-30". The time zone and "now" are injected so tests do not depend on the machine.

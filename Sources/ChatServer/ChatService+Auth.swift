@@ -1,13 +1,17 @@
+import ChatAPI
+import Support
+
 extension ChatService {
   /// The caller of a request that needs a token: 401 unless `Authorization: Bearer` holds a
   /// valid, unexpired access token; then 429 when the caller's rate limit is spent.
-  func authorize(_ request: APIRequest, at now: Timestamp) throws(APIError) -> AccessTokenClaims {
+  func authorize(_ request: APIRequest, at now: Timestamp) throws(ServiceError) -> AccessTokenClaims
+  {
     guard let header = request.headers["authorization"],
       let token = Self.bearerToken(in: header),
       let claims = verifiedClaims(of: token, now: now)
     else { throw .unauthorized }
     if let wait = rateLimiter?.take(for: claims.userId, at: now) {
-      throw APIError(.rateLimited, "Too many requests; retry later.", retryAfterSeconds: wait)
+      throw ServiceError(.rateLimited, "Too many requests; retry later.", retryAfterSeconds: wait)
     }
     return claims
   }
@@ -33,9 +37,10 @@ extension ChatService {
   }
 
   /// `POST /v1/auth/dev-login` (dev mode only): signs in as any valid user and device id.
-  func devLogin(_ request: APIRequest, at now: Timestamp) async throws(APIError) -> APIResponse {
-    let body = try RequestBody(request.body)
-    let owner = TokenOwner(userId: try body.string("userId"), deviceId: try body.string("deviceId"))
+  func devLogin(_ request: APIRequest, at now: Timestamp) async throws(ServiceError) -> APIResponse
+  {
+    let login = try RequestBody(request.body).decode(DevLogin.self)
+    let owner = TokenOwner(userId: login.userId, deviceId: login.deviceId)
     guard Identifiers.isValidUserID(owner.userId) else {
       throw .badRequest("userId must be 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
     }
@@ -51,9 +56,8 @@ extension ChatService {
 
   /// `POST /v1/auth/refresh`: spends the refresh token (single use) and issues a new pair;
   /// 401 when it is unknown, spent or expired.
-  func refresh(_ request: APIRequest, at now: Timestamp) async throws(APIError) -> APIResponse {
-    let body = try RequestBody(request.body)
-    let presented = try body.string("refreshToken")
+  func refresh(_ request: APIRequest, at now: Timestamp) async throws(ServiceError) -> APIResponse {
+    let presented = try RequestBody(request.body).decode(Refresh.self).refreshToken
     let replacement = newRefreshToken()
     let owner = try await store.rotateRefreshToken(
       hash: Crypto.sha256(Array(presented.utf8)), at: now,
@@ -73,12 +77,8 @@ extension ChatService {
       userId: owner.userId, deviceId: owner.deviceId, expiresAt: now + configuration.accessTokenTTL)
     return .json(
       200,
-      .object([
-        "accessToken": .string(signer.sign(claims)),
-        "refreshToken": .string(refreshToken),
-        "expiresAt": .string(claims.expiresAt.rfc3339),
-        "userId": .string(owner.userId),
-        "deviceId": .string(owner.deviceId),
-      ]))
+      Tokens(
+        accessToken: signer.sign(claims), refreshToken: refreshToken,
+        expiresAt: claims.expiresAt.rfc3339, userId: owner.userId, deviceId: owner.deviceId))
   }
 }

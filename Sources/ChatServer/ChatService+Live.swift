@@ -1,3 +1,6 @@
+import ChatAPI
+import Support
+
 /// The answer to a `/v1/live` upgrade request.
 public enum LiveUpgrade: Sendable {
   /// Upgrade the connection and serve this subscription on it.
@@ -12,20 +15,20 @@ extension ChatService {
   /// another path). The request is logged and counted, with status 101 when accepted.
   public func openLive(_ request: APIRequest) async -> LiveUpgrade {
     let started = clock.now()
-    let route = Route(method: request.method, path: request.path)
+    let route = Endpoint(method: request.method, path: request.path)
     var user: String?
-    let result: Result<LiveSubscription, APIError>
-    do throws(APIError) {
+    let result: Result<LiveSubscription, ServiceError>
+    do throws(ServiceError) {
       let caller = try authorize(request, at: started)
       user = caller.userId
-      guard route == .authenticated(.live) else { throw .unknownRoute }
+      guard route == .live else { throw .unknownRoute }
       result = .success(subscribe(caller))
     } catch {
       result = .failure(error)
     }
-    let failure: APIError? = if case .failure(let error) = result { error } else { nil }
+    let failure: ServiceError? = if case .failure(let error) = result { error } else { nil }
     recordRequest(
-      method: request.method, route: route.pattern, status: failure?.status ?? 101,
+      method: request.method, route: Self.pattern(of: route), status: failure?.status ?? 101,
       started: started, user: user, failure: failure)
     switch result {
     case .success(let subscription): return .accepted(subscription)
@@ -60,27 +63,25 @@ extension ChatService {
   func receiveLiveFrame(_ text: String, on id: UInt64) async {
     guard let subscriber = hub.subscriber(id) else { return }
     guard text.utf8.count <= configuration.maxBodyBytes,
-      case .object(let frame)? = try? JSONParser.parse(text),
-      case .string("typing")? = frame["type"],
-      case .string(let rawConversation)? = frame["conversationId"],
-      let conversation = Identifiers.canonicalUUID(rawConversation),
+      let frame = try? APICoding.decode(ClientFrame.self, from: text), frame.type == "typing",
+      let conversation = Identifiers.canonicalUUID(frame.conversationId),
       let members = try? await store.memberIds(of: conversation, visibleTo: subscriber.userId)
     else {
       metrics.liveFramesIgnored += 1
       return
     }
     publish(
-      LiveEvents.typing(in: conversation, by: subscriber.userId),
+      .typing(conversationId: conversation, userId: subscriber.userId),
       to: members.filter { $0 != subscriber.userId })
   }
 
   /// Hands `frame` to every open subscription of `users` (sorted member ids), in order. A
   /// subscription whose buffer is full is closed: it has fallen behind, and its client will
   /// reconnect and catch up. The frame is encoded only when someone is listening.
-  func publish(_ frame: @autoclosure () -> String, to users: [String]) {
+  func publish(_ event: @autoclosure () -> LiveEvent, to users: [String]) {
     let subscribers = hub.subscribers(of: users)
     guard !subscribers.isEmpty else { return }
-    let frame = frame()
+    let frame = event().text
     var fallenBehind: [LiveHub.Subscriber] = []
     for subscriber in subscribers {
       switch subscriber.continuation.yield(frame) {
@@ -93,10 +94,9 @@ extension ChatService {
     for subscriber in fallenBehind {
       closeLive(subscriber.id)
       metrics.liveSubscriptionsDropped += 1
-      log.record(
+      log.write(
         LogRecord(
-          event: "live_dropped",
-          fields: [("user", subscriber.userId), ("device", subscriber.deviceId)]))
+          .warning, "live_dropped", [("user", subscriber.userId), ("device", subscriber.deviceId)]))
     }
   }
 }

@@ -1,15 +1,18 @@
+import ChatAPI
+import Support
+
 extension ChatService {
   /// `GET /v1/conversations/{id}/messages?before=|after=&limit=`.
   func listMessages(
     in rawConversation: String, _ request: APIRequest, for caller: String
-  ) async throws(APIError) -> APIResponse {
+  ) async throws(ServiceError) -> APIResponse {
     let conversation = try Self.conversationID(rawConversation)
     let query = MessageQuery(
       before: try QueryParameters.integer("before", in: request.query),
       after: try QueryParameters.integer("after", in: request.query),
-      limit: try QueryParameters.integer("limit", in: request.query) ?? Limits.defaultPageSize)
+      limit: try QueryParameters.integer("limit", in: request.query) ?? APILimits.defaultPageSize)
     let page = try await store.messages(in: conversation, visibleTo: caller, query: query)
-    return .json(200, page.json)
+    return .json(200, page)
   }
 
   /// `POST /v1/conversations/{id}/messages`: 201 with the new message; 200 with the stored one
@@ -18,38 +21,41 @@ extension ChatService {
   /// sender's raised receipt numbers.
   func sendMessage(
     to rawConversation: String, _ request: APIRequest, from sender: String, at now: Timestamp
-  ) async throws(APIError) -> APIResponse {
+  ) async throws(ServiceError) -> APIResponse {
     let body = try RequestBody(request.body)
-    if case .string(let text)? = body["text"], text.unicodeScalars.count > Limits.maxTextScalars {
-      throw .tooLarge("A message holds at most \(Limits.maxTextScalars) Unicode scalars.")
+    if case .string(let text)? = body["text"], text.unicodeScalars.count > APILimits.maxTextScalars
+    {
+      throw .tooLarge("A message holds at most \(APILimits.maxTextScalars) Unicode scalars.")
     }
     let conversation = try Self.conversationID(rawConversation)
-    let clientMessageId = try body.string("clientMessageId")
-    guard let clientMessageKey = Identifiers.canonicalUUID(clientMessageId) else {
+    let post = try body.decode(PostItem.self)
+    guard let clientMessageKey = Identifiers.canonicalUUID(post.clientMessageId) else {
       throw .badRequest("clientMessageId must be a UUID.")
     }
+    guard let text = post.text else { throw .badRequest("text must be a string.") }
     let outcome = try await store.send(
       NewMessage(
         id: random.uuidString(), conversationId: conversation, senderId: sender,
-        clientMessageId: clientMessageId, clientMessageKey: clientMessageKey,
-        text: try body.string("text"), sentAt: now))
+        clientMessageId: post.clientMessageId, clientMessageKey: clientMessageKey, text: text,
+        sentAt: now))
     let message = outcome.message
     guard outcome.isNew else {
       metrics.retriesRecognised += 1
-      return .json(200, message.json)
+      return .json(200, message)
     }
     metrics.sendsAccepted += 1
-    publish(LiveEvents.message(message), to: outcome.memberIds)
+    publish(.message(conversationId: conversation, message: message), to: outcome.memberIds)
     publish(
-      LiveEvents.receipt(
-        in: conversation,
-        MemberReceipt(userId: sender, deliveredUpTo: message.sequence, readUpTo: message.sequence)),
+      .receipt(
+        conversationId: conversation,
+        MemberReceipts(
+          userId: sender, deliveredUpTo: message.sequence, readUpTo: message.sequence)),
       to: outcome.memberIds)
-    return .json(201, message.json)
+    return .json(201, message)
   }
 
   /// The lowercase form of a conversation id from a path; a 400 when it is not a UUID.
-  static func conversationID(_ raw: String) throws(APIError) -> String {
+  static func conversationID(_ raw: String) throws(ServiceError) -> String {
     guard let id = Identifiers.canonicalUUID(raw) else {
       throw .badRequest("The conversation id is malformed.")
     }

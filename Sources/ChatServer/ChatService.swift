@@ -1,4 +1,6 @@
+import ChatAPI
 import SQLite
+import Support
 
 /// The reference server's request handler: every route and live event of API.md, over a
 /// `ServerStore`, with no network code. The HTTP/WebSocket layer turns requests into
@@ -23,7 +25,7 @@ import SQLite
 public actor ChatService {
   let store: ServerStore
   let configuration: ServerConfiguration
-  let clock: any ServerClock
+  let clock: any TimeSource
   var random: any RandomNumberGenerator
   nonisolated let executor: any SerialTaskExecutor
   let log: any LogSink
@@ -43,7 +45,7 @@ public actor ChatService {
 
   /// - Parameters:
   ///   - store: the storage; give it the same `executor` for a deterministic run, or a
-  ///     `DatabaseExecutor` of its own in production so SQLite and fsync overlap with request
+  ///     `ThreadExecutor` of its own in production so SQLite and fsync overlap with request
   ///     parsing.
   ///   - random: the only source of randomness; `SystemRandomNumberGenerator` in production
   ///     (refresh tokens and, without `configuration.signingKey`, the signing key come from it).
@@ -51,7 +53,7 @@ public actor ChatService {
   public init(
     store: ServerStore,
     configuration: ServerConfiguration = ServerConfiguration(),
-    clock: any ServerClock,
+    clock: any TimeSource,
     random: some RandomNumberGenerator & Sendable,
     executor: any SerialTaskExecutor,
     log: any LogSink = DiscardingLogSink()
@@ -71,25 +73,39 @@ public actor ChatService {
   /// Answers one request. Never throws: every failure is an API.md error response.
   public func handle(_ request: APIRequest) async -> APIResponse {
     let started = clock.now()
-    let route = Route(method: request.method, path: request.path)
+    let route = Endpoint(method: request.method, path: request.path)
     var user: String?
     let response: APIResponse
-    var failure: APIError?
-    do throws(APIError) {
+    var failure: ServiceError?
+    do throws(ServiceError) {
       response = try await respond(to: request, route: route, at: started, user: &user)
     } catch {
       response = error.response
       failure = error
     }
     recordRequest(
-      method: request.method, route: route.pattern, status: response.status, started: started,
+      method: request.method, route: Self.pattern(of: route), status: response.status,
+      started: started,
       user: user, failure: failure)
     return response
   }
 
+  /// The route pattern for logs and metrics: ids never appear there.
+  static func pattern(of route: Endpoint?) -> String {
+    route?.pattern ?? "unmatched"
+  }
+
   private func respond(
-    to request: APIRequest, route: Route, at now: Timestamp, user: inout String?
-  ) async throws(APIError) -> APIResponse {
+    to request: APIRequest, route: Endpoint?, at now: Timestamp, user: inout String?
+  ) async throws(ServiceError) -> APIResponse {
+    // Every request but operations and sign-in, an unknown one included, needs a valid token
+    // before anything else is said about it: 401 comes first in API.md's precedence.
+    guard let route, !route.needsToken else {
+      let caller = try authorize(request, at: now)
+      user = caller.userId
+      try checkBodySize(request)
+      return try await respond(to: request, route: route, caller: caller, at: now)
+    }
     switch route {
     case .healthz:
       return .text(200, "ok", contentType: "text/plain; charset=utf-8")
@@ -104,18 +120,14 @@ public actor ChatService {
     case .refresh:
       try checkBodySize(request)
       return try await refresh(request, at: now)
-    case .authenticated(let route):
-      let caller = try authorize(request, at: now)
-      user = caller.userId
-      try checkBodySize(request)
-      return try await respond(to: request, route: route, caller: caller, at: now)
+    default:
+      throw .unknownRoute
     }
   }
 
   private func respond(
-    to request: APIRequest, route: AuthenticatedRoute, caller: AccessTokenClaims,
-    at now: Timestamp
-  ) async throws(APIError) -> APIResponse {
+    to request: APIRequest, route: Endpoint?, caller: AccessTokenClaims, at now: Timestamp
+  ) async throws(ServiceError) -> APIResponse {
     switch route {
     case .createConversation:
       return try await createConversation(request, by: caller.userId, at: now)
@@ -123,9 +135,9 @@ public actor ChatService {
       return try await listConversations(of: caller.userId)
     case .sync:
       return try await sync(request, for: caller.userId)
-    case .listMessages(let conversation):
+    case .listItems(let conversation):
       return try await listMessages(in: conversation, request, for: caller.userId)
-    case .sendMessage(let conversation):
+    case .postItem(let conversation):
       return try await sendMessage(to: conversation, request, from: caller.userId, at: now)
     case .receipts(let conversation):
       return try await receipts(in: conversation, for: caller.userId)
@@ -135,12 +147,13 @@ public actor ChatService {
       return try await raiseReceipt(.read, in: conversation, request, by: caller.userId)
     case .live:
       throw .badRequest("/v1/live is a WebSocket: send the upgrade request.")
-    case .unknown:
+    default:
+      // Unknown, or a route of API.md this server does not serve yet.
       throw .unknownRoute
     }
   }
 
-  private func checkBodySize(_ request: APIRequest) throws(APIError) {
+  private func checkBodySize(_ request: APIRequest) throws(ServiceError) {
     guard request.body.count <= configuration.maxBodyBytes else {
       throw .tooLarge("The body is over \(configuration.maxBodyBytes) bytes.")
     }
@@ -163,7 +176,7 @@ public actor ChatService {
   /// One log record and the metrics of one request. Never message text, never a token.
   func recordRequest(
     method: String, route: String, status: Int, started: Timestamp, user: String?,
-    failure: APIError?
+    failure: ServiceError?
   ) {
     record(
       method: method, route: route, status: status, duration: clock.now() - started, user: user,
@@ -183,6 +196,6 @@ public actor ChatService {
     if let user { fields.append(("user", user)) }
     if let code { fields.append(("code", code)) }
     if let detail { fields.append(("detail", detail)) }
-    log.record(LogRecord(event: "request", fields: fields))
+    log.write(LogRecord(.info, "request", fields))
   }
 }

@@ -48,14 +48,3 @@ public struct RateLimit: Sendable, Equatable {
     self.perSecond = perSecond
   }
 }
-
-/// The fixed limits of the contract (API.md), not configurable.
-enum Limits {
-  /// Unicode scalars in a message text.
-  static let maxTextScalars = 4_096
-  /// Members of a conversation, the creator included.
-  static let maxMembers = 256
-  /// Messages per page.
-  static let pageSizes = 1...200
-  static let defaultPageSize = 50
-}

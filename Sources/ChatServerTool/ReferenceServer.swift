@@ -1,12 +1,13 @@
 import ChatServer
 import Foundation
 import SQLite
+import Support
 import Wire
 
 /// The reference server as `chat-server` runs it: the data folder (0700), the SQLite store and
 /// the signing key in it (0600), the `ChatService`, and `ChatHTTPServer` listening.
 ///
-/// The store runs on a `DatabaseExecutor` of its own, the service on another: SQLite work and
+/// The store runs on a `ThreadExecutor` of its own, the service on another: SQLite work and
 /// each group commit's fsync run on the store's thread while the service parses, checks and
 /// answers the next requests on its own (measured: see docs/ARCHITECTURE.md, "The reference
 /// server").
@@ -17,12 +18,12 @@ public final class ReferenceServer: Sendable {
   /// The bound port (the free one picked for port 0).
   public let port: Int
   public let http: ChatHTTPServer
-  private let serviceExecutor: DatabaseExecutor
-  private let storeExecutor: DatabaseExecutor
+  private let serviceExecutor: ThreadExecutor
+  private let storeExecutor: ThreadExecutor
 
   private init(
-    options: ServerOptions, port: Int, http: ChatHTTPServer, serviceExecutor: DatabaseExecutor,
-    storeExecutor: DatabaseExecutor
+    options: ServerOptions, port: Int, http: ChatHTTPServer, serviceExecutor: ThreadExecutor,
+    storeExecutor: ThreadExecutor
   ) {
     self.options = options
     self.port = port
@@ -43,12 +44,12 @@ public final class ReferenceServer: Sendable {
   ///
   /// - Parameter clock: the service's time; tests pass one they can move (token expiry).
   public static func start(
-    _ options: ServerOptions, log: any LogSink, clock: any ServerClock = SystemClock()
+    _ options: ServerOptions, log: any LogSink, clock: any TimeSource = SystemTimeSource()
   ) throws(ServerStartError) -> ReferenceServer {
     let folder = options.dataFolder
     try prepareDataFolder(folder)
-    let storeExecutor = DatabaseExecutor(name: "chat-server.store")
-    let serviceExecutor = DatabaseExecutor(name: "chat-server.service")
+    let storeExecutor = ThreadExecutor(name: "chat-server.store")
+    let serviceExecutor = ThreadExecutor(name: "chat-server.service")
     func fail(_ error: ServerStartError) -> ServerStartError {
       storeExecutor.shutdown()
       serviceExecutor.shutdown()

@@ -1,6 +1,7 @@
 import ChatServer
 import Dispatch
 import Foundation
+import Support
 
 /// `chat-server`: parses the options, starts the `ReferenceServer`, prints where it listens and
 /// where its data is, and stops gracefully on the first SIGINT or SIGTERM (a second one ends

@@ -1,10 +1,11 @@
+import ChatAPI
 import ChatDomain
 
 extension Checker {
   /// The end-of-run checks: the server's log against the history and against every device.
   func checkEnd(log: [LoggedConversation], finals: [FinalView], simulation: Simulation) {
     let history = simulation.history
-    var byText: [[UInt8]: [(LoggedConversation, WireMessage)]] = [:]
+    var byText: [[UInt8]: [(LoggedConversation, Item)]] = [:]
     // One message per sender + client message ID, across every conversation.
     var keys: Set<String> = []
     for conversation in log {
@@ -46,7 +47,7 @@ extension Checker {
   /// Each server message was sent by someone, under the ID the device saved; each saved send
   /// is on the server (or was refused with a 4xx and shows failed).
   private func checkOperations(
-    history: History, byText: [[UInt8]: [(LoggedConversation, WireMessage)]],
+    history: History, byText: [[UInt8]: [(LoggedConversation, Item)]],
     finals: [FinalView], simulation: Simulation
   ) {
     var sendsByText: [[UInt8]: History.Send] = [:]
@@ -220,12 +221,12 @@ extension Checker {
   /// Orders groups of copies by where their first copy is in the log, so reports come out in
   /// the same order in every run (a dictionary's order changes from run to run).
   private static func inLogOrder(
-    _ a: [(LoggedConversation, WireMessage)], _ b: [(LoggedConversation, WireMessage)]
+    _ a: [(LoggedConversation, Item)], _ b: [(LoggedConversation, Item)]
   ) -> Bool {
     (a[0].0.id.rawValue, a[0].1.sequence) < (b[0].0.id.rawValue, b[0].1.sequence)
   }
 
-  private static func same(_ shown: Message, _ held: WireMessage) -> Bool {
+  private static func same(_ shown: Message, _ held: Item) -> Bool {
     shown.sequence == held.sequence && shown.id.rawValue == held.clientMessageId.lowercased()
       && shown.senderID.rawValue == held.senderId
       && Array(shown.text.utf8) == Array(held.text.utf8)

@@ -40,7 +40,7 @@ final class ServerNode: @unchecked Sendable {
     let executor = world.makeExecutor("server#\(incarnation)")
     let store = try ServerStore(.file(path: path), executor: executor)
     service = ChatService(
-      store: store, configuration: configuration, clock: ServerWallClock(world: world),
+      store: store, configuration: configuration, clock: SimClock(world: world, offset: .zero),
       random: SimRandom(seed: seed, stream: "server#\(incarnation)"), executor: executor)
     self.executor = executor
   }

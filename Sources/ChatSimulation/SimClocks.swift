@@ -1,16 +1,18 @@
 import ChatData
 import ChatServer
 import Foundation
+import Support
 
-/// A device's clock: the world's time, with the wall clock set `offset` wrong (hours, on some
-/// phones). `sleep` is a world timer; cancelling the sleeping task wakes it with
-/// `CancellationError`.
-struct DeviceClock: EngineClock {
+/// A clock of the world: the world's time in milliseconds, with the wall clock set `offset`
+/// wrong (hours, on some phones; zero for the server). `sleep` is a world timer; cancelling the
+/// sleeping task wakes it with `CancellationError`.
+struct SimClock: TimeSource {
   let world: World
   let offset: Duration
 
-  func now() -> Date {
-    World.epoch.addingTimeInterval(Double((world.now + offset).milliseconds) / 1000)
+  func now() -> Timestamp {
+    Timestamp(millisecondsSince1970: World.epoch.millisecondsSince1970)
+      + .milliseconds((world.now + offset).milliseconds)
   }
 
   func uptime() -> Duration { world.now }
@@ -63,16 +65,5 @@ private final class Sleeper: @unchecked Sendable {
     } else {
       continuation.resume()
     }
-  }
-}
-
-/// The server's clock: the world's time on a correct wall clock.
-struct ServerWallClock: ServerClock {
-  let world: World
-
-  func now() -> Timestamp {
-    Timestamp(
-      nanosecondsSince1970: Int64(World.epoch.timeIntervalSince1970) * 1_000_000_000
-        + world.now.milliseconds * 1_000_000)
   }
 }

@@ -1,4 +1,5 @@
 import ChatDomain
+import Support
 
 /// SplitMix64 with the helpers the simulation draws from. One seed makes every stream: each
 /// part of the world (the scheduler, the workload, the faults, each device's engine, the
@@ -52,12 +53,5 @@ struct SimRandom: RandomNumberGenerator, Sendable {
   /// One element; the collection must not be empty.
   mutating func pick<C: RandomAccessCollection>(_ collection: C) -> C.Element {
     collection[collection.index(collection.startIndex, offsetBy: below(collection.count))]
-  }
-}
-
-extension Duration {
-  /// Whole milliseconds.
-  var milliseconds: Int64 {
-    components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
   }
 }

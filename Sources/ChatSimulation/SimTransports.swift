@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatServer
 import Foundation
@@ -27,7 +28,7 @@ final class OneShot<Success: Sendable, Failure: Error>: @unchecked Sendable {
 }
 
 /// One HTTP request in flight: resolved once, by the reply, a fault or the timeout.
-typealias Exchange = OneShot<HTTPResponse, TransportError>
+typealias Exchange = OneShot<APIResponse, TransportError>
 
 /// One socket being opened: resolved once.
 typealias SocketAttempt = OneShot<any LiveSocket, LiveConnectError>
@@ -39,7 +40,7 @@ struct SimHTTPTransport: HTTPTransport {
   let device: SimDevice
   let incarnation: Incarnation
 
-  func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+  func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
     let result = await withCheckedContinuation { continuation in
       simulation.startExchange(request, from: device, incarnation, Exchange(continuation))
     }
@@ -53,7 +54,7 @@ struct SimLiveTransport: LiveTransport {
   let device: SimDevice
   let incarnation: Incarnation
 
-  func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
+  func connect(headers: HeaderFields) async throws(LiveConnectError) -> any LiveSocket {
     let result = await withCheckedContinuation { continuation in
       simulation.connect(
         headers: headers, from: device, incarnation, SocketAttempt(continuation))

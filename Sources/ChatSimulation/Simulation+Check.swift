@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import Foundation
@@ -6,7 +7,7 @@ import Foundation
 struct LoggedConversation {
   let id: ConversationID
   let members: [UserID]
-  let messages: [WireMessage]
+  let messages: [Item]
 }
 
 /// What a device shows at the end, every conversation scrolled back to its beginning.
@@ -29,22 +30,23 @@ extension Simulation {
     var seen: Set<String> = []
     for user in Set(devices.map(\.user.rawValue)).sorted() {
       guard let token = observer(user),
-        let response = serverRequest("GET", "/v1/conversations", token: token),
-        let list = try? JSONDecoder().decode(ConversationItems.self, from: Data(response.body))
+        let response = serverRequest(APIRequest(.listConversations), token: token),
+        let list = try? APICoding.decode(ConversationList.self, from: response.body)
       else {
         checker.report(.relaunch, "the server could not be read as \(user)", keys: [])
         return nil
       }
       for item in list.items.sorted(by: { $0.id < $1.id }) where seen.insert(item.id).inserted {
         registerConversation(item)
-        var messages: [WireMessage] = []
+        var messages: [Item] = []
         var after = 0
         while true {
           guard
             let response = serverRequest(
-              "GET", "/v1/conversations/\(item.id)/messages", token: token,
-              query: ["after": String(after), "limit": "200"]),
-            let page = try? JSONDecoder().decode(MessagePage.self, from: Data(response.body))
+              APIRequest(
+                .listItems(conversation: item.id),
+                query: ["after": String(after), "limit": "200"]), token: token),
+            let page = try? APICoding.decode(ItemPage.self, from: response.body)
           else {
             checker.report(.relaunch, "the server's messages could not be read", keys: [])
             return nil
@@ -110,13 +112,4 @@ extension Simulation {
     }
     checker.checkEnd(log: log, finals: finals, simulation: self)
   }
-}
-
-struct ConversationItems: Decodable {
-  let items: [WireConversation]
-}
-
-struct MessagePage: Decodable {
-  let items: [WireMessage]
-  let hasMore: Bool
 }

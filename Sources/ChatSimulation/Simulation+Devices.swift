@@ -2,6 +2,7 @@ import ChatData
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 // Devices: launching an engine on a device's file, its screens, killing it at any point.
 //
@@ -14,7 +15,7 @@ import SQLite
 
 extension Simulation {
   func environment(for device: SimDevice, _ incarnation: Incarnation) -> ChatEngine.Environment {
-    let clock = DeviceClock(world: world, offset: device.clockOffset)
+    let clock = SimClock(world: world, offset: device.clockOffset)
     var random = SimRandom(seed: seed, stream: incarnation.name)
     let engineRandom = SeededRandomSource(seed: random.next())
     let idRandom = SeededRandomSource(seed: random.next())
@@ -22,7 +23,7 @@ extension Simulation {
       http: SimHTTPTransport(simulation: self, device: device, incarnation: incarnation),
       live: SimLiveTransport(simulation: self, device: device, incarnation: incarnation),
       clock: clock, random: engineRandom,
-      ids: UUIDv7Generator(now: { clock.now() }, random: { idRandom.next() }),
+      ids: UUIDv7Generator(now: { clock.now().date }, random: { idRandom.next() }),
       executor: incarnation.executor)
     environment.knownBugs = options.knownBugs
     return environment

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import ChatServer
@@ -30,7 +31,7 @@ extension Simulation {
 
   /// One request from `incarnation` of `device`: resolves `exchange` exactly once.
   func startExchange(
-    _ request: HTTPRequest, from device: SimDevice, _ incarnation: Incarnation,
+    _ request: APIRequest, from device: SimDevice, _ incarnation: Incarnation,
     _ exchange: Exchange
   ) {
     let what = describe(request)
@@ -81,7 +82,7 @@ extension Simulation {
         return
       }
       executor.spawn { [self] in
-        let response = await service.handle(Self.apiRequest(request))
+        let response = await service.handle(request)
         answered(request, what: what, response, from: incarnation, server: executor)
         guard server.isCurrent(executor) else { return }
         if loseReply {
@@ -90,14 +91,14 @@ extension Simulation {
           return
         }
         world.schedule(after: latency()) {
-          exchange.finish(.success(Self.httpResponse(response)))
+          exchange.finish(.success(response))
         }
       }
     }
   }
 
   /// A proxy's answer instead of the server's, if a fault strikes.
-  private func injectedStatus(for request: HTTPRequest, postedID: String?) -> HTTPResponse? {
+  private func injectedStatus(for request: APIRequest, postedID: String?) -> APIResponse? {
     let isSend = request.method == "POST" && request.path.hasSuffix("/messages")
     if isSend, let postedID {
       let key = postedID.lowercased()
@@ -125,14 +126,14 @@ extension Simulation {
 
   /// Records what the server answered (before any fault decides whether the device hears it).
   private func answered(
-    _ request: HTTPRequest, what: String, _ response: APIResponse, from incarnation: Incarnation,
+    _ request: APIRequest, what: String, _ response: APIResponse, from incarnation: Incarnation,
     server executor: SteppedExecutor
   ) {
     let serverName = executor.name
     if response.status == 401 { count(.tokenExpired) }
     var line = "\(serverName) \(incarnation.name) \(what) → \(response.status)"
     if request.method == "POST", request.path.hasSuffix("/messages") {
-      if let message = try? JSONDecoder().decode(WireMessage.self, from: Data(response.body)),
+      if let message = try? APICoding.decode(Item.self, from: response.body),
         response.status == 200 || response.status == 201
       {
         history.acknowledged(
@@ -151,16 +152,16 @@ extension Simulation {
       }
     }
     if request.method == "POST", request.path == "/v1/conversations", response.status == 201,
-      let created = try? JSONDecoder().decode(WireConversation.self, from: Data(response.body))
+      let created = try? APICoding.decode(CreatedConversation.self, from: response.body)
     {
-      registerConversation(created)
-      line += " created \(label(ConversationID(created.id)))"
+      registerConversation(created.conversation)
+      line += " created \(label(ConversationID(created.conversation.id)))"
     }
     history.trace(line)
   }
 
   /// Learns a conversation the server created (its members are the truth the checker uses).
-  func registerConversation(_ created: WireConversation) {
+  func registerConversation(_ created: ConversationItem) {
     let id = ConversationID(created.id)
     guard members(of: id) == nil else { return }
     let initials = created.memberIds.map { String($0.prefix(1)) }.joined()
@@ -172,7 +173,7 @@ extension Simulation {
   }
 
   /// `POST a/messages id=…`, with conversation ids shortened to their labels.
-  func describe(_ request: HTTPRequest) -> String {
+  func describe(_ request: APIRequest) -> String {
     let parts = request.path.split(separator: "/").map { part -> String in
       labels[part.lowercased()] ?? String(part)
     }
@@ -184,38 +185,23 @@ extension Simulation {
     return text
   }
 
-  static func clientMessageID(in request: HTTPRequest) -> String? {
-    guard let body = request.body else { return nil }
-    return (try? JSONDecoder().decode(PostedMessage.self, from: body))?.clientMessageId
+  static func clientMessageID(in request: APIRequest) -> String? {
+    guard !request.body.isEmpty else { return nil }
+    return (try? APICoding.decode(PostItem.self, from: request.body))?.clientMessageId
   }
 
-  static func apiRequest(_ request: HTTPRequest) -> APIRequest {
-    APIRequest(
-      method: request.method, path: request.path,
-      query: Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
-      headers: Dictionary(
-        request.headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 }),
-      body: Array(request.body ?? Data()))
-  }
-
-  static func httpResponse(_ response: APIResponse) -> HTTPResponse {
-    HTTPResponse(
-      status: response.status,
-      headers: Dictionary(response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
-      body: Data(response.body))
-  }
-
-  static func errorResponse(_ status: Int, _ code: String, retryAfter: Int?) -> HTTPResponse {
-    HTTPResponse(
-      status: status, headers: retryAfter.map { ["Retry-After": String($0)] } ?? [:],
-      body: Data(#"{"error":{"code":"\#(code)","message":"injected by the simulation"}}"#.utf8))
+  static func errorResponse(_ status: Int, _ code: String, retryAfter: Int?) -> APIResponse {
+    var response = APIResponse.json(
+      status, ErrorResponse(code: code, message: "injected by the simulation"))
+    if let retryAfter { response.headers["Retry-After"] = String(retryAfter) }
+    return response
   }
 
   // MARK: - Live
 
   /// Opens a socket for `incarnation` of `device`.
   func connect(
-    headers: [String: String], from device: SimDevice, _ incarnation: Incarnation,
+    headers: HeaderFields, from device: SimDevice, _ incarnation: Incarnation,
     _ attempt: SocketAttempt
   ) {
     if world.isEnding {
@@ -240,10 +226,7 @@ extension Simulation {
         }
         return
       }
-      let request = APIRequest(
-        method: "GET", path: "/v1/live",
-        headers: Dictionary(
-          headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { $1 }))
+      let request = APIRequest(.live, headers: headers)
       executor.spawn { [self] in
         let upgrade = await service.openLive(request)
         guard server.isCurrent(executor) else { return }
@@ -314,49 +297,24 @@ extension Simulation {
 
   /// `message ab#4 id=…`, `receipt ab bob 3/2`, `typing ab bob`.
   func describeFrame(_ frame: String) -> String {
-    guard let event = try? JSONDecoder().decode(WireEvent.self, from: Data(frame.utf8)) else {
+    guard let event = try? APICoding.decode(LiveEvent.self, from: frame) else {
       return "unreadable frame"
     }
-    let conversation =
-      (event.conversationId ?? event.conversation?.id).map { label(ConversationID($0)) } ?? "?"
-    switch event.type {
-    case "message":
+    func name(_ id: String) -> String { label(ConversationID(id)) }
+    switch event {
+    case .message(let conversation, let message):
+      return "message \(name(conversation))#\(message.sequence) id=\(message.clientMessageId)"
+    case .receipt(let conversation, let member):
       return
-        "message \(conversation)#\(event.message?.sequence ?? 0) id=\(event.message?.clientMessageId ?? "?")"
-    case "receipt":
-      return
-        "receipt \(conversation) \(event.userId ?? "?") \(event.deliveredUpTo ?? 0)/\(event.readUpTo ?? 0)"
-    case "typing": return "typing \(conversation) \(event.userId ?? "?")"
-    default: return "\(event.type) \(conversation)"
+        "receipt \(name(conversation)) \(member.userId) \(member.deliveredUpTo)/\(member.readUpTo)"
+    case .receipts(let conversation, let members):
+      return "receipts \(name(conversation)) \(members.map(\.userId).joined(separator: ","))"
+    case .typing(let conversation, let user):
+      return "typing \(name(conversation)) \(user)"
+    case .conversation(let conversation):
+      return "conversation \(name(conversation.id))"
+    case .unknown(let type):
+      return "\(type) ?"
     }
   }
-}
-
-// MARK: - Wire shapes the simulation reads (a few fields only)
-
-struct PostedMessage: Decodable {
-  let clientMessageId: String
-}
-
-struct WireMessage: Decodable {
-  let clientMessageId: String
-  let conversationId: String
-  let senderId: String
-  let text: String
-  let sequence: Int
-}
-
-struct WireConversation: Decodable {
-  let id: String
-  let memberIds: [String]
-}
-
-struct WireEvent: Decodable {
-  let type: String
-  let conversationId: String?
-  let userId: String?
-  let deliveredUpTo: Int?
-  let readUpTo: Int?
-  let message: WireMessage?
-  let conversation: WireConversation?
 }

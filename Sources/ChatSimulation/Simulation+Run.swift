@@ -1,7 +1,9 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import ChatServer
 import Foundation
+import Support
 
 /// What one seed did.
 public struct SeedResult: Sendable {
@@ -119,7 +121,7 @@ extension Simulation {
     // History older than what a new device fetches first, so scrolling back pages.
     let seeded = setupRandom.int(in: options.profile.seededHistory)
     let idRandom = SeededRandomSource(seed: setupRandom.next())
-    let ids = UUIDv7Generator(now: { World.epoch }, random: { idRandom.next() })
+    let ids = UUIDv7Generator(now: { World.epoch.date }, random: { idRandom.next() })
     for index in 0..<seeded {
       let (user, token) = setupRandom.chance(0.5) ? ("alice", alice) : ("bob", bob)
       let text = "sim setup-\(index) history"
@@ -128,8 +130,9 @@ extension Simulation {
       let id = ids.next()
       guard
         serverRequest(
-          "POST", "/v1/conversations/\(abc)/messages", token: token,
-          body: ["clientMessageId": id.rawValue, "text": text]) != nil
+          APIRequest(
+            .postItem(conversation: abc.rawValue),
+            json: PostItem(clientMessageId: id.rawValue, text: text)), token: token) != nil
       else { return false }
       history.sendSaved(number, as: id)
     }
@@ -144,41 +147,32 @@ extension Simulation {
   func observer(_ user: String) -> String? {
     guard
       let response = serverRequest(
-        "POST", "/v1/auth/dev-login", token: nil,
-        body: ["userId": user, "deviceId": "sim-observer"]),
-      let tokens = try? JSONDecoder().decode(ObserverTokens.self, from: Data(response.body))
+        APIRequest(.devLogin, json: DevLogin(userId: user, deviceId: "sim-observer")),
+        token: nil),
+      let tokens = try? APICoding.decode(Tokens.self, from: response.body)
     else { return nil }
     return tokens.accessToken
   }
 
   private func create(_ others: [String], by token: String) -> ConversationID? {
-    let body = try? JSONSerialization.data(
-      withJSONObject: ["title": "sim", "memberIds": others], options: [.sortedKeys])
-    guard let body,
-      let response = serverRequest("POST", "/v1/conversations", token: token, bodyData: body),
-      let created = try? JSONDecoder().decode(WireConversation.self, from: Data(response.body))
+    guard
+      let response = serverRequest(
+        APIRequest(
+          .createConversation, json: CreateConversation(title: "sim", memberIds: others)),
+        token: token),
+      let created = try? APICoding.decode(CreatedConversation.self, from: response.body)
     else { return nil }
-    registerConversation(created)
-    return ConversationID(created.id)
+    registerConversation(created.conversation)
+    return ConversationID(created.conversation.id)
   }
 
   /// One request straight to the live service (no network, no faults), run to its answer.
-  func serverRequest(
-    _ method: String, _ path: String, token: String?, query: [String: String] = [:],
-    body: [String: String]? = nil, bodyData: Data? = nil
-  ) -> APIResponse? {
+  func serverRequest(_ request: APIRequest, token: String?) -> APIResponse? {
     guard let service = server.service, let executor = server.executor else { return nil }
-    var headers = ["content-type": "application/json"]
-    if let token { headers["authorization"] = "Bearer \(token)" }
-    var bytes: [UInt8] = []
-    if let bodyData { bytes = Array(bodyData) }
-    if let body {
-      // Keys sorted: the request's bytes are the same on every run.
-      bytes = Array(
-        (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data())
-    }
-    let request = APIRequest(
-      method: method, path: path, query: query, headers: headers, body: bytes)
+    var request = request
+    if let token { request.headers["Authorization"] = "Bearer \(token)" }
+    let method = request.method
+    let path = request.path
     let response = world.perform(on: executor, timeout: .seconds(60)) {
       await service.handle(request)
     }
@@ -230,8 +224,4 @@ extension Simulation {
         Data("seed \(seed): \(left.jobs) jobs and \(left.timers) timers left at the end\n".utf8))
     }
   }
-}
-
-struct ObserverTokens: Decodable {
-  let accessToken: String
 }

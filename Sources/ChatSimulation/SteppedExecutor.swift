@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import Support
 
 /// A serial executor that runs nothing by itself: it only queues jobs, and the `World` runs them
 /// one at a time, from its own loop, choosing which executor to step with the seed.

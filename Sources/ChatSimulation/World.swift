@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import Support
 
 /// Simulated time and the loop that runs everything: every executor's jobs and every timer, one
 /// at a time, on the thread that calls `run`.
@@ -14,7 +15,7 @@ import SQLite
 /// jobs run there too). `@unchecked Sendable` only so closures that jobs run can capture it.
 final class World: @unchecked Sendable {
   /// The wall clock at time zero (2026-11-30 11:46:40 UTC), for the server and the devices.
-  static let epoch = Date(timeIntervalSince1970: 1_796_000_000)
+  static let epoch = Timestamp(secondsSince1970: 1_796_000_000)
 
   private(set) var now: Duration = .zero
   /// Jobs run so far.

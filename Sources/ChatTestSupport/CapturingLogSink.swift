@@ -1,23 +1,18 @@
-import ChatData
-import Foundation
+import Support
 
-/// Keeps every log line, so a test can read what was logged.
-public final class CapturingLogSink: LogSink, @unchecked Sendable {
-  // @unchecked: `records` is touched only while holding `lock`.
-  private let lock = NSLock()
-  private var records: [LogRecord] = []
+/// Keeps every log record, so a test can read what was logged.
+public final class CapturingLogSink: LogSink, Sendable {
+  private let stored = Locked<[LogRecord]>([])
 
   public init() {}
 
   public func write(_ record: LogRecord) {
-    lock.withLock { records.append(record) }
+    stored.withLock { $0.append(record) }
   }
 
-  public var lines: [String] {
-    lock.withLock { records.map(\.description) }
-  }
+  public var records: [LogRecord] { stored.value }
 
-  public var events: [String] {
-    lock.withLock { records.map(\.event) }
-  }
+  public var lines: [String] { records.map(\.line) }
+
+  public var events: [String] { records.map(\.event) }
 }

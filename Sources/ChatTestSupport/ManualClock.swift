@@ -1,64 +1,64 @@
-import ChatData
-import Foundation
+import Support
 
-/// A clock that moves only when a test (or the simulation) says so.
+/// A clock that moves only when a test (or the simulation) says so: the engine's and the
+/// server's `TimeSource` at once.
 ///
-/// `sleep(for:)` suspends until `advance` passes the deadline; sleepers wake in deadline order
-/// (ties in the order they slept). The wall clock can be set wrong on purpose.
-public final class ManualClock: EngineClock, @unchecked Sendable {
-  // @unchecked: every mutable field is touched only while holding `lock`.
+/// `sleep(for:)` suspends until time passes the deadline; sleepers wake in deadline order (ties
+/// in the order they slept). The wall clock can be set wrong on purpose.
+public final class ManualClock: TimeSource, Sendable {
   private struct Sleeper {
     let id: Int
     let deadline: Duration
     let continuation: CheckedContinuation<Void, any Error>
   }
 
-  private let lock = NSLock()
-  private var elapsed: Duration = .zero
-  private var wallOrigin: Date
-  private var sleepers: [Sleeper] = []
-  private var nextID = 0
-
-  public init(wallClock: Date = Date(timeIntervalSince1970: 1_796_000_000)) {
-    wallOrigin = wallClock
+  private struct State {
+    var elapsed: Duration = .zero
+    var wallOrigin: Timestamp
+    var sleepers: [Sleeper] = []
+    var nextID = 0
   }
 
-  public func now() -> Date {
-    lock.withLock {
-      wallOrigin.addingTimeInterval(
-        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
-    }
+  private let state: Locked<State>
+
+  /// Starts at `wallClock` (by default 2026-11-30T14:13:20Z).
+  public init(wallClock: Timestamp = Timestamp(secondsSince1970: 1_796_000_000)) {
+    state = Locked(State(wallOrigin: wallClock))
+  }
+
+  public func now() -> Timestamp {
+    state.withLock { $0.wallOrigin + $0.elapsed }
   }
 
   public func uptime() -> Duration {
-    lock.withLock { elapsed }
+    state.withLock { $0.elapsed }
   }
 
   /// Moves the wall clock (not uptime) by `offset`: a phone set a day wrong.
-  public func shiftWallClock(by offset: TimeInterval) {
-    lock.withLock { wallOrigin = wallOrigin.addingTimeInterval(offset) }
+  public func shiftWallClock(by offset: Duration) {
+    state.withLock { $0.wallOrigin = $0.wallOrigin + offset }
   }
 
   public func sleep(for duration: Duration) async throws {
     try Task.checkCancellation()
-    let id = lock.withLock {
-      nextID += 1
-      return nextID
+    let id = state.withLock {
+      $0.nextID += 1
+      return $0.nextID
     }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        let resumeNow: Bool = lock.withLock {
+        let resumeNow: Bool = state.withLock {
           if duration <= .zero { return true }
-          sleepers.append(
-            Sleeper(id: id, deadline: elapsed + duration, continuation: continuation))
+          $0.sleepers.append(
+            Sleeper(id: id, deadline: $0.elapsed + duration, continuation: continuation))
           return false
         }
         if resumeNow { continuation.resume() }
       }
     } onCancel: {
-      let sleeper = lock.withLock { () -> Sleeper? in
-        guard let index = sleepers.firstIndex(where: { $0.id == id }) else { return nil }
-        return sleepers.remove(at: index)
+      let sleeper = state.withLock { state -> Sleeper? in
+        guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+        return state.sleepers.remove(at: index)
       }
       sleeper?.continuation.resume(throwing: CancellationError())
     }
@@ -66,29 +66,37 @@ public final class ManualClock: EngineClock, @unchecked Sendable {
 
   /// The earliest deadline of a sleeping task, if any.
   public var nextDeadline: Duration? {
-    lock.withLock { sleepers.map(\.deadline).min() }
+    state.withLock { $0.sleepers.map(\.deadline).min() }
   }
 
   /// How many tasks are sleeping.
   public var sleeperCount: Int {
-    lock.withLock { sleepers.count }
+    state.withLock { $0.sleepers.count }
   }
 
   /// Moves time to the earliest deadline not after `target` and wakes the tasks due then;
   /// returns false (moving time to `target`) when none is due.
   @discardableResult
   public func step(toward target: Duration) -> Bool {
-    let due: [Sleeper] = lock.withLock {
-      guard let earliest = sleepers.map(\.deadline).min(), earliest <= target else {
-        elapsed = max(elapsed, target)
+    let due: [Sleeper] = state.withLock { state in
+      guard let earliest = state.sleepers.map(\.deadline).min(), earliest <= target else {
+        state.elapsed = max(state.elapsed, target)
         return []
       }
-      elapsed = max(elapsed, earliest)
-      let due = sleepers.filter { $0.deadline <= earliest }.sorted { $0.id < $1.id }
-      sleepers.removeAll { $0.deadline <= earliest }
+      state.elapsed = max(state.elapsed, earliest)
+      let due = state.sleepers.filter { $0.deadline <= earliest }.sorted { $0.id < $1.id }
+      state.sleepers.removeAll { $0.deadline <= earliest }
       return due
     }
     for sleeper in due { sleeper.continuation.resume() }
     return !due.isEmpty
+  }
+
+  /// Moves time forward by `duration` at once, waking every sleeper due by then in deadline
+  /// order, without waiting for them to run (for code that reads the time and never sleeps,
+  /// like the server; engines need `TestWorld.advance(by:)`, which lets each wake settle).
+  public func advance(by duration: Duration) {
+    let target = uptime() + duration
+    while step(toward: target) {}
   }
 }

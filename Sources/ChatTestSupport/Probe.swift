@@ -1,5 +1,6 @@
 import Foundation
 import SQLite
+import Support
 
 /// Reads a stream on the world's executor and keeps what arrived, so that after
 /// `TestWorld.settle()` a test reads the newest value without waiting on the stream itself.

@@ -1,7 +1,9 @@
+import ChatAPI
 import ChatData
 import ChatServer
 import Foundation
 import SQLite
+import Support
 
 /// A fault the test server applies to a request instead of (or after) answering it.
 public enum HTTPFault: Sendable, Equatable {
@@ -21,9 +23,9 @@ public enum HTTPFault: Sendable, Equatable {
 
 /// Which requests a fault applies to.
 public struct RequestMatch: Sendable {
-  let test: @Sendable (HTTPRequest) -> Bool
+  let test: @Sendable (APIRequest) -> Bool
 
-  public init(_ test: @escaping @Sendable (HTTPRequest) -> Bool) { self.test = test }
+  public init(_ test: @escaping @Sendable (APIRequest) -> Bool) { self.test = test }
 
   public static let any = RequestMatch { _ in true }
   /// `POST …/messages`: sends.
@@ -54,7 +56,7 @@ public final class TestNetwork: @unchecked Sendable {
   private var online = true
   private var rules: [(match: RequestMatch, fault: HTTPFault, remaining: Int)] = []
   private var eventFaults: [EventFault] = []
-  private var _requests: [HTTPRequest] = []
+  private var _requests: [APIRequest] = []
   private var held: [CheckedContinuation<Void, Never>]? = nil
   private var heldReplies: [CheckedContinuation<Void, Never>] = []
   private var sockets: [Int: TestSocket] = [:]
@@ -116,7 +118,7 @@ public final class TestNetwork: @unchecked Sendable {
   }
 
   /// Every request this device sent, in order (the fault-injected ones included).
-  public var requests: [HTTPRequest] { lock.withLock { _requests } }
+  public var requests: [APIRequest] { lock.withLock { _requests } }
 
   public var openSockets: Int { lock.withLock { sockets.count } }
 
@@ -125,7 +127,7 @@ public final class TestNetwork: @unchecked Sendable {
 
   // MARK: - HTTP
 
-  func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+  func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
     let mustWait = lock.withLock { () -> Bool in
       _requests.append(request)
       return held != nil
@@ -153,50 +155,30 @@ public final class TestNetwork: @unchecked Sendable {
     case .offline?: throw .offline("test network is offline")
     case .timeout?: throw .timeout
     case .status(let status, let retryAfter)?:
-      let body = #"{"error":{"code":"injected","message":"injected by the test"}}"#
-      return HTTPResponse(
-        status: status, headers: retryAfter.map { ["Retry-After": String($0)] } ?? [:],
-        body: Data(body.utf8))
+      var response = APIResponse.json(
+        status, ErrorResponse(code: "injected", message: "injected by the test"))
+      if let retryAfter { response.headers["Retry-After"] = String(retryAfter) }
+      return response
     case .loseReply?:
-      _ = await service.handle(Self.apiRequest(request))
+      _ = await service.handle(request)
       throw .timeout
     case .holdReply?:
-      let response = await service.handle(Self.apiRequest(request))
+      let response = await service.handle(request)
       await withCheckedContinuation { continuation in
         lock.withLock { heldReplies.append(continuation) }
       }
-      return Self.httpResponse(response)
+      return response
     case nil:
-      return Self.httpResponse(await service.handle(Self.apiRequest(request)))
+      return await service.handle(request)
     }
-  }
-
-  static func httpResponse(_ response: APIResponse) -> HTTPResponse {
-    HTTPResponse(
-      status: response.status,
-      headers: Dictionary(
-        response.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }),
-      body: Data(response.body))
-  }
-
-  static func apiRequest(_ request: HTTPRequest) -> APIRequest {
-    APIRequest(
-      method: request.method, path: request.path,
-      query: Dictionary(request.query.map { ($0.name, $0.value) }, uniquingKeysWith: { _, b in b }),
-      headers: Dictionary(
-        request.headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, b in b }),
-      body: Array(request.body ?? Data()))
   }
 
   // MARK: - Live
 
-  func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
+  func connect(headers: HeaderFields) async throws(LiveConnectError) -> any LiveSocket {
     lock.withLock { connects += 1 }
     guard isOnline else { throw .offline("test network is offline") }
-    let request = APIRequest(
-      method: "GET", path: "/v1/live",
-      headers: Dictionary(
-        headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { _, b in b }))
+    let request = APIRequest(.live, headers: headers)
     switch await service.openLive(request) {
     case .refused(let response):
       throw .rejected(status: response.status)
@@ -246,14 +228,14 @@ public final class TestNetwork: @unchecked Sendable {
 
   private struct HTTPSide: HTTPTransport {
     let network: TestNetwork
-    func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+    func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
       try await network.send(request)
     }
   }
 
   private struct LiveSide: LiveTransport {
     let network: TestNetwork
-    func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
+    func connect(headers: HeaderFields) async throws(LiveConnectError) -> any LiveSocket {
       try await network.connect(headers: headers)
     }
   }

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import ChatServer
 import Foundation

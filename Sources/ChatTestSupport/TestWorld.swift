@@ -3,12 +3,13 @@ import ChatDomain
 import ChatServer
 import Foundation
 import SQLite
+import Support
 
 /// A deterministic world for tests: the real `ChatService` on an in-memory SQLite, any number of
 /// real engines (each with its own database), one manual clock, and one serial executor that
 /// runs all of it, so `settle()` knows when everything has stopped moving. No sleeps.
 public final class TestWorld: Sendable {
-  public let executor: DatabaseExecutor
+  public let executor: ThreadExecutor
   public let clock: ManualClock
   public let service: ChatService
   public let log: CapturingLogSink
@@ -17,7 +18,7 @@ public final class TestWorld: Sendable {
   ///   - accessTokenTTL: how long tokens live on the server.
   ///   - rateLimit: the server's per-user limit; off by default.
   public init(accessTokenTTL: Duration = .seconds(900), rateLimit: RateLimit? = nil) throws {
-    let executor = DatabaseExecutor(name: "test.world")
+    let executor = ThreadExecutor(name: "test.world")
     let clock = ManualClock()
     self.executor = executor
     self.clock = clock
@@ -27,7 +28,7 @@ public final class TestWorld: Sendable {
       store: store,
       configuration: ServerConfiguration(
         devMode: true, accessTokenTTL: accessTokenTTL, rateLimit: rateLimit),
-      clock: ServerClockAdapter(clock: clock), random: SeededRandomSource(seed: 7),
+      clock: clock, random: SeededRandomSource(seed: 7),
       executor: executor)
   }
 
@@ -42,7 +43,7 @@ public final class TestWorld: Sendable {
   /// replies, or to slow a close); the network still sees, and counts, every call.
   public func device(
     _ user: String, _ device: String = "phone", database: Database.Location = .memory,
-    network: TestNetwork? = nil, wallClockOffset: TimeInterval = 0, seed: UInt64 = 1,
+    network: TestNetwork? = nil, wallClockOffset: Duration = .zero, seed: UInt64 = 1,
     wrapHTTP: (any HTTPTransport) -> any HTTPTransport = { $0 },
     wrapLive: (any LiveTransport) -> any LiveTransport = { $0 }
   ) async throws -> TestDevice {
@@ -51,7 +52,7 @@ public final class TestWorld: Sendable {
     let random = SeededRandomSource(seed: seed)
     let environment = ChatEngine.Environment(
       http: wrapHTTP(network.http), live: wrapLive(network.live), clock: clock, random: random,
-      ids: UUIDv7Generator(now: { clock.now() }, random: { random.next() }), log: log,
+      ids: UUIDv7Generator(now: { clock.now().date }, random: { random.next() }), log: log,
       executor: executor)
     let engine = try await ChatEngine.devSignIn(
       user: UserID(user), device: DeviceID(device), database: database, environment: environment)

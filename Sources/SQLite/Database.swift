@@ -1,10 +1,11 @@
 import CSQLite
 import Foundation
+import Support
 
 /// One SQLite connection.
 ///
 /// A `Database` is not thread-safe by itself: it belongs to one serial executor (see
-/// `DatabaseExecutor`), the one writer of its file. Statements are prepared once and cached by
+/// `ThreadExecutor`), the one writer of its file. Statements are prepared once and cached by
 /// their SQL text. Writes go through `write(_:)`, one transaction each; observers registered
 /// with `observeChanges(_:)` hear which tables a committed transaction changed, and nothing
 /// about a transaction that rolled back.

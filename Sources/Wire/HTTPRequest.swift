@@ -8,8 +8,13 @@ public struct HTTPRequest: Sendable {
   public let path: String
   /// The raw query after `?`, or nil when there is none.
   public let query: String?
-  /// Query parameters, percent-decoded (`+` is a space); for a repeated name the first wins.
-  public let queryParameters: [String: String]
+  /// Query parameters in order, percent-decoded (`+` is a space); a pair that does not decode
+  /// is left out.
+  public let queryItems: [(name: String, value: String)]
+  /// Query parameters by name; for a repeated name the first wins.
+  public var queryParameters: [String: String] {
+    Dictionary(queryItems.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+  }
   /// Path parameters filled by a ``Router`` from `{name}` segments, percent-decoded (settable,
   /// so a test can call a handler directly).
   public var pathParameters: [String: String] = [:]
@@ -49,11 +54,11 @@ public struct HTTPRequest: Sendable {
       path = String(target[..<mark])
       let query = String(target[target.index(after: mark)...])
       self.query = query
-      queryParameters = HTTPRequest.parseQuery(query)
+      queryItems = HTTPRequest.parseQuery(query)
     } else {
       path = String(target)
       query = nil
-      queryParameters = [:]
+      queryItems = []
     }
     headers = head.headers
     self.body = body
@@ -65,15 +70,15 @@ public struct HTTPRequest: Sendable {
   /// The body as UTF-8 text (invalid bytes become U+FFFD).
   public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
-  static func parseQuery(_ query: String) -> [String: String] {
-    var parameters: [String: String] = [:]
+  static func parseQuery(_ query: String) -> [(name: String, value: String)] {
+    var items: [(name: String, value: String)] = []
     for pair in query.split(separator: "&") {
       let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
       guard let name = percentDecode(parts[0], plusIsSpace: true) else { continue }
       let value = parts.count > 1 ? percentDecode(parts[1], plusIsSpace: true) : ""
-      if parameters[name] == nil, let value { parameters[name] = value }
+      if let value { items.append((name, value)) }
     }
-    return parameters
+    return items
   }
 }
 

@@ -1,12 +1,14 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import ChatServer
 import Foundation
 import SQLite
+import Support
 import Wire
 
 /// The reference server in this process, on a loopback port, over a durable file store (WAL,
-/// `synchronous=FULL`, group commit), as in production: the store on a `DatabaseExecutor` of
+/// `synchronous=FULL`, group commit), as in production: the store on a `ThreadExecutor` of
 /// its own, the service on another, Wire's event loops (one per core) in front. Rate limiting is
 /// off: every figure here sends faster than one person types.
 final class BenchServer: Sendable {
@@ -14,18 +16,18 @@ final class BenchServer: Sendable {
   let http: ChatHTTPServer
   let port: Int
   let folder: String
-  private let serviceExecutor: DatabaseExecutor
-  private let storeExecutor: DatabaseExecutor
+  private let serviceExecutor: ThreadExecutor
+  private let storeExecutor: ThreadExecutor
 
   init(folder: String) throws {
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     self.folder = folder
-    storeExecutor = DatabaseExecutor(name: "bench.server.store")
-    serviceExecutor = DatabaseExecutor(name: "bench.server")
+    storeExecutor = ThreadExecutor(name: "bench.server.store")
+    serviceExecutor = ThreadExecutor(name: "bench.server")
     let store = try ServerStore(.dataFolder(folder), executor: storeExecutor)
     service = ChatService(
       store: store, configuration: ServerConfiguration(devMode: true, rateLimit: nil),
-      clock: ChatServer.SystemClock(), random: SystemRandomNumberGenerator(),
+      clock: SystemTimeSource(), random: SystemRandomNumberGenerator(),
       executor: serviceExecutor)
     var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
     configuration.backlog = 4096
@@ -50,8 +52,8 @@ final class BenchServer: Sendable {
   func call(
     _ method: String, _ path: String, token: String? = nil, json: [String: Any]? = nil
   ) async throws -> [String: Any] {
-    var headers: [String: String] = [:]
-    if let token { headers["authorization"] = "Bearer \(token)" }
+    var headers = HeaderFields()
+    if let token { headers["Authorization"] = "Bearer \(token)" }
     let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? []
     let response = await service.handle(
       APIRequest(method: method, path: path, headers: headers, body: body))

@@ -1,4 +1,5 @@
 import ChatDomain
+import Support
 
 /// `value` in lowercase hexadecimal, zero-padded to `digits`.
 private func hex(_ value: UInt64, _ digits: Int) -> String {

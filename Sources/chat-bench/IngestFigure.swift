@@ -3,6 +3,7 @@ import ChatData
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// The client database the storage figures share: built by B1's ingest, then opened by B2, B3
 /// and B10. One large conversation among many small ones, written page by page as a catch-up
@@ -43,14 +44,14 @@ enum IngestFigure {
     let storePath = folder + "/store.sqlite"
     let rawPath = folder + "/raw-fts.sqlite"
     let plainPath = folder + "/raw-plain.sqlite"
-    let executor = DatabaseExecutor(name: "bench.store")
+    let executor = ThreadExecutor(name: "bench.store")
     let me = UserID("me")
     let store = try await BenchmarkStore.open(.file(storePath), executor: executor)
     try await store.saveSession(user: me, device: DeviceID("phone"))
 
     // The raw databases get the very schema the store's migrations make, then the raw loop.
     for path in [rawPath, plainPath] {
-      let schemaExecutor = DatabaseExecutor(name: "bench.schema")
+      let schemaExecutor = ThreadExecutor(name: "bench.schema")
       _ = try await BenchmarkStore.open(.file(path), executor: schemaExecutor)
       schemaExecutor.shutdown()
     }

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import ChatLoad
@@ -148,7 +149,7 @@ enum SendFigure {
     var samples = Samples()
     for index in 0..<(count + 50) {
       let started = Nanos.now()
-      let response = try await transport.send(HTTPRequest(method: "GET", path: "/healthz"))
+      let response = try await transport.send(APIRequest(.healthz))
       guard response.status == 200 else { throw BenchError("healthz: \(response.status)") }
       if index >= 50 { samples.add(Nanos.now() - started) }
     }

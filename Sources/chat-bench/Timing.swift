@@ -2,6 +2,7 @@ import ChatData
 import Foundation
 import Glibc
 import SQLite
+import Support
 
 /// Monotonic time in nanoseconds (`CLOCK_MONOTONIC`): the same clock in every process of the
 /// machine, so a parent and the child it spawned can subtract each other's readings.
@@ -21,8 +22,8 @@ enum Nanos {
 
 /// The engines' clock in the benchmarks: the real wall clock, and an `uptime()` read from
 /// `CLOCK_MONOTONIC`, so times the engine stamps (`sentMessages()`) compare with `Nanos.now()`.
-struct BenchClock: EngineClock {
-  func now() -> Date { Date() }
+struct BenchClock: TimeSource {
+  func now() -> Timestamp { SystemTimeSource().now() }
   func uptime() -> Duration { .nanoseconds(Nanos.now()) }
   func sleep(for duration: Duration) async throws { try await Task.sleep(for: duration) }
 }

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatPresentation
 import Observation
@@ -5,14 +6,14 @@ import Observation
 /// A device with no network: every request fails at once as offline. B2 and B10 open a
 /// conversation from the database alone, as an app does before (or without) any network.
 struct OfflineHTTPTransport: HTTPTransport {
-  func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+  func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
     throw .offline("chat-bench: no network")
   }
 }
 
 /// The socket of a device with no network.
 struct OfflineLiveTransport: LiveTransport {
-  func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
+  func connect(headers: HeaderFields) async throws(LiveConnectError) -> any LiveSocket {
     throw .offline("chat-bench: no network")
   }
 }

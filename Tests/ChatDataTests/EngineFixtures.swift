@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import ChatTestSupport
 import Foundation
@@ -57,8 +58,7 @@ extension TestNetwork {
   var postedIDs: [String] {
     requests.filter { $0.method == "POST" && $0.path.hasSuffix("/messages") }.compactMap {
       request in
-      request.body.flatMap { try? JSONDecoder().decode(PostMessageDTO.self, from: $0) }?
-        .clientMessageId
+      (try? APICoding.decode(PostItem.self, from: request.body))?.clientMessageId
     }
   }
 
@@ -66,7 +66,7 @@ extension TestNetwork {
   var postedTexts: [String] {
     requests.filter { $0.method == "POST" && $0.path.hasSuffix("/messages") }.compactMap {
       request in
-      request.body.flatMap { try? JSONDecoder().decode(PostMessageDTO.self, from: $0) }?.text
+      (try? APICoding.decode(PostItem.self, from: request.body))?.text
     }
   }
 

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import ChatTestSupport
 import Foundation
@@ -57,7 +58,7 @@ struct EngineReceiptsTests {
     #expect(screen.latest?.count == 5)
     func reads() -> [Int] {
       p.alice.network.requests.filter { $0.path.hasSuffix("/read") }.compactMap {
-        $0.body.flatMap { try? JSONDecoder().decode(UpToDTO.self, from: $0) }?.upToSequence
+        (try? APICoding.decode(UpTo.self, from: $0.body))?.upToSequence
       }
     }
     p.alice.messages.markRead(upTo: 2, in: p.chat)

@@ -125,8 +125,8 @@ struct EngineReceivingTests {
 
   @Test func aClockSetADayWrongChangesNothing() async throws {
     let world = try TestWorld()
-    let alice = try await world.device("alice", wallClockOffset: -86_400, seed: 1)
-    let bob = try await world.device("bob", wallClockOffset: 86_400, seed: 2)
+    let alice = try await world.device("alice", wallClockOffset: .seconds(-86_400), seed: 1)
+    let bob = try await world.device("bob", wallClockOffset: .seconds(86_400), seed: 2)
     let chat = try await alice.list.createConversation(title: "t", memberIDs: [UserID("bob")])
     await alice.engine.start()
     await bob.engine.start()

@@ -1,7 +1,9 @@
+import ChatAPI
 import ChatDomain
 import ChatTestSupport
 import Foundation
 import SQLite
+import Support
 import Testing
 
 @testable import ChatData
@@ -161,8 +163,9 @@ struct EngineRegressionTests {
   }
 
   @Test func anAbsurdRetryAfterIsCappedAtAnHour() {
-    let response = HTTPResponse(status: 429, headers: ["Retry-After": "31536000"])
-    #expect(APIClient.classify(response).retryAfter == .seconds(3_600))
+    let response = APIResponse(status: 429, headers: ["Retry-After": "31536000"])
+    #expect(
+      APIClient.classify(response, retryPolicy: RetryPolicy()).retryAfter == .seconds(3_600))
   }
 }
 
@@ -171,7 +174,7 @@ struct SlowCloseTransport: LiveTransport {
   let base: any LiveTransport
   let clock: ManualClock
 
-  func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
+  func connect(headers: HeaderFields) async throws(LiveConnectError) -> any LiveSocket {
     SlowCloseSocket(base: try await base.connect(headers: headers), clock: clock)
   }
 
@@ -187,49 +190,46 @@ struct SlowCloseTransport: LiveTransport {
   }
 }
 
-/// Rewrites JSON replies to `GET …/messages`, `POST …/messages` or `GET /v1/sync`.
-struct RewritingTransport: HTTPTransport {
+/// Rewrites the replies to `GET …/messages`, `POST …/messages` or `GET /v1/sync`, read and
+/// written as API.md's shapes.
+struct RewritingTransport<Shape: Codable & Sendable>: HTTPTransport {
   let base: any HTTPTransport
-  let rewrite: @Sendable (HTTPRequest, inout [String: Any]) -> Void
+  let matches: @Sendable (APIRequest) -> Bool
+  let rewrite: @Sendable (inout Shape) -> Void
 
-  func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+  func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
     var response = try await base.send(request)
-    guard var json = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any]
+    guard matches(request), var shape = try? APICoding.decode(Shape.self, from: response.body)
     else { return response }
-    rewrite(request, &json)
-    if let body = try? JSONSerialization.data(withJSONObject: json) { response.body = body }
+    rewrite(&shape)
+    response.body = APICoding.encode(shape)
     return response
   }
 }
 
 /// The message "poison" comes with a sender ID this client cannot read.
 func poisoned(base: any HTTPTransport) -> any HTTPTransport {
-  RewritingTransport(base: base) { request, json in
-    guard request.method == "GET", let items = json["items"] as? [[String: Any]] else { return }
-    json["items"] = items.map { item in
-      var item = item
-      if item["text"] as? String == "poison" { item["senderId"] = "Not Valid" }
-      return item
-    }
-  }
+  RewritingTransport<ItemPage>(
+    base: base, matches: { $0.method == "GET" },
+    rewrite: { page in
+      for index in page.items.indices where page.items[index].text == "poison" {
+        page.items[index].senderId = "Not Valid"
+      }
+    })
 }
 
 /// Every post is answered with sequence 1, which another message already holds.
 func clashingReplies(base: any HTTPTransport) -> any HTTPTransport {
-  RewritingTransport(base: base) { request, json in
-    if request.method == "POST", request.path.hasSuffix("/messages") { json["sequence"] = 1 }
-  }
+  RewritingTransport<Item>(
+    base: base, matches: { $0.method == "POST" && $0.path.hasSuffix("/messages") },
+    rewrite: { $0.sequence = 1 })
 }
 
 /// Every conversation in a sync reply has an ID this client cannot read.
 func unreadableSync(base: any HTTPTransport) -> any HTTPTransport {
-  RewritingTransport(base: base) { request, json in
-    guard request.path == "/v1/sync", let items = json["conversations"] as? [[String: Any]]
-    else { return }
-    json["conversations"] = items.map { item in
-      var item = item
-      item["id"] = "not/valid"
-      return item
-    }
-  }
+  RewritingTransport<SyncResponse>(
+    base: base, matches: { $0.path == "/v1/sync" },
+    rewrite: { sync in
+      for index in sync.conversations.indices { sync.conversations[index].id = "not/valid" }
+    })
 }

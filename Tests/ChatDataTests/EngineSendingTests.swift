@@ -2,6 +2,7 @@ import ChatDomain
 import ChatTestSupport
 import Foundation
 import SQLite
+import Support
 import Testing
 
 @testable import ChatData
@@ -95,18 +96,6 @@ struct EngineSendingTests {
     #expect(p.alice.network.postedIDs.count == 2)
     #expect(await p.alice.engine.outboxCount() == 0)
     await p.close()
-  }
-
-  @Test func backoffGrowsWithEachFailureAndHasJitter() {
-    let backoff = Backoff()
-    let random = SeededRandomSource(seed: 3)
-    let delays = (1...8).map { backoff.delay(attempt: $0, random: random) }
-    for (attempt, delay) in delays.enumerated() {
-      let full = min(Duration.seconds(30), .milliseconds(500) * (1 << attempt))
-      #expect(delay >= full / 2 && delay <= full)
-    }
-    #expect(Set(delays).count == delays.count)
-    #expect(backoff.delay(attempt: 1, retryAfter: .seconds(9), random: random) == .seconds(9))
   }
 
   @Test func aRejectedMessageFailsAloneAndTheNextStillGoes() async throws {

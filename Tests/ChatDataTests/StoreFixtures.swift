@@ -1,12 +1,13 @@
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 @testable import ChatData
 
 /// A store on a real in-memory SQLite, on its own executor (a thread, ended with the fixture).
 final class StoreFixture {
-  let executor: DatabaseExecutor
+  let executor: ThreadExecutor
   let store: MessageStore
   let me = UserID("alice")
   let bob = UserID("bob")
@@ -14,12 +15,12 @@ final class StoreFixture {
   let chat = ConversationID("c1")
 
   static func make(_ location: Database.Location = .memory) async throws -> StoreFixture {
-    let executor = DatabaseExecutor(name: "test.store")
+    let executor = ThreadExecutor(name: "test.store")
     let store = try await MessageStore.open(location, executor: executor)
     return StoreFixture(store: store, executor: executor)
   }
 
-  private init(store: MessageStore, executor: DatabaseExecutor) {
+  private init(store: MessageStore, executor: ThreadExecutor) {
     self.store = store
     self.executor = executor
   }

@@ -1,6 +1,9 @@
+import ChatAPI
 import ChatDomain
 import ChatServer
+import ChatTestSupport
 import Foundation
+import Support
 import Testing
 
 @Suite struct AuthTests {
@@ -25,7 +28,7 @@ import Testing
 
   /// Authorization headers that must all be refused, by name.
   static func badAuthorizations(server: TestServer, otherServer: TestServer) async throws
-    -> [(String, [String: String])]
+    -> [(String, HeaderFields)]
   {
     let valid = try await server.login("alice")
     let foreign = try await otherServer.login("alice")
@@ -93,7 +96,7 @@ import Testing
   }
 
   @Test func devLoginAnswersTokensWithTheRightExpiry() async throws {
-    let clock = ManualClock(Timestamp(millisecondsSince1970: 1_796_047_323_123))
+    let clock = ManualClock(wallClock: Timestamp(millisecondsSince1970: 1_796_047_323_123))
     let server = try TestServer(clock: clock)
     let response = await server.request(
       "POST", "/v1/auth/dev-login", body: #"{"userId":"alice","deviceId":"phone"}"#)

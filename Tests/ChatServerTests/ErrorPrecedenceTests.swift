@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatServer
 import Testing
 
@@ -172,14 +173,14 @@ import Testing
   }
 
   @Test func outOfRangeNumbersAreInvalid() async throws {
-    for query in [
+    for query: QueryItems in [
       ["limit": "0"], ["limit": "201"], ["limit": "-1"], ["before": "-1"], ["after": "-5"],
       ["before": "3", "after": "1"], ["limit": "99999999999999999999999"],
     ] {
       let response = await server.messages(in: conversation, as: alice, query: query)
       expect(response, 422, "invalid")
     }
-    for query in [
+    for query: QueryItems in [
       ["limit": "1.5"], ["limit": ""], ["before": "x"], ["after": "+1"], ["limit": " 5"],
     ] {
       let response = await server.messages(in: conversation, as: alice, query: query)

@@ -1,6 +1,8 @@
+import ChatAPI
 import ChatServer
 import Foundation
 import SQLite
+import Support
 import Testing
 
 /// Durable sends per second with many concurrent clients, over a real file store (WAL,
@@ -18,9 +20,9 @@ struct GroupCommitBenchmark {
   @Test(arguments: [false, true], [true, false])
   func durableSendsPerSecond(storeOnItsOwnExecutor: Bool, onDisk: Bool) async throws {
     let folder = try TemporaryFolder()
-    let serviceExecutor = DatabaseExecutor(name: "bench.service")
+    let serviceExecutor = ThreadExecutor(name: "bench.service")
     let storeExecutor =
-      storeOnItsOwnExecutor ? DatabaseExecutor(name: "bench.store") : serviceExecutor
+      storeOnItsOwnExecutor ? ThreadExecutor(name: "bench.store") : serviceExecutor
     defer {
       serviceExecutor.shutdown()
       storeExecutor.shutdown()
@@ -29,7 +31,7 @@ struct GroupCommitBenchmark {
       onDisk ? .dataFolder(folder.path) : .memory, executor: storeExecutor)
     let service = ChatService(
       store: store, configuration: ServerConfiguration(devMode: true, rateLimit: nil),
-      clock: SystemClock(), random: SystemRandomNumberGenerator(), executor: serviceExecutor)
+      clock: SystemTimeSource(), random: SystemRandomNumberGenerator(), executor: serviceExecutor)
 
     var requests: [APIRequest] = []
     for pair in 0..<(Self.clients / 2) {
@@ -76,7 +78,7 @@ struct GroupCommitBenchmark {
       return await group.reduce(0, +)
     }
     let elapsed = clock.now - started
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let seconds: Double = elapsed.secondsValue
     let metrics = TestResponse(await service.handle(APIRequest(method: "GET", path: "/metrics")))
       .text
     let commits = metrics.split(separator: "\n").first { $0.hasPrefix("chat_store_commits_total ") }

@@ -1,3 +1,4 @@
+import ChatAPI
 import Foundation
 import SQLite
 import Testing

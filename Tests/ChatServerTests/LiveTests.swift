@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatServer
 import Testing
 
@@ -211,7 +212,7 @@ import Testing
       configuration: ServerConfiguration(
         devMode: true, rateLimit: RateLimit(burst: 1, perSecond: 1)))
     let alice = try await limited.login("alice")
-    let headers = ["authorization": "Bearer \(alice.accessToken)"]
+    let headers: HeaderFields = ["authorization": "Bearer \(alice.accessToken)"]
     guard
       case .refused(let wrongPath) = await limited.service.openLive(
         APIRequest(method: "GET", path: "/v1/elsewhere", headers: headers))
@@ -228,7 +229,7 @@ import Testing
       return
     }
     #expect(limitedResponse.status == 429)
-    #expect(limitedResponse.header("Retry-After") == "1")
+    #expect(limitedResponse.headers["Retry-After"] == "1")
   }
 
   @Test func aPlainRequestToTheLivePathAsksForTheUpgrade() async throws {

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatServer
 import Foundation
 import Testing
@@ -149,7 +150,7 @@ import Testing
         try await server.send("m\(index)", to: conversation, as: index % 2 == 0 ? alice : bob)
           .status == 201)
     }
-    func page(_ query: [String: String]) async -> (sequences: [Int], hasMore: Bool?) {
+    func page(_ query: QueryItems) async -> (sequences: [Int], hasMore: Bool?) {
       let response = await server.messages(in: conversation, as: alice, query: query)
       #expect(response.status == 200)
       return (response.sequences, response.hasMore)

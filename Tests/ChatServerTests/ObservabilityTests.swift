@@ -49,7 +49,7 @@ import Testing
     #expect(requests[3]["code"] == "unauthorized")
     #expect(
       send.line
-        == "event=request method=POST route=/v1/conversations/{id}/messages status=201 duration_us=0 user=alice"
+        == "event=request level=info method=POST route=/v1/conversations/{id}/messages status=201 duration_us=0 user=alice"
     )
   }
 

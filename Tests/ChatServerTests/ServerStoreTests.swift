@@ -1,6 +1,8 @@
 import ChatDomain
+import ChatTestSupport
 import Foundation
 import SQLite
+import Support
 import Testing
 
 @testable import ChatServer
@@ -8,7 +10,7 @@ import Testing
 @Suite struct ServerStoreTests {
   @Test func aFileStoreIsOwnerOnlyWALAndSynchronousFull() async throws {
     let folder = try TemporaryFolder()
-    let executor = DatabaseExecutor(name: "test.store")
+    let executor = ThreadExecutor(name: "test.store")
     defer { executor.shutdown() }
     let store = try ServerStore(.dataFolder(folder.path), executor: executor)
     let settings = try await store.withDatabase { db in
@@ -57,7 +59,7 @@ import Testing
       try ServerStore.migrator.migrate(db)
       try db.run("INSERT INTO schema_migrations (identifier) VALUES ('v99')")
     }
-    let executor = DatabaseExecutor(name: "test.newer")
+    let executor = ThreadExecutor(name: "test.newer")
     defer { executor.shutdown() }
     #expect(throws: MigrationError.unknownMigrations(["v99"])) {
       try ServerStore(.file(path: path), executor: executor)
@@ -65,7 +67,7 @@ import Testing
   }
 
   @Test func theSchemaHoldsTheIdempotencyAndSequenceKeys() async throws {
-    let executor = DatabaseExecutor(name: "test.schema")
+    let executor = ThreadExecutor(name: "test.schema")
     defer { executor.shutdown() }
     let store = try ServerStore(.memory, executor: executor)
     let indexes = try await store.withDatabase { db in

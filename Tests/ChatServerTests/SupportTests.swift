@@ -1,79 +1,10 @@
+import ChatAPI
 import ChatDomain
 import Foundation
+import Support
 import Testing
 
 @testable import ChatServer
-
-@Suite struct JSONTests {
-  @Test func parsesEveryKindOfValue() throws {
-    let value = try JSONParser.parse(
-      #" { "a" : [1, -2, 3.5, 1e3, true, false, null, "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"], "b": {} } "#
-    )
-    #expect(
-      value.text == #"{"a":[1,-2,3.5,1000.0,true,false,null,"x\"\\/\u0008\u000c\n\r\té😀"],"b":{}}"#)
-  }
-
-  @Test func refusesWhatIsNotStrictJSON() {
-    let invalid = [
-      "", "{", "}", "[1,]", #"{"a":1,}"#, #"{"a" 1}"#, "01", "1.", ".5", "-", "+1", "1e",
-      "tru", "nul", #""unterminated"#, "\"tab\there\"", #""\x""#, #""\ud800""#, #""\udc00""#,
-      #""\ud800\u0041""#, #"{"a":1,"a":2}"#, "1 2", "[1] x", "//", "NaN", "'a'",
-      String(repeating: "[", count: 65) + String(repeating: "]", count: 65),
-    ]
-    for text in invalid {
-      #expect(throws: JSONSyntaxError.self, "\(text)") { try JSONParser.parse(text) }
-    }
-    #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
-    #expect(throws: Never.self) {
-      try JSONParser.parse(String(repeating: "[", count: 64) + String(repeating: "]", count: 64))
-    }
-  }
-
-  @Test func integersOutsideIntBecomeNumbers() throws {
-    guard case .integer(let small) = try JSONParser.parse("9223372036854775807") else {
-      Issue.record("Int.max is an integer")
-      return
-    }
-    #expect(small == Int.max)
-    guard case .number(let big) = try JSONParser.parse("9223372036854775808") else {
-      Issue.record("Int.max + 1 is a number")
-      return
-    }
-    #expect(big == 9_223_372_036_854_775_808)
-  }
-
-  @Test func writingEscapesOnlyWhatJSONRequiresAndFoundationReadsItBack() throws {
-    let text = "q\" b\\ nl\n cr\r tab\t nul\u{0} us\u{1F} del\u{7F} é 😀 \u{2028} /"
-    let written = JSON.object(["k": .string(text)]).text
-    let read = try JSONSerialization.jsonObject(with: Data(written.utf8)) as? [String: String]
-    #expect(read?["k"].map { Array($0.utf8) } == Array(text.utf8))
-    #expect(written.contains("é 😀"))
-  }
-}
-
-@Suite struct TimestampTests {
-  @Test func rfc3339MatchesFoundationsFormatter() {
-    let formatter = ISO8601DateFormatter()
-    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    var random = SplitMix64(seed: 11)
-    var samples: [Int64] = [
-      0, 1, 999, 1_000, 86_399_999, 86_400_000, 951_782_400_000, 4_107_542_399_999,
-    ]
-    for _ in 0..<2_000 { samples.append(Int64.random(in: 0...4_102_444_800_000, using: &random)) }
-    for milliseconds in samples {
-      let ours = Timestamp(millisecondsSince1970: milliseconds).rfc3339
-      let theirs = formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1_000))
-      #expect(ours == theirs, "\(milliseconds)")
-    }
-  }
-
-  @Test func formatsTheExampleOfTheContract() {
-    #expect(
-      Timestamp(millisecondsSince1970: 1_796_047_323_123).rfc3339 == "2026-11-30T14:02:03.123Z")
-    #expect(Timestamp(nanosecondsSince1970: -1).rfc3339 == "1969-12-31T23:59:59.999Z")
-  }
-}
 
 @Suite struct CryptoTests {
   @Test func sha256AndHMACMatchPublishedVectors() {
@@ -134,29 +65,6 @@ import Testing
     for invalid in ["", "Alice", "al ice", "al/ice", "é", String(repeating: "z", count: 65), "a\n"]
     {
       #expect(!Identifiers.isValidUserID(invalid), "\(invalid)")
-    }
-  }
-
-  @Test func uuidsAreCanonicalisedToLowercase() {
-    #expect(
-      Identifiers.canonicalUUID("0193A3C4-5D6E-7F80-9A1B-2C3D4E5F6A7B")
-        == "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b")
-    for invalid in [
-      "", "0193a3c45d6e7f809a1b2c3d4e5f6a7b", "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a7",
-      "{0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b}",
-      "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a7g", "0193a3c4_5d6e-7f80-9a1b-2c3d4e5f6a7b",
-    ] {
-      #expect(Identifiers.canonicalUUID(invalid) == nil, "\(invalid)")
-    }
-  }
-
-  @Test func generatedUUIDsAreVersion4AndValid() {
-    var random = SplitMix64(seed: 1)
-    for _ in 0..<100 {
-      let uuid = random.uuidString()
-      #expect(Identifiers.canonicalUUID(uuid) == uuid)
-      #expect(Array(uuid)[14] == "4")
-      #expect("89ab".contains(Array(uuid)[19]))
     }
   }
 }

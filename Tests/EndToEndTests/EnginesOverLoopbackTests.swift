@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import ChatServer
@@ -83,8 +84,7 @@ struct EnginesOverLoopbackTests {
     let server = try LoopbackServer()
     let login = try await Self.post(
       "/v1/auth/dev-login", #"{"userId":"carol","deviceId":"cli"}"#, to: server)
-    let token = try #require(
-      (try JSONSerialization.jsonObject(with: login) as? [String: Any])?["accessToken"] as? String)
+    let token = try APICoding.decode(Tokens.self, from: login).accessToken
     let socket = try await WebSocketClient.connect(
       to: server.liveURL, headers: ["Authorization": "Bearer \(token)"])
 
@@ -98,16 +98,18 @@ struct EnginesOverLoopbackTests {
 
   static func get(_ path: String, from server: LoopbackServer) async throws -> String {
     let response = try await URLSessionTransport(baseURL: server.baseURL).send(
-      HTTPRequest(method: "GET", path: path))
+      APIRequest(method: "GET", path: path))
     #expect(response.status == 200)
     return String(decoding: response.body, as: UTF8.self)
   }
 
-  static func post(_ path: String, _ body: String, to server: LoopbackServer) async throws -> Data {
+  static func post(_ path: String, _ body: String, to server: LoopbackServer) async throws
+    -> [UInt8]
+  {
     let response = try await URLSessionTransport(baseURL: server.baseURL).send(
-      HTTPRequest(
+      APIRequest(
         method: "POST", path: path, headers: ["Content-Type": "application/json"],
-        body: Data(body.utf8)))
+        body: Array(body.utf8)))
     #expect(response.status == 200)
     return response.body
   }

@@ -1,6 +1,7 @@
 import ChatLoad
 import ChatServerTool
 import Foundation
+import Support
 import Testing
 
 @testable import ChatServer

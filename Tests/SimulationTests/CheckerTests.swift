@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import ChatPresentation
 import Foundation
@@ -46,9 +47,10 @@ import Testing
         LoggedConversation(
           id: conversation, members: [alice, bob],
           messages: log[conversation]!.map { id, sequence, text in
-            WireMessage(
-              clientMessageId: id, conversationId: conversation.rawValue,
-              senderId: sender.rawValue, text: text, sequence: sequence)
+            Item(
+              id: "server-\(sequence)", clientMessageId: id,
+              conversationId: conversation.rawValue, senderId: sender.rawValue, text: text,
+              sequence: sequence, sentAt: "2026-11-30T14:02:03.123Z")
           })
       }
       checker.checkEnd(log: logged, finals: [], simulation: simulation)

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Support
 
 @testable import Wire
 
@@ -52,7 +53,7 @@ func rawExchange(port: Int, _ request: String) async -> String {
   return String(decoding: response, as: UTF8.self)
 }
 
-/// A serial executor with its own thread, like the client engine's `DatabaseExecutor`.
+/// A serial executor with its own thread, like the client engine's `ThreadExecutor`.
 final class ThreadExecutor: SerialExecutor, @unchecked Sendable {
   // @unchecked: `jobs` and `stopped` are touched only while holding `condition`.
   private let condition = NSCondition()

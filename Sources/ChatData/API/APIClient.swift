@@ -1,13 +1,16 @@
+import ChatAPI
 import ChatDomain
-import Foundation
+import Support
 
 /// The endpoints of API.md, with the bearer token on every request.
 ///
 /// A 401 refreshes the token once and retries the request once; a second 401 is `signedOut`.
-/// Replies are decoded into DTOs here and go no further than the source repositories.
+/// Replies are decoded into `ChatAPI` shapes here and go no further than the source
+/// repositories.
 struct APIClient: Sendable {
   let transport: any HTTPTransport
   let session: SessionManager
+  let retryPolicy: RetryPolicy
 
   // MARK: - Messages
 
@@ -15,106 +18,111 @@ struct APIClient: Sendable {
   /// newer than `after`. Items are in ascending sequence order.
   func messages(
     in conversation: ConversationID, before: Int? = nil, after: Int? = nil, limit: Int
-  ) async throws(APIError) -> MessagePageDTO {
-    var query = [(name: "limit", value: String(limit))]
-    if let before { query.append((name: "before", value: String(before))) }
-    if let after { query.append((name: "after", value: String(after))) }
+  ) async throws(RequestFailure) -> ItemPage {
+    var query: QueryItems = ["limit": String(limit)]
+    if let before { query.append("before", String(before)) }
+    if let after { query.append("after", String(after)) }
     return try await decode(
-      MessagePageDTO.self,
-      HTTPRequest(method: "GET", path: "/v1/conversations/\(conversation)/messages", query: query))
+      ItemPage.self, APIRequest(.listItems(conversation: conversation.rawValue), query: query))
   }
 
   /// Posts a message; the same client message ID again answers with the stored one.
-  func postMessage(_ body: PostMessageDTO, in conversation: ConversationID) async throws(APIError)
-    -> MessageDTO
+  func postMessage(_ body: PostItem, in conversation: ConversationID)
+    async throws(RequestFailure) -> Item
   {
     try await decode(
-      MessageDTO.self,
-      try Self.jsonRequest("POST", "/v1/conversations/\(conversation)/messages", body))
+      Item.self, APIRequest(.postItem(conversation: conversation.rawValue), json: body))
   }
 
   // MARK: - Receipts
 
-  func receipts(in conversation: ConversationID) async throws(APIError) -> ReceiptsDTO {
+  func receipts(in conversation: ConversationID) async throws(RequestFailure) -> ReceiptsResponse {
     try await decode(
-      ReceiptsDTO.self,
-      HTTPRequest(method: "GET", path: "/v1/conversations/\(conversation)/receipts"))
+      ReceiptsResponse.self, APIRequest(.receipts(conversation: conversation.rawValue)))
   }
 
-  func postRead(upTo sequence: Int, in conversation: ConversationID) async throws(APIError) {
+  func postRead(upTo sequence: Int, in conversation: ConversationID)
+    async throws(RequestFailure)
+  {
     _ = try await send(
-      try Self.jsonRequest(
-        "POST", "/v1/conversations/\(conversation)/read", UpToDTO(upToSequence: sequence)))
+      APIRequest(.read(conversation: conversation.rawValue), json: UpTo(upToSequence: sequence)))
   }
 
-  func postDelivered(upTo sequence: Int, in conversation: ConversationID) async throws(APIError) {
+  func postDelivered(upTo sequence: Int, in conversation: ConversationID)
+    async throws(RequestFailure)
+  {
     _ = try await send(
-      try Self.jsonRequest(
-        "POST", "/v1/conversations/\(conversation)/delivered", UpToDTO(upToSequence: sequence)))
+      APIRequest(
+        .delivered(conversation: conversation.rawValue), json: UpTo(upToSequence: sequence)))
   }
 
   // MARK: - Conversations
 
-  func sync(cursor: String?) async throws(APIError) -> SyncDTO {
+  func sync(cursor: String?) async throws(RequestFailure) -> SyncResponse {
     try await decode(
-      SyncDTO.self,
-      HTTPRequest(
-        method: "GET", path: "/v1/sync", query: cursor.map { [(name: "cursor", value: $0)] } ?? []))
+      SyncResponse.self, APIRequest(.sync, query: cursor.map { ["cursor": $0] } ?? [:]))
   }
 
-  func createConversation(_ body: CreateConversationDTO) async throws(APIError) -> ConversationDTO {
+  func createConversation(_ body: CreateConversation) async throws(RequestFailure)
+    -> ConversationItem
+  {
     try await decode(
-      ConversationDTO.self, try Self.jsonRequest("POST", "/v1/conversations", body))
+      CreatedConversation.self, APIRequest(.createConversation, json: body)
+    ).conversation
   }
 
   // MARK: - Sign-in (no token)
 
   /// `POST /v1/auth/dev-login`: a server in dev mode signs anyone in.
-  static func devLogin(user: UserID, device: DeviceID, transport: any HTTPTransport)
-    async throws(APIError) -> TokensDTO
-  {
-    let request = try jsonRequest(
-      "POST", "/v1/auth/dev-login", DevLoginDTO(userId: user.rawValue, deviceId: device.rawValue))
-    let response: HTTPResponse
+  static func devLogin(
+    user: UserID, device: DeviceID, transport: any HTTPTransport, retryPolicy: RetryPolicy
+  ) async throws(RequestFailure) -> Tokens {
+    let request = APIRequest(
+      .devLogin, json: DevLogin(userId: user.rawValue, deviceId: device.rawValue))
+    let response: APIResponse
     do {
       response = try await transport.send(request)
     } catch {
       throw map(error)
     }
-    guard response.status == 200 else { throw classify(response) }
-    guard let tokens = try? JSONDecoder().decode(TokensDTO.self, from: response.body) else {
-      throw .malformedReply("dev-login")
-    }
-    return tokens
+    guard response.status == 200 else { throw classify(response, retryPolicy: retryPolicy) }
+    return try read(Tokens.self, from: response, of: request)
   }
 
   // MARK: - Plumbing
 
-  private func decode<T: Decodable>(_ type: T.Type, _ request: HTTPRequest) async throws(APIError)
-    -> T
+  private func decode<T: Decodable>(_ type: T.Type, _ request: APIRequest)
+    async throws(RequestFailure) -> T
   {
-    let response = try await send(request)
+    try Self.read(type, from: try await send(request), of: request)
+  }
+
+  /// The body of a successful reply as `T`; an unreadable one is `malformedReply` (temporary:
+  /// a proxy's page or a cut body is not the server's answer).
+  static func read<T: Decodable>(_ type: T.Type, from response: APIResponse, of request: APIRequest)
+    throws(RequestFailure) -> T
+  {
     do {
-      return try JSONDecoder().decode(T.self, from: response.body)
+      return try APICoding.decode(T.self, from: response.body)
     } catch {
       throw .malformedReply("\(request.method) \(request.path): \(error)")
     }
   }
 
   /// Sends with the current token; on 401 refreshes once and sends again.
-  private func send(_ request: HTTPRequest) async throws(APIError) -> HTTPResponse {
+  private func send(_ request: APIRequest) async throws(RequestFailure) -> APIResponse {
     let token = try await session.accessToken()
     let response = try await attempt(request, token: token)
-    guard response.status == 401 else { return try Self.check(response) }
+    guard response.status == 401 else { return try check(response) }
     let fresh = try await session.refresh(after: token)
     let retried = try await attempt(request, token: fresh)
-    guard retried.status == 401 else { return try Self.check(retried) }
+    guard retried.status == 401 else { return try check(retried) }
     await session.signOut()
     throw .signedOut
   }
 
-  private func attempt(_ request: HTTPRequest, token: String) async throws(APIError)
-    -> HTTPResponse
+  private func attempt(_ request: APIRequest, token: String) async throws(RequestFailure)
+    -> APIResponse
   {
     var request = request
     request.headers["Authorization"] = "Bearer \(token)"
@@ -125,50 +133,35 @@ struct APIClient: Sendable {
     }
   }
 
-  private static func check(_ response: HTTPResponse) throws(APIError) -> HTTPResponse {
-    guard (200..<300).contains(response.status) else { throw classify(response) }
+  private func check(_ response: APIResponse) throws(RequestFailure) -> APIResponse {
+    guard (200..<300).contains(response.status) else {
+      throw Self.classify(response, retryPolicy: retryPolicy)
+    }
     return response
   }
 
-  static func map(_ error: TransportError) -> APIError {
+  static func map(_ error: TransportError) -> RequestFailure {
     switch error {
     case .offline(let reason): .offline(reason)
     case .timeout: .timeout
     }
   }
 
-  /// The longest `Retry-After` obeyed: a wrong header must not stop the outbox for a year.
-  static let maximumRetryAfter = 3_600
-
-  /// Maps a non-2xx response: 5xx, 408 and 429 are temporary; other 4xx are rejections.
-  static func classify(_ response: HTTPResponse) -> APIError {
-    let retryAfter = response.headers["retry-after"].flatMap { Int($0) }.map {
-      Duration.seconds(min(max(0, $0), maximumRetryAfter))
-    }
+  /// Maps a non-2xx response: 5xx, 408 and 429 are temporary (not retried before the capped
+  /// `Retry-After`); other 4xx are rejections.
+  static func classify(_ response: APIResponse, retryPolicy: RetryPolicy) -> RequestFailure {
     switch response.status {
     case 429, 408, 500...599:
-      return .unavailable(status: response.status, retryAfter: retryAfter)
+      return .unavailable(
+        status: response.status,
+        retryAfter: retryPolicy.retryAfter(header: response.headers["Retry-After"]))
     case 401:
       return .signedOut
     default:
-      let body = try? JSONDecoder().decode(ErrorDTO.self, from: response.body)
+      let body = response.errorBody
       return .rejected(
         status: response.status, code: body?.error.code ?? "http_\(response.status)",
         message: body?.error.message ?? "HTTP \(response.status)")
     }
-  }
-
-  static func jsonRequest<Body: Encodable>(_ method: String, _ path: String, _ body: Body)
-    throws(APIError) -> HTTPRequest
-  {
-    let data: Data
-    do {
-      data = try JSONEncoder().encode(body)
-    } catch {
-      throw .rejected(status: 0, code: "encoding", message: "\(error)")
-    }
-    return HTTPRequest(
-      method: method, path: path, headers: ["Content-Type": "application/json; charset=utf-8"],
-      body: data)
   }
 }

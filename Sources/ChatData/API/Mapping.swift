@@ -1,40 +1,43 @@
+import ChatAPI
 import ChatDomain
 import Foundation
+import Support
 
-// DTO → store record. A DTO this client cannot read (an invalid ID, a bad date, a sequence
-// below 1) maps to nil and is dropped by the caller with a log line, never saved half-read.
+// Wire shape → store record. A shape this client cannot read (an invalid ID, a bad date, a
+// sequence below 1) maps to nil and is dropped by the caller with a log line, never saved
+// half-read.
 
 extension MessageRecord {
-  init?(_ dto: MessageDTO) {
-    guard let conversation = ConversationID(rawValue: dto.conversationId),
-      let clientID = MessageID(rawValue: dto.clientMessageId),
-      let sender = UserID(rawValue: dto.senderId),
-      let sentAt = APIDate.parse(dto.sentAt),
-      dto.sequence >= 1
+  init?(_ item: Item) {
+    guard let conversation = ConversationID(rawValue: item.conversationId),
+      let clientID = MessageID(rawValue: item.clientMessageId),
+      let sender = UserID(rawValue: item.senderId),
+      let sentAt = Timestamp(rfc3339: item.sentAt),
+      item.sequence >= 1
     else { return nil }
     self.init(
-      conversationID: conversation, clientID: clientID, senderID: sender, serverID: dto.id,
-      text: dto.text, sequence: dto.sequence, sentAt: sentAt, state: .sent, failure: nil)
+      conversationID: conversation, clientID: clientID, senderID: sender, serverID: item.id,
+      text: item.text, sequence: item.sequence, sentAt: sentAt.date, state: .sent, failure: nil)
   }
 }
 
 extension ServerConversation {
-  init?(_ dto: ConversationDTO) {
-    guard let id = ConversationID(rawValue: dto.id),
-      let createdAt = APIDate.parse(dto.createdAt),
-      dto.lastSequence >= 0, dto.readUpTo >= 0
+  init?(_ item: ConversationItem) {
+    guard let id = ConversationID(rawValue: item.id),
+      let createdAt = Timestamp(rfc3339: item.createdAt),
+      item.lastSequence >= 0, item.readUpTo >= 0
     else { return nil }
-    let members = dto.memberIds.compactMap { UserID(rawValue: $0) }
-    guard members.count == dto.memberIds.count else { return nil }
+    let members = item.memberIds.compactMap { UserID(rawValue: $0) }
+    guard members.count == item.memberIds.count else { return nil }
     self.init(
-      id: id, title: dto.title, memberIDs: members, createdAt: createdAt,
-      lastSequence: dto.lastSequence, readUpTo: dto.readUpTo)
+      id: id, title: item.title, memberIDs: members, createdAt: createdAt.date,
+      lastSequence: item.lastSequence, readUpTo: item.readUpTo)
   }
 }
 
 extension MemberReceiptRecord {
-  init?(_ dto: MemberReceiptDTO) {
-    guard let user = UserID(rawValue: dto.userId) else { return nil }
-    self.init(userID: user, deliveredUpTo: dto.deliveredUpTo, readUpTo: dto.readUpTo)
+  init?(_ receipts: MemberReceipts) {
+    guard let user = UserID(rawValue: receipts.userId) else { return nil }
+    self.init(userID: user, deliveredUpTo: receipts.deliveredUpTo, readUpTo: receipts.readUpTo)
   }
 }

@@ -1,6 +1,8 @@
+import ChatAPI
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// Holds this device's tokens and refreshes them.
 ///
@@ -16,14 +18,16 @@ actor SessionManager {
   private let store: MessageStore
   private let transport: any HTTPTransport
   private let log: any LogSink
-  private var refreshing: Task<Result<String, APIError>, Never>?
+  private let retryPolicy: RetryPolicy
+  private var refreshing: Task<Result<String, RequestFailure>, Never>?
   private(set) var isSignedOut = false
   private var signedOutWatchers: [@Sendable () async -> Void] = []
 
   init(
     session: SessionRecord, store: MessageStore, transport: any HTTPTransport, log: any LogSink,
-    executor: any SerialTaskExecutor
+    retryPolicy: RetryPolicy, executor: any SerialTaskExecutor
   ) {
+    self.retryPolicy = retryPolicy
     self.session = session
     self.store = store
     self.transport = transport
@@ -34,7 +38,7 @@ actor SessionManager {
   var userID: UserID { session.userID }
 
   /// The current access token, or `signedOut`.
-  func accessToken() throws(APIError) -> String {
+  func accessToken() throws(RequestFailure) -> String {
     guard !isSignedOut else { throw .signedOut }
     return session.accessToken
   }
@@ -45,7 +49,7 @@ actor SessionManager {
   }
 
   /// Refreshes the tokens after `failedToken` was refused, once for all callers.
-  func refresh(after failedToken: String) async throws(APIError) -> String {
+  func refresh(after failedToken: String) async throws(RequestFailure) -> String {
     guard !isSignedOut else { throw .signedOut }
     if session.accessToken != failedToken { return session.accessToken }
     if let refreshing { return try await refreshing.value.get() }
@@ -56,12 +60,9 @@ actor SessionManager {
     return try result.get()
   }
 
-  private func performRefresh() async -> Result<String, APIError> {
-    let body = try? JSONEncoder().encode(RefreshDTO(refreshToken: session.refreshToken))
-    let request = HTTPRequest(
-      method: "POST", path: "/v1/auth/refresh",
-      headers: ["Content-Type": "application/json; charset=utf-8"], body: body)
-    let response: HTTPResponse
+  private func performRefresh() async -> Result<String, RequestFailure> {
+    let request = APIRequest(.refresh, json: Refresh(refreshToken: session.refreshToken))
+    let response: APIResponse
     do {
       response = try await transport.send(request)
     } catch {
@@ -69,8 +70,8 @@ actor SessionManager {
     }
     switch response.status {
     case 200:
-      guard let tokens = try? JSONDecoder().decode(TokensDTO.self, from: response.body),
-        let expiresAt = APIDate.parse(tokens.expiresAt)
+      guard let tokens = try? APIClient.read(Tokens.self, from: response, of: request),
+        let expiresAt = Timestamp(rfc3339: tokens.expiresAt)?.date
       else { return .failure(.malformedReply("refresh")) }
       session.accessToken = tokens.accessToken
       session.refreshToken = tokens.refreshToken
@@ -86,7 +87,7 @@ actor SessionManager {
       await signOut()
       return .failure(.signedOut)
     default:
-      return .failure(APIClient.classify(response))
+      return .failure(APIClient.classify(response, retryPolicy: retryPolicy))
     }
   }
 

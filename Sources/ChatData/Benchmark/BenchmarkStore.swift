@@ -1,6 +1,7 @@
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// The message store, reached directly by `chat-bench` (issue 7), for the figures that measure
 /// the store itself below the repositories: ingest (B1), the conversation window (B2) and

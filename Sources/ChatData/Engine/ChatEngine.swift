@@ -1,6 +1,8 @@
+import ChatAPI
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// The composition root: the one object an app creates at launch. It owns the database, the
 /// one socket, and the shared repositories, and wires the socket's events to their owners.
@@ -16,7 +18,7 @@ public final class ChatEngine: Sendable {
   public struct Environment: Sendable {
     public var http: any HTTPTransport
     public var live: any LiveTransport
-    public var clock: any EngineClock
+    public var clock: any TimeSource
     public var random: any RandomSource
     public var ids: (any MessageIDGenerator)?
     public var network: any NetworkMonitor
@@ -27,9 +29,10 @@ public final class ChatEngine: Sendable {
     package var knownBugs: KnownBugs = []
 
     public init(
-      http: any HTTPTransport, live: any LiveTransport, clock: any EngineClock = SystemClock(),
+      http: any HTTPTransport, live: any LiveTransport,
+      clock: any TimeSource = SystemTimeSource(),
       random: any RandomSource = SystemRandomSource(), ids: (any MessageIDGenerator)? = nil,
-      network: any NetworkMonitor = NoNetworkMonitor(), log: any LogSink = NoLogSink(),
+      network: any NetworkMonitor = NoNetworkMonitor(), log: any LogSink = DiscardingLogSink(),
       executor: (any SerialTaskExecutor)? = nil
     ) {
       self.http = http
@@ -68,13 +71,14 @@ public final class ChatEngine: Sendable {
     user: UserID, device: DeviceID, database location: Database.Location,
     environment: Environment
   ) async throws(ChatError) -> ChatEngine {
-    let tokens: TokensDTO
+    let tokens: Tokens
     do {
-      tokens = try await APIClient.devLogin(user: user, device: device, transport: environment.http)
+      tokens = try await APIClient.devLogin(
+        user: user, device: device, transport: environment.http, retryPolicy: RetryPolicy())
     } catch {
       throw error.chatError
     }
-    guard let expiresAt = APIDate.parse(tokens.expiresAt) else {
+    guard let expiresAt = Timestamp(rfc3339: tokens.expiresAt)?.date else {
       throw .unavailable(retryAfterSeconds: nil)
     }
     let session = SessionRecord(
@@ -94,9 +98,9 @@ public final class ChatEngine: Sendable {
     _ location: Database.Location, environment: Environment, newSession: SessionRecord?
   ) async throws(ChatError) -> ChatEngine {
     let ownsExecutor = environment.executor == nil
-    let executor = environment.executor ?? DatabaseExecutor(name: "chat.engine")
+    let executor = environment.executor ?? ThreadExecutor(name: "chat.engine")
     func fail(_ error: ChatError) -> ChatError {
-      if ownsExecutor, let thread = executor as? DatabaseExecutor { thread.shutdown() }
+      if ownsExecutor, let thread = executor as? ThreadExecutor { thread.shutdown() }
       return error
     }
     let store: MessageStore
@@ -124,7 +128,7 @@ public final class ChatEngine: Sendable {
       throw fail(.storage("\(error)"))
     }
     let ids =
-      environment.ids ?? UUIDv7Generator(now: { [clock = environment.clock] in clock.now() })
+      environment.ids ?? UUIDv7Generator(now: { [clock = environment.clock] in clock.now().date })
     // IDs made by an earlier launch still waiting in the outbox keep sorting before new ones.
     for message in (try? await store.unsent()) ?? [] { ids.observe(message.clientID) }
     return ChatEngine(
@@ -139,15 +143,16 @@ public final class ChatEngine: Sendable {
   ) {
     self.location = location
     self.ownsExecutor = ownsExecutor
+    let retryPolicy = RetryPolicy()
     let session = SessionManager(
       session: record, store: store, transport: environment.http, log: environment.log,
-      executor: executor)
+      retryPolicy: retryPolicy, executor: executor)
     self.session = session
     let context = EngineContext(
       executor: executor, me: record.userID, store: store,
-      api: APIClient(transport: environment.http, session: session), clock: environment.clock,
-      random: environment.random, ids: ids, log: environment.log,
-      metrics: ClientMetrics(executor: executor), backoff: Backoff(),
+      api: APIClient(transport: environment.http, session: session, retryPolicy: retryPolicy),
+      clock: environment.clock, random: environment.random, ids: ids, log: environment.log,
+      metrics: ClientMetrics(executor: executor), retryPolicy: retryPolicy,
       knownBugs: environment.knownBugs)
     self.context = context
     let receipts = ReceiptsRepository(context: context)
@@ -158,10 +163,13 @@ public final class ChatEngine: Sendable {
         await receipts.markDelivered(upTo: synced, in: conversation)
       },
       onUnknownConversation: { (try? await conversations.sync()) != nil })
-    let router = Router(
-      messages: messages, receipts: receipts, conversations: conversations, log: environment.log)
+    let outgoing = OpenSocket(executor: executor)
+    let typing = TypingRepository(context: context, sendFrame: { await outgoing.send($0) })
+    let router = LiveEventRouter(
+      messages: messages, receipts: receipts, conversations: conversations, typing: typing,
+      log: environment.log)
     let live = LiveConnection(
-      context: context, transport: environment.live, session: session,
+      context: context, transport: environment.live, session: session, outgoing: outgoing,
       onFrame: { await router.route($0) },
       onConnected: { [knownBugs = environment.knownBugs, metrics = context.metrics] in
         // The socket may have missed anything while it was down: learn what changed, start
@@ -182,12 +190,6 @@ public final class ChatEngine: Sendable {
         await messages.networkReturned()
         await receipts.postOwedReads()
       })
-    // Weak, here and in the sign-out watcher: the socket already holds the router (which holds
-    // typing) and the session, so strong captures would make cycles that keep a closed engine,
-    // and its database connection, alive.
-    let typing = TypingRepository(
-      context: context, sendFrame: { [weak live] in await live?.send($0) ?? false })
-    router.typing = typing
     self.messagesSource = messages
     self.receiptsSource = receipts
     self.conversationsSource = conversations
@@ -204,6 +206,8 @@ public final class ChatEngine: Sendable {
       }
     }
     context.spawn {
+      // Weak: the socket already holds the session, so strong captures would make a cycle that
+      // keeps a closed engine, and its database connection, alive.
       await session.onSignedOut { [weak live, weak messages, weak receipts] in
         await live?.signedOut()
         await messages?.stop()
@@ -239,7 +243,7 @@ public final class ChatEngine: Sendable {
     await typingSource.finishSubscriptions()
     await context.metrics.finishSubscriptions()
     await context.store.close()
-    if ownsExecutor, let thread = context.executor as? DatabaseExecutor {
+    if ownsExecutor, let thread = context.executor as? ThreadExecutor {
       await thread.waitUntilIdle()
       thread.shutdown()
     }

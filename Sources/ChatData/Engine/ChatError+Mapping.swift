@@ -6,7 +6,7 @@ extension ChatError {
     switch error {
     case let error as ChatError: self = error
     case let error as StoreError: self = error.chatError
-    case let error as APIError: self = error.chatError
+    case let error as RequestFailure: self = error.chatError
     default: self = .storage("\(error)")
     }
   }

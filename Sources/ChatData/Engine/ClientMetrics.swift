@@ -1,5 +1,6 @@
 import ChatDomain
 import SQLite
+import Support
 
 /// The client's figures (seed 000 §12): send-to-sent time, send failure rate, outbox size,
 /// reconnects, catch-up size, time to open a conversation. Counts and durations only: no

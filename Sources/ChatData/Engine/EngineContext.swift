@@ -1,5 +1,6 @@
 import ChatDomain
 import SQLite
+import Support
 
 /// What every part of one engine shares: the executor they all run on, the store, the API,
 /// the seams and the metrics. Passed to each part's initializer (constructor injection; no
@@ -9,12 +10,13 @@ struct EngineContext: Sendable {
   let me: UserID
   let store: MessageStore
   let api: APIClient
-  let clock: any EngineClock
+  let clock: any TimeSource
   let random: any RandomSource
   let ids: any MessageIDGenerator
   let log: any LogSink
   let metrics: ClientMetrics
-  let backoff: Backoff
+  /// How long every retry loop of the engine waits (one policy: backoff, jitter, Retry-After).
+  let retryPolicy: RetryPolicy
   /// Test-only (see `KnownBugs`); empty in apps.
   let knownBugs: KnownBugs
 

@@ -1,6 +1,7 @@
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// The one socket (`/v1/live`), shared by the source repositories: it connects, reconnects with
 /// backoff and jitter, and hands each frame, in order, to the engine's router.
@@ -17,6 +18,7 @@ actor LiveConnection {
 
   private let transport: any LiveTransport
   private let session: SessionManager
+  private let outgoing: OpenSocket
   private let onFrame: @Sendable (String) async -> Void
   private let onConnected: @Sendable () async -> Void
 
@@ -32,12 +34,13 @@ actor LiveConnection {
 
   init(
     context: EngineContext, transport: any LiveTransport, session: SessionManager,
-    onFrame: @escaping @Sendable (String) async -> Void,
+    outgoing: OpenSocket, onFrame: @escaping @Sendable (String) async -> Void,
     onConnected: @escaping @Sendable () async -> Void
   ) {
     self.context = context
     self.transport = transport
     self.session = session
+    self.outgoing = outgoing
     self.onFrame = onFrame
     self.onConnected = onConnected
   }
@@ -88,6 +91,7 @@ actor LiveConnection {
     let socket = socket
     self.loop = nil
     pause?.cancel()
+    await outgoing.set(nil)
     // A connect in progress (up to its timeout) is cancelled rather than waited for.
     loop?.cancel()
     await socket?.close()
@@ -101,6 +105,7 @@ actor LiveConnection {
     generation += 1
     pause?.cancel()
     loop?.cancel()
+    await outgoing.set(nil)
     await socket?.close()
     set(.signedOut)
   }
@@ -113,17 +118,6 @@ actor LiveConnection {
   /// The network is back: skip the rest of a backoff.
   func networkReturned() {
     pause?.cancel()
-  }
-
-  /// Sends one frame; false when there is no open socket.
-  func send(_ text: String) async -> Bool {
-    guard let socket else { return false }
-    do {
-      try await socket.send(text)
-      return true
-    } catch {
-      return false
-    }
   }
 
   // MARK: - The loop
@@ -182,6 +176,7 @@ actor LiveConnection {
         return
       }
       socket = opened
+      await outgoing.set(opened)
       set(.connected)
       await context.metrics.recordConnected(reconnect: hasConnectedBefore)
       context.log.write(
@@ -196,6 +191,7 @@ actor LiveConnection {
       // A newer loop may own `socket` by now: only the current one clears it.
       guard isCurrent(generation) else { return }
       socket = nil
+      await outgoing.set(nil)
       context.log.write(LogRecord(.info, "live.disconnected"))
       // A socket that drops at once (a server that accepts and closes) backs off further each
       // time; one that lived a while starts over.
@@ -208,7 +204,7 @@ actor LiveConnection {
 
   private func backOff(_ attempt: Int, _ generation: Int) async {
     guard isCurrent(generation) else { return }
-    let delay = context.backoff.delay(attempt: attempt, random: context.random)
+    let delay = context.retryPolicy.delay(afterFailure: attempt, random: context.random)
     let clock = context.clock
     let pause = context.spawn { try? await clock.sleep(for: delay) }
     self.pause = pause

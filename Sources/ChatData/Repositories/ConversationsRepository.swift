@@ -1,6 +1,8 @@
+import ChatAPI
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// Owns conversations: `GET /v1/sync?cursor=`, `POST /v1/conversations` and the socket's
 /// conversation events; and, as the `ConversationListRepository`, reads the list from the same
@@ -11,10 +13,7 @@ actor ConversationsRepository {
     context.executor.asUnownedSerialExecutor()
   }
 
-  /// Most members a conversation holds, the creator included (API.md).
-  static let maximumMembers = 256
-
-  private var syncing: Task<Result<[ConversationID], APIError>, Never>?
+  private var syncing: Task<Result<[ConversationID], RequestFailure>, Never>?
 
   init(context: EngineContext) {
     self.context = context
@@ -25,7 +24,7 @@ actor ConversationsRepository {
   /// Learns which conversations changed since the last cursor (all of them the first time) and
   /// saves them. Concurrent calls share one request. Returns the conversations that changed.
   @discardableResult
-  func sync() async throws(APIError) -> [ConversationID] {
+  func sync() async throws(RequestFailure) -> [ConversationID] {
     if let syncing { return try await syncing.value.get() }
     let task = context.executor.spawn { await self.performSync() }
     syncing = task
@@ -34,9 +33,9 @@ actor ConversationsRepository {
     return try result.get()
   }
 
-  private func performSync() async -> Result<[ConversationID], APIError> {
+  private func performSync() async -> Result<[ConversationID], RequestFailure> {
     let cursor = try? await store.syncCursor()
-    let dto: SyncDTO
+    let dto: SyncResponse
     do {
       dto = try await context.api.sync(cursor: cursor ?? nil)
     } catch {
@@ -51,14 +50,14 @@ actor ConversationsRepository {
   }
 
   /// A conversation event from the socket: created, or its members changed.
-  func receive(_ dto: ConversationDTO) async {
+  func receive(_ dto: ConversationItem) async {
     await save([dto], cursor: nil)
   }
 
   /// Saves conversations (and the cursor, in the same transaction, when every one was
   /// readable). Returns false when something was left out.
   @discardableResult
-  private func save(_ dtos: [ConversationDTO], cursor: String?) async -> Bool {
+  private func save(_ dtos: [ConversationItem], cursor: String?) async -> Bool {
     let conversations = dtos.compactMap(ServerConversation.init)
     let lastMessages = dtos.compactMap { $0.lastMessage.flatMap(MessageRecord.init) }
     let complete = conversations.count == dtos.count
@@ -84,14 +83,14 @@ actor ConversationsRepository {
     let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !trimmed.isEmpty else { throw .invalidInput("the title is empty") }
     let members = Array(Set(memberIDs + [context.me])).sorted()
-    guard members.count <= Self.maximumMembers else {
+    guard members.count <= APILimits.maxMembers else {
       throw .invalidInput(
-        "too many members (\(members.count), at most \(Self.maximumMembers) with you)")
+        "too many members (\(members.count), at most \(APILimits.maxMembers) with you)")
     }
-    let dto: ConversationDTO
+    let dto: ConversationItem
     do {
       dto = try await context.api.createConversation(
-        CreateConversationDTO(
+        CreateConversation(
           title: trimmed, memberIds: members.filter { $0 != context.me }.map(\.rawValue)))
     } catch {
       throw error.chatError

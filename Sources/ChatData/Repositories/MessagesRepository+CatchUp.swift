@@ -1,5 +1,7 @@
+import ChatAPI
 import ChatDomain
 import Foundation
+import Support
 
 extension MessagesRepository {
   // MARK: - Watching
@@ -71,7 +73,7 @@ extension MessagesRepository {
   }
 
   private func runCatchUp(_ conversation: ConversationID) async {
-    var failure: APIError?
+    var failure: RequestFailure?
     repeat {
       catchUpAgain.remove(conversation)
       do {
@@ -91,8 +93,8 @@ extension MessagesRepository {
     // is in the foreground: a hole must not wait for the next reconnect.
     let attempt = (catchUpAttempts[conversation] ?? 0) + 1
     catchUpAttempts[conversation] = attempt
-    let delay = context.backoff.delay(
-      attempt: attempt, retryAfter: failure.retryAfter, random: context.random)
+    let delay = context.retryPolicy.delay(
+      afterFailure: attempt, retryAfter: failure.retryAfter, random: context.random)
     let clock = context.clock
     retries[conversation]?.cancel()
     retries[conversation] = context.spawn {
@@ -122,7 +124,7 @@ extension MessagesRepository {
     var attempt = 0
     while isRunning {
       attempt += 1
-      let delay = context.backoff.delay(attempt: attempt, random: context.random)
+      let delay = context.retryPolicy.delay(afterFailure: attempt, random: context.random)
       try? await context.clock.sleep(for: delay)
       guard isRunning else { break }
       if await onUnknownConversation() { break }
@@ -137,15 +139,15 @@ extension MessagesRepository {
   /// time, whoever asks. Returns the number of messages fetched.
   @discardableResult
   func catchUp(_ conversation: ConversationID, progress: ((Int) -> Void)? = nil)
-    async throws(APIError) -> Int
+    async throws(RequestFailure) -> Int
   {
-    try await fetching.withLock(conversation) { () async throws(APIError) -> Int in
+    try await fetching.withLock(conversation) { () async throws(RequestFailure) -> Int in
       try await fetchMissing(conversation, progress: progress)
     }
   }
 
   private func fetchMissing(_ conversation: ConversationID, progress: ((Int) -> Void)?)
-    async throws(APIError) -> Int
+    async throws(RequestFailure) -> Int
   {
     guard let record = try? await store.conversation(conversation) else { return 0 }
     var fetched = 0
@@ -185,7 +187,7 @@ extension MessagesRepository {
   }
 
   /// Saves a page's readable messages; returns how many.
-  private func save(_ items: [MessageDTO], in conversation: ConversationID) async -> Int {
+  private func save(_ items: [Item], in conversation: ConversationID) async -> Int {
     let records = items.compactMap(MessageRecord.init)
     if records.count != items.count {
       context.log.write(
@@ -214,7 +216,7 @@ extension MessagesRepository {
       return floor > 1
     }
     do {
-      return try await fetching.withLock(conversation) { () async throws(APIError) -> Bool in
+      return try await fetching.withLock(conversation) { () async throws(RequestFailure) -> Bool in
         try await fetchOlder(conversation)
       }
     } catch {
@@ -222,7 +224,7 @@ extension MessagesRepository {
     }
   }
 
-  private func fetchOlder(_ conversation: ConversationID) async throws(APIError) -> Bool {
+  private func fetchOlder(_ conversation: ConversationID) async throws(RequestFailure) -> Bool {
     let floor = (try? await store.conversation(conversation)?.historyFloor) ?? 1
     guard floor > 1 else { return false }
     let page = try await context.api.messages(

@@ -1,5 +1,7 @@
+import ChatAPI
 import ChatDomain
 import Foundation
+import Support
 
 extension MessagesRepository {
   // MARK: - Sending
@@ -10,9 +12,9 @@ extension MessagesRepository {
     guard !text.allSatisfy({ $0.isWhitespace }) else {
       throw .invalidInput("the message is empty")
     }
-    guard scalars <= Self.maximumScalars else {
+    guard scalars <= APILimits.maxTextScalars else {
       throw .invalidInput(
-        "the message is too long (\(scalars) characters, at most \(Self.maximumScalars))")
+        "the message is too long (\(scalars) characters, at most \(APILimits.maxTextScalars))")
     }
     let id = context.ids.next()
     do {
@@ -22,7 +24,8 @@ extension MessagesRepository {
       try await store.insertPending(
         MessageRecord(
           conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
-          text: text, sequence: nil, sentAt: context.clock.now(), state: .sending, failure: nil))
+          text: text, sequence: nil, sentAt: context.clock.now().date, state: .sending,
+          failure: nil))
     } catch {
       throw ChatError(error)
     }
@@ -120,13 +123,13 @@ extension MessagesRepository {
 
   /// Waits out the backoff after a temporary failure; the network coming back ends a pause the
   /// network caused.
-  private func pauseAfter(_ error: APIError) async {
+  private func pauseAfter(_ error: RequestFailure) async {
     // `stop()` may have run while the post was in flight; it cancels only a pause that exists,
     // so a pause must not begin after it (nothing would end it).
     guard isRunning else { return }
     outboxAttempts += 1
-    let delay = context.backoff.delay(
-      attempt: outboxAttempts, retryAfter: error.retryAfter, random: context.random)
+    let delay = context.retryPolicy.delay(
+      afterFailure: outboxAttempts, retryAfter: error.retryAfter, random: context.random)
     context.log.write(
       LogRecord(
         .info, "send.will_retry",
@@ -146,7 +149,7 @@ extension MessagesRepository {
     defer { context.spawn { await self.reportOutboxSize() } }
     let postedID =
       context.knownBugs.contains(.retryWithNewID) ? context.ids.next() : message.clientID
-    let body = PostMessageDTO(clientMessageId: postedID.rawValue, text: message.text)
+    let body = PostItem(clientMessageId: postedID.rawValue, text: message.text)
     do {
       let dto = try await context.api.postMessage(body, in: message.conversationID)
       guard var record = MessageRecord(dto), record.clientID == postedID else {
@@ -185,7 +188,7 @@ extension MessagesRepository {
     }
   }
 
-  private func reason(_ error: APIError) -> String {
+  private func reason(_ error: RequestFailure) -> String {
     if case .rejected(_, _, let message) = error { return message }
     return error.label
   }
@@ -200,5 +203,5 @@ extension MessagesRepository {
 /// How one post ended.
 enum PostOutcome: Sendable {
   case accepted, rejected, signedOut
-  case temporary(APIError)
+  case temporary(RequestFailure)
 }

@@ -1,6 +1,8 @@
+import ChatAPI
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// Owns messages (seed 000 part 5): `GET` and `POST` messages and the socket's message events,
 /// all saved to the store. One shared instance per engine, so a send outlives the screen that
@@ -30,8 +32,6 @@ actor MessagesRepository {
     context.executor.asUnownedSerialExecutor()
   }
 
-  /// Longest text the server accepts, in Unicode scalars (API.md).
-  static let maximumScalars = 4096
   /// Page size for the newest page and for older history (seed 000).
   static let pageSize = 50
   /// Page size for catching up (the server's maximum).
@@ -104,8 +104,8 @@ actor MessagesRepository {
   // MARK: - Receiving
 
   /// A message event from the socket.
-  func receive(_ dto: MessageDTO) async {
-    guard let record = MessageRecord(dto) else {
+  func receive(_ item: Item) async {
+    guard let record = MessageRecord(item) else {
       context.log.write(LogRecord(.warning, "live.unreadable_message"))
       return
     }

@@ -1,6 +1,8 @@
+import ChatAPI
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// Owns receipts (seed 000 part 6): `GET` receipts, `POST` read and delivered, and the socket's
 /// receipt events, saved to the store.
@@ -81,17 +83,15 @@ actor ReceiptsRepository {
   }
 
   /// A receipt event from the socket: one member's numbers rose.
-  func receive(conversationID: String, userID: String, deliveredUpTo: Int, readUpTo: Int) async {
+  func receive(conversationID: String, _ member: MemberReceipts) async {
     guard let conversation = ConversationID(rawValue: conversationID),
-      let user = UserID(rawValue: userID), deliveredUpTo >= 0, readUpTo >= 0
+      let record = MemberReceiptRecord(member), member.deliveredUpTo >= 0, member.readUpTo >= 0
     else {
       context.log.write(LogRecord(.warning, "live.unreadable_receipt"))
       return
     }
     do {
-      try await store.saveMemberReceipt(
-        MemberReceiptRecord(userID: user, deliveredUpTo: deliveredUpTo, readUpTo: readUpTo),
-        in: conversation, me: context.me)
+      try await store.saveMemberReceipt(record, in: conversation, me: context.me)
     } catch {
       context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
     }
@@ -169,8 +169,8 @@ actor ReceiptsRepository {
         // The sender's ticks wait on this number: try again, with backoff, while in the
         // foreground (a read number is also owed across restarts).
         failures += 1
-        let delay = context.backoff.delay(
-          attempt: failures, retryAfter: error.retryAfter, random: context.random)
+        let delay = context.retryPolicy.delay(
+          afterFailure: failures, retryAfter: error.retryAfter, random: context.random)
         context.log.write(
           LogRecord(
             .info, "receipts.will_retry",

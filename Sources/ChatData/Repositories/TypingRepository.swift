@@ -1,6 +1,8 @@
+import ChatAPI
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// Typing indicators: socket events kept in memory, never stored (seed 000 follow-up).
 ///
@@ -32,7 +34,7 @@ actor TypingRepository {
     if let last = lastSent[conversation], now - last < Self.sendInterval { return }
     // Taken before the send suspends, so a second call made meanwhile sends nothing.
     lastSent[conversation] = now
-    let frame = #"{"type":"typing","conversationId":"\#(conversation.rawValue)"}"#
+    let frame = ClientFrame.typing(in: conversation.rawValue).text
     if await !sendFrame(frame), lastSent[conversation] == now { lastSent[conversation] = nil }
   }
 

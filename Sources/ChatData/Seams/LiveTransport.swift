@@ -1,7 +1,9 @@
+import ChatAPI
+
 /// The seam to the one WebSocket (`GET /v1/live`). Live: `Wire`'s WebSocket client.
 public protocol LiveTransport: Sendable {
   /// Opens the socket with these upgrade headers (the bearer token among them).
-  func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket
+  func connect(headers: HeaderFields) async throws(LiveConnectError) -> any LiveSocket
 }
 
 /// An open socket.

@@ -1,6 +1,7 @@
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// The message database (seed 000 part 7): message rows, receipt numbers, conversations, the sync
 /// position and the search index, on the device. The screen's only source of truth.

@@ -1,4 +1,6 @@
+import ChatAPI
 import Foundation
+import Support
 
 /// A network condition a person can switch to, to watch the guarantees at work.
 public enum NetworkCondition: String, Sendable, CaseIterable {
@@ -22,7 +24,7 @@ public final class NetworkConditions: NetworkMonitor, @unchecked Sendable {
   private var watchers: [Int: @Sendable (NetworkCondition) -> Void] = [:]
   private var nextWatcher = 0
   let random: any RandomSource
-  let clock: any EngineClock
+  let clock: any TimeSource
   /// How often a flaky request fails, and how often one loses its reply.
   public var flakyFailureRate = 0.25
   public var flakyLostReplyRate = 0.15
@@ -31,7 +33,7 @@ public final class NetworkConditions: NetworkMonitor, @unchecked Sendable {
   public var slowDelay: Duration = .milliseconds(800)
 
   public init(
-    random: any RandomSource = SystemRandomSource(), clock: any EngineClock = SystemClock()
+    random: any RandomSource = SystemRandomSource(), clock: any TimeSource = SystemTimeSource()
   ) {
     self.random = random
     self.clock = clock
@@ -84,7 +86,7 @@ struct ConditionedHTTPTransport: HTTPTransport {
   let base: any HTTPTransport
   let conditions: NetworkConditions
 
-  func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+  func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
     switch conditions.condition {
     case .normal:
       return try await base.send(request)
@@ -106,7 +108,7 @@ struct ConditionedLiveTransport: LiveTransport {
   let base: any LiveTransport
   let conditions: NetworkConditions
 
-  func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
+  func connect(headers: HeaderFields) async throws(LiveConnectError) -> any LiveSocket {
     switch conditions.condition {
     case .offline:
       throw .offline("offline (simulated)")

@@ -1,3 +1,4 @@
+import ChatAPI
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -30,7 +31,7 @@ public final class URLSessionTransport: HTTPTransport {
     session.finishTasksAndInvalidate()
   }
 
-  public func send(_ request: HTTPRequest) async throws(TransportError) -> HTTPResponse {
+  public func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
     guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
       throw .offline("invalid server URL")
     }
@@ -44,7 +45,7 @@ public final class URLSessionTransport: HTTPTransport {
     var urlRequest = URLRequest(url: url, timeoutInterval: timeout)
     urlRequest.httpMethod = request.method
     for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-    urlRequest.httpBody = request.body
+    urlRequest.httpBody = request.body.isEmpty ? nil : Data(request.body)
     // The request runs in a task of its own, out of reach of the caller's cancellation: in
     // FoundationNetworking, cancelling `data(for:)` while its reply completes deadlocks (the
     // canceller holds the task's status lock and waits for URLSession's queue, which holds
@@ -57,13 +58,11 @@ public final class URLSessionTransport: HTTPTransport {
       guard let http = response as? HTTPURLResponse else {
         throw TransportError.offline("not an HTTP response")
       }
-      var headers: [String: String] = [:]
+      var headers = HeaderFields()
       for (name, value) in http.allHeaderFields {
-        if let name = name as? String, let value = value as? String {
-          headers[name.lowercased()] = value
-        }
+        if let name = name as? String, let value = value as? String { headers.add(name, value) }
       }
-      return HTTPResponse(status: http.statusCode, headers: headers, body: data)
+      return APIResponse(status: http.statusCode, headers: headers, body: Array(data))
     } catch let error as TransportError {
       throw error
     } catch let error as URLError {

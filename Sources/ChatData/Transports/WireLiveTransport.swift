@@ -1,3 +1,4 @@
+import ChatAPI
 import Wire
 
 /// The live `LiveTransport`: `Wire`'s WebSocket client (URLSession's WebSocket does not work on
@@ -27,11 +28,9 @@ public struct WireLiveTransport: LiveTransport {
     return configuration
   }
 
-  public func connect(headers: [String: String]) async throws(LiveConnectError) -> any LiveSocket {
+  public func connect(headers: HeaderFields) async throws(LiveConnectError) -> any LiveSocket {
     var fields: HTTPHeaders = [:]
-    for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-      fields.add(name: name, value: value)
-    }
+    for (name, value) in headers { fields.add(name: name, value: value) }
     do {
       let socket = try await WebSocketClient.connect(
         to: url, headers: fields, configuration: configuration, connectTimeout: connectTimeout)

@@ -1,3 +1,5 @@
+import Support
+
 /// Who an access token speaks for, and until when.
 struct AccessTokenClaims: Equatable, Sendable {
   var userId: String

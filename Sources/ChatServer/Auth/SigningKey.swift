@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// The secret that signs access tokens (HMAC-SHA256).
 ///

@@ -1,3 +1,4 @@
+import ChatAPI
 import Wire
 
 /// The reference server on the network: `Wire`'s HTTP server in front of a `ChatService`.
@@ -87,13 +88,11 @@ public final class ChatHTTPServer: Sendable {
 
 extension APIRequest {
   init(_ request: Wire.HTTPRequest) {
-    var headers: [String: String] = [:]
-    for field in request.headers.fields where headers[field.name.lowercased()] == nil {
-      headers[field.name.lowercased()] = field.value
-    }
     self.init(
-      method: request.method.rawValue, path: request.path, query: request.queryParameters,
-      headers: headers, body: request.body)
+      method: request.method.rawValue, path: request.path,
+      query: QueryItems(request.queryItems),
+      headers: HeaderFields(request.headers.fields.map { ($0.name, $0.value) }),
+      body: request.body)
   }
 }
 

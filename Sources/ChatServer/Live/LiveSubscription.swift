@@ -1,3 +1,5 @@
+import ChatAPI
+
 /// One device's open `/v1/live` socket, as the service sees it.
 ///
 /// The network layer writes each string of `events` as one text frame, passes each text frame

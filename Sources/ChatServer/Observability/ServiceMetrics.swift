@@ -1,3 +1,5 @@
+import Support
+
 /// The counters behind `GET /metrics`, kept by the service on its executor.
 ///
 /// Labels are route patterns (`/v1/conversations/{id}/messages`), methods and statuses; never

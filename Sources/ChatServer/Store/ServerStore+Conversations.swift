@@ -1,4 +1,6 @@
+import ChatAPI
 import SQLite
+import Support
 
 extension ServerStore {
   /// Creates a conversation with `memberIds` (sorted, deduplicated, the creator included) and
@@ -6,7 +8,7 @@ extension ServerStore {
   func createConversation(
     id: String, title: String, memberIds: [String], createdBy creator: String,
     at createdAt: Timestamp
-  ) async throws(APIError) -> ConversationItem {
+  ) async throws(ServiceError) -> ConversationItem {
     try await enqueueWrite { db in
       try db.run(
         """
@@ -18,7 +20,7 @@ extension ServerStore {
       }
       return ConversationItem(
         id: id, title: title, memberIds: memberIds, lastSequence: 0, readUpTo: 0,
-        lastMessage: nil, createdAt: createdAt)
+        lastMessage: nil, createdAt: createdAt.rfc3339)
     }
   }
 
@@ -33,7 +35,7 @@ extension ServerStore {
   /// given; and the cursor that follows them.
   func conversations(
     of user: String, changedAfter cursor: Int?
-  ) throws(APIError) -> (items: [ConversationItem], cursor: Int) {
+  ) throws(ServiceError) -> (items: [ConversationItem], cursor: Int) {
     try reading {
       // User ids hold no comma, so the members travel as one comma-separated column.
       let items = try database.query(
@@ -53,7 +55,7 @@ extension ServerStore {
           memberIds: row.string(5).split(separator: ",").map(String.init).sorted(),
           lastSequence: row.int(3), readUpTo: row.int(4),
           lastMessage: row.isNull(6) ? nil : Self.message(from: row, at: 6),
-          createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))))
+          createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))).rfc3339)
       }
       let latest = try database.scalarInt("SELECT max(change_version) FROM conversations") ?? 0
       return (items, latest)

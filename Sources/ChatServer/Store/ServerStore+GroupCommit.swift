@@ -1,3 +1,4 @@
+import ChatAPI
 import SQLite
 
 // Group commit.
@@ -27,17 +28,17 @@ protocol PendingWrite: AnyObject {
   func run(in database: Database) throws
   /// Resumes the writer: with `batchFailure` when the transaction did not commit, else with
   /// the write's own result.
-  func complete(batchFailure: APIError?)
+  func complete(batchFailure: ServiceError?)
 }
 
 private final class PendingWriteOf<Value: Sendable>: PendingWrite {
   private let operation: (Database) throws -> Value
-  private let continuation: CheckedContinuation<Result<Value, APIError>, Never>
-  private var result: Result<Value, APIError>?
+  private let continuation: CheckedContinuation<Result<Value, ServiceError>, Never>
+  private var result: Result<Value, ServiceError>?
 
   init(
     operation: @escaping (Database) throws -> Value,
-    continuation: CheckedContinuation<Result<Value, APIError>, Never>
+    continuation: CheckedContinuation<Result<Value, ServiceError>, Never>
   ) {
     self.operation = operation
     self.continuation = continuation
@@ -46,7 +47,7 @@ private final class PendingWriteOf<Value: Sendable>: PendingWrite {
   func run(in database: Database) throws {
     do {
       result = .success(try database.write(operation))
-    } catch let refusal as APIError {
+    } catch let refusal as ServiceError {
       result = .failure(refusal)
     } catch {
       result = .failure(.internal(String(describing: error)))
@@ -54,7 +55,7 @@ private final class PendingWriteOf<Value: Sendable>: PendingWrite {
     }
   }
 
-  func complete(batchFailure: APIError?) {
+  func complete(batchFailure: ServiceError?) {
     let outcome = batchFailure.map { .failure($0) } ?? result
     continuation.resume(returning: outcome ?? .failure(.internal("write never ran")))
   }
@@ -62,11 +63,11 @@ private final class PendingWriteOf<Value: Sendable>: PendingWrite {
 
 extension ServerStore {
   /// Queues `operation` for the next group commit and returns its result once that commit is
-  /// durable. `operation` runs on this actor, inside a savepoint; throwing an `APIError` from
+  /// durable. `operation` runs on this actor, inside a savepoint; throwing an `ServiceError` from
   /// it refuses this write alone, leaving no trace in the database.
   func enqueueWrite<Value: Sendable>(
     _ operation: @escaping (Database) throws -> Value
-  ) async throws(APIError) -> Value {
+  ) async throws(ServiceError) -> Value {
     let result = await withCheckedContinuation { continuation in
       pendingWrites.append(PendingWriteOf(operation: operation, continuation: continuation))
       scheduleFlush()
@@ -93,7 +94,7 @@ extension ServerStore {
       }
     } catch {
       statistics.failedCommits += 1
-      let failure = APIError.unavailable("group commit failed: \(error)")
+      let failure = ServiceError.unavailable("group commit failed: \(error)")
       for write in batch { write.complete(batchFailure: failure) }
       return
     }

@@ -1,4 +1,6 @@
+import ChatAPI
 import SQLite
+import Support
 
 /// A message to store, as the service parsed and checked it.
 struct NewMessage: Sendable {
@@ -16,7 +18,7 @@ struct NewMessage: Sendable {
 
 /// What storing a message did.
 struct SendOutcome: Sendable {
-  var message: StoredMessage
+  var message: Item
   /// False when the same sender had already sent this clientMessageId with the same text.
   var isNew: Bool
   /// The conversation's members, sorted: who hears of it.
@@ -27,10 +29,10 @@ extension ServerStore {
   /// Stores a message: in one savepoint of a group commit, checks membership (404), text
   /// (empty: 422), the idempotency key (same bytes: the stored message; other bytes: 409),
   /// then takes the next sequence number and raises the sender's own receipt numbers to it.
-  func send(_ new: NewMessage) async throws(APIError) -> SendOutcome {
+  func send(_ new: NewMessage) async throws(ServiceError) -> SendOutcome {
     try await enqueueWrite { db in
       let members = try Self.memberIds(db, of: new.conversationId, visibleTo: new.senderId)
-      guard !new.text.isEmpty else { throw APIError.invalid("A message needs some text.") }
+      guard !new.text.isEmpty else { throw ServiceError.invalid("A message needs some text.") }
       let existing = try db.query(
         """
         SELECT \(Self.messageColumns(table: "messages")) FROM messages
@@ -40,16 +42,17 @@ extension ServerStore {
       if let existing {
         // Byte for byte: `String ==` would call two normalisations of one text equal.
         guard existing.text.utf8.elementsEqual(new.text.utf8) else {
-          throw APIError(.conflict, "This clientMessageId was already sent with another text.")
+          throw ServiceError(.conflict, "This clientMessageId was already sent with another text.")
         }
         return SendOutcome(message: existing, isNew: false, memberIds: members)
       }
       let lastSequence =
         try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", new.conversationId)
         ?? 0
-      let message = StoredMessage(
+      let message = Item(
         id: new.id, clientMessageId: new.clientMessageId, conversationId: new.conversationId,
-        senderId: new.senderId, text: new.text, sequence: lastSequence + 1, sentAt: new.sentAt)
+        senderId: new.senderId, text: new.text, sequence: lastSequence + 1,
+        sentAt: new.sentAt.rfc3339)
       try db.run(
         """
         INSERT INTO messages (conversation_id, sequence, id, sender_id, client_message_id,
@@ -57,13 +60,13 @@ extension ServerStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """, message.conversationId, message.sequence, message.id, message.senderId,
         message.clientMessageId, new.clientMessageKey, message.text,
-        message.sentAt.millisecondsSince1970)
+        new.sentAt.millisecondsSince1970)
       try db.run(
         """
         UPDATE conversations
         SET last_sequence = ?, last_activity_at = ?, change_version = \(Self.nextChangeVersion)
         WHERE id = ?
-        """, message.sequence, message.sentAt.millisecondsSince1970, message.conversationId)
+        """, message.sequence, new.sentAt.millisecondsSince1970, message.conversationId)
       // Every stored number is at most the old last sequence, so both rise to the new one.
       try db.run(
         """
@@ -79,7 +82,7 @@ extension ServerStore {
   /// ranges (422), as API.md orders them.
   func messages(
     in conversation: String, visibleTo user: String, query: MessageQuery
-  ) throws(APIError) -> MessagePage {
+  ) throws(ServiceError) -> ItemPage {
     try reading {
       _ = try Self.memberIds(database, of: conversation, visibleTo: user)
       try query.validate()
@@ -91,7 +94,7 @@ extension ServerStore {
           ORDER BY sequence LIMIT ?
           """, conversation, after, query.limit + 1
         ) { Self.message(from: $0, at: 0) }
-        return MessagePage(
+        return ItemPage(
           items: Array(rows.prefix(query.limit)), hasMore: rows.count > query.limit)
       }
       let rows = try database.query(
@@ -100,7 +103,7 @@ extension ServerStore {
         ORDER BY sequence DESC LIMIT ?
         """, conversation, query.before ?? Int.max, query.limit + 1
       ) { Self.message(from: $0, at: 0) }
-      return MessagePage(
+      return ItemPage(
         items: Array(rows.prefix(query.limit).reversed()), hasMore: rows.count > query.limit)
     }
   }
@@ -123,11 +126,11 @@ extension ServerStore {
       .map { "\(table).\($0)" }.joined(separator: ", ")
   }
 
-  static func message(from row: Row, at first: Int) -> StoredMessage {
-    StoredMessage(
+  static func message(from row: Row, at first: Int) -> Item {
+    Item(
       id: row.string(first), clientMessageId: row.string(first + 1),
       conversationId: row.string(first + 2), senderId: row.string(first + 3),
       text: row.string(first + 4), sequence: row.int(first + 5),
-      sentAt: Timestamp(millisecondsSince1970: Int64(row.int(first + 6))))
+      sentAt: Timestamp(millisecondsSince1970: Int64(row.int(first + 6))).rfc3339)
   }
 }

@@ -1,9 +1,10 @@
+import ChatAPI
 import SQLite
 
 /// What a receipt post did.
 struct ReceiptOutcome: Sendable {
   /// The poster's numbers after the post; nil when they did not rise.
-  var raised: MemberReceipt?
+  var raised: MemberReceipts?
   /// The conversation's members, sorted: who hears of a rise.
   var memberIds: [String]
 }
@@ -14,13 +15,13 @@ extension ServerStore {
   /// `0...lastSequence` (422).
   func raiseReceipt(
     _ kind: ReceiptKind, in conversation: String, by user: String, upTo sequence: Int
-  ) async throws(APIError) -> ReceiptOutcome {
+  ) async throws(ServiceError) -> ReceiptOutcome {
     try await enqueueWrite { db in
       let members = try Self.memberIds(db, of: conversation, visibleTo: user)
       let lastSequence =
         try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", conversation) ?? 0
       guard (0...lastSequence).contains(sequence) else {
-        throw APIError.invalid("upToSequence must be between 0 and the last sequence.")
+        throw ServiceError.invalid("upToSequence must be between 0 and the last sequence.")
       }
       guard
         let current = try db.query(
@@ -28,9 +29,9 @@ extension ServerStore {
           SELECT delivered_up_to, read_up_to FROM members
           WHERE conversation_id = ? AND user_id = ?
           """, conversation, user,
-          map: { MemberReceipt(userId: user, deliveredUpTo: $0.int(0), readUpTo: $0.int(1)) }
+          map: { MemberReceipts(userId: user, deliveredUpTo: $0.int(0), readUpTo: $0.int(1)) }
         ).first
-      else { throw APIError.unknownConversation }
+      else { throw ServiceError.unknownConversation }
       var raised = current
       raised.deliveredUpTo = max(current.deliveredUpTo, sequence)
       if kind == .read { raised.readUpTo = max(current.readUpTo, sequence) }
@@ -48,7 +49,7 @@ extension ServerStore {
   }
 
   /// Every member's numbers, for a member.
-  func receipts(in conversation: String, visibleTo user: String) throws(APIError)
+  func receipts(in conversation: String, visibleTo user: String) throws(ServiceError)
     -> ReceiptsSnapshot
   {
     try reading {
@@ -57,9 +58,9 @@ extension ServerStore {
         SELECT user_id, delivered_up_to, read_up_to FROM members
         WHERE conversation_id = ? ORDER BY user_id
         """, conversation
-      ) { MemberReceipt(userId: $0.string(0), deliveredUpTo: $0.int(1), readUpTo: $0.int(2)) }
+      ) { MemberReceipts(userId: $0.string(0), deliveredUpTo: $0.int(1), readUpTo: $0.int(2)) }
       guard members.contains(where: { $0.userId == user }) else {
-        throw APIError.unknownConversation
+        throw ServiceError.unknownConversation
       }
       let lastSequence =
         try database.scalarInt(

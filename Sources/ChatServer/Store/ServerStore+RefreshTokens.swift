@@ -1,4 +1,6 @@
+import ChatAPI
 import SQLite
+import Support
 
 /// The user and device a refresh token was issued to.
 struct TokenOwner: Sendable, Equatable {
@@ -10,7 +12,7 @@ extension ServerStore {
   /// Keeps a new refresh token, by its SHA-256 only: a copy of the database signs nobody in.
   func saveRefreshToken(
     hash: [UInt8], for owner: TokenOwner, expiresAt: Timestamp
-  ) async throws(APIError) {
+  ) async throws(ServiceError) {
     try await enqueueWrite { db in
       try db.run(
         """
@@ -24,7 +26,7 @@ extension ServerStore {
   /// savepoint; 401 when the token is unknown, already spent or expired at `now`.
   func rotateRefreshToken(
     hash: [UInt8], at now: Timestamp, replacement: [UInt8], replacementExpiresAt: Timestamp
-  ) async throws(APIError) -> TokenOwner {
+  ) async throws(ServiceError) -> TokenOwner {
     try await enqueueWrite { db in
       let found = try db.query(
         """
@@ -33,7 +35,7 @@ extension ServerStore {
         """, hash
       ) { (owner: TokenOwner(userId: $0.string(0), deviceId: $0.string(1)), expiresAt: $0.int(2)) }
       guard let token = found.first, now.millisecondsSince1970 < Int64(token.expiresAt) else {
-        throw APIError.unauthorized
+        throw ServiceError.unauthorized
       }
       try db.run(
         "UPDATE refresh_tokens SET spent_at = ? WHERE token_hash = ?",

@@ -1,3 +1,4 @@
+import ChatAPI
 import SQLite
 
 extension ServerStore {

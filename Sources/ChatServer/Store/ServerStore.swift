@@ -1,9 +1,11 @@
+import ChatAPI
 import SQLite
+import Support
 
 /// The server's storage: conversations, members and their receipt numbers, messages, refresh
 /// tokens, in one SQLite database.
 ///
-/// An actor on an injected serial executor (a `DatabaseExecutor` in production, so blocking
+/// An actor on an injected serial executor (a `ThreadExecutor` in production, so blocking
 /// SQLite calls and fsyncs never occupy the cooperative pool; the simulation's stepped
 /// executor in tests), the one connection and the one writer of its file. Reads run directly
 /// on the actor. Writes are group-committed (see `ServerStore+GroupCommit.swift`): each is
@@ -61,10 +63,10 @@ public actor ServerStore {
   }
 
   /// Runs a read, turning a SQLite failure into a 500.
-  func reading<T>(_ body: () throws -> T) throws(APIError) -> T {
+  func reading<T>(_ body: () throws -> T) throws(ServiceError) -> T {
     do {
       return try body()
-    } catch let error as APIError {
+    } catch let error as ServiceError {
       throw error
     } catch {
       throw .internal(String(describing: error))
@@ -79,11 +81,11 @@ public actor ServerStore {
     let members = try db.query(
       "SELECT user_id FROM members WHERE conversation_id = ? ORDER BY user_id", conversation
     ) { $0.string(0) }
-    guard members.contains(user) else { throw APIError.unknownConversation }
+    guard members.contains(user) else { throw ServiceError.unknownConversation }
     return members
   }
 
-  func memberIds(of conversation: String, visibleTo user: String) throws(APIError) -> [String] {
+  func memberIds(of conversation: String, visibleTo user: String) throws(ServiceError) -> [String] {
     try reading { try Self.memberIds(database, of: conversation, visibleTo: user) }
   }
 

@@ -2,6 +2,7 @@ import ChatData
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// One subcommand: its help, its parsing, its work (the shape of swift-argument-parser's
 /// `ParsableCommand`, written by hand because the package cannot be fetched here).
@@ -36,7 +37,7 @@ public struct CommandContext: Sendable {
       http = conditions.http(http)
       live = conditions.live(live)
     }
-    let log: any LogSink = options.verbose ? StandardErrorLogSink(minimum: .info) : NoLogSink()
+    let log: any LogSink = options.verbose ? FileLogSink(minimum: .info) : DiscardingLogSink()
     return ChatEngine.Environment(
       http: http, live: live, network: conditions ?? NoNetworkMonitor(), log: log)
   }

@@ -1,24 +1,25 @@
 import ChatServer
 import Foundation
 import SQLite
+import Support
 import Wire
 
 /// The reference server, started in-process on a free loopback port with its data in `folder`.
 struct DemoServer {
   let http: ChatHTTPServer
-  let executor: DatabaseExecutor
+  let executor: ThreadExecutor
   let port: Int
 
   static func start(folder: String) throws -> DemoServer {
     try FileManager.default.createDirectory(
       atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let executor = DatabaseExecutor(name: "chat.demo-server")
+    let executor = ThreadExecutor(name: "chat.demo-server")
     let store = try ServerStore(.dataFolder(folder), executor: executor)
     var random = SystemRandomNumberGenerator()
     let key = try SigningKey.loadOrCreate(inFolder: folder, using: &random)
     let service = ChatService(
       store: store, configuration: ServerConfiguration(devMode: true, signingKey: key),
-      clock: ChatServer.SystemClock(), random: SystemRandomNumberGenerator(), executor: executor)
+      clock: SystemTimeSource(), random: SystemRandomNumberGenerator(), executor: executor)
     var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
     configuration.webSocket.pingInterval = .seconds(20)
     let http = ChatHTTPServer(service: service, configuration: configuration)

@@ -1,28 +1,31 @@
+import ChatAPI
 import ChatDomain
+import ChatTestSupport
 import Foundation
 import SQLite
+import Support
 
 @testable import ChatServer
 
-/// A `ChatService` over a real in-memory (or file) SQLite store, on one `DatabaseExecutor`
+/// A `ChatService` over a real in-memory (or file) SQLite store, on one `ThreadExecutor`
 /// shared by the service and the store, with a manual clock and a seeded random source.
 final class TestServer: Sendable {
-  let executor: DatabaseExecutor
+  let executor: ThreadExecutor
   let store: ServerStore
   let service: ChatService
   let clock: ManualClock
-  let log: RecordingLogSink
+  let log: CapturingLogSink
 
   init(
     configuration: ServerConfiguration = TestServer.defaultConfiguration,
     location: ServerStore.Location = .memory,
     seed: UInt64 = 1,
-    clock: ManualClock = ManualClock()
+    clock: ManualClock = ManualClock(wallClock: TestServer.start)
   ) throws {
-    executor = DatabaseExecutor(name: "test.server")
+    executor = ThreadExecutor(name: "test.server")
     store = try ServerStore(location, executor: executor)
     self.clock = clock
-    log = RecordingLogSink()
+    log = CapturingLogSink()
     service = ChatService(
       store: store, configuration: configuration, clock: clock,
       random: SplitMix64(seed: seed), executor: executor, log: log)
@@ -32,6 +35,9 @@ final class TestServer: Sendable {
     executor.shutdown()
   }
 
+  /// 2026-11-30T14:02:03.123Z: where the clock starts unless a test says otherwise.
+  static let start = Timestamp(millisecondsSince1970: 1_796_047_323_123)
+
   /// Dev mode on, rate limiting off: what most tests want.
   static var defaultConfiguration: ServerConfiguration {
     ServerConfiguration(devMode: true, rateLimit: nil)
@@ -40,8 +46,8 @@ final class TestServer: Sendable {
   // MARK: - Requests
 
   func request(
-    _ method: String, _ path: String, query: [String: String] = [:], token: String? = nil,
-    body: String? = nil, headers: [String: String] = [:]
+    _ method: String, _ path: String, query: QueryItems = [:], token: String? = nil,
+    body: String? = nil, headers: HeaderFields = [:]
   ) async -> TestResponse {
     await request(
       method, path, query: query, token: token, bytes: body.map { Array($0.utf8) } ?? [],
@@ -49,8 +55,8 @@ final class TestServer: Sendable {
   }
 
   func request(
-    _ method: String, _ path: String, query: [String: String] = [:], token: String? = nil,
-    bytes: [UInt8], headers: [String: String] = [:]
+    _ method: String, _ path: String, query: QueryItems = [:], token: String? = nil,
+    bytes: [UInt8], headers: HeaderFields = [:]
   ) async -> TestResponse {
     var headers = headers
     if let token { headers["authorization"] = "Bearer \(token)" }
@@ -90,7 +96,7 @@ final class TestServer: Sendable {
   }
 
   func messages(
-    in conversation: String, as session: Session, query: [String: String] = [:]
+    in conversation: String, as session: Session, query: QueryItems = [:]
   ) async -> TestResponse {
     await request(
       "GET", "/v1/conversations/\(conversation)/messages", query: query,
@@ -144,7 +150,7 @@ struct TestResponse: @unchecked Sendable {
 
   init(_ response: APIResponse) {
     status = response.status
-    headers = response.headers
+    headers = response.headers.fields
     body = response.body
     json = try? JSONSerialization.jsonObject(
       with: Data(response.body), options: [.fragmentsAllowed])

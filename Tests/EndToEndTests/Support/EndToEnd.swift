@@ -3,6 +3,7 @@ import ChatDomain
 import ChatServer
 import ChatServerTool
 import Foundation
+import Support
 import Synchronization
 
 /// A reference server started in-process on a free loopback port, as `chat-server` starts it,
@@ -44,24 +45,24 @@ final class LoopbackServer: Sendable {
 }
 
 /// The system clock plus an offset the test can raise: tokens expire without waiting.
-final class ShiftableClock: ServerClock {
-  private let offset = Mutex<Int64>(0)
+final class ShiftableClock: TimeSource {
+  private let system = SystemTimeSource()
+  private let offset = Mutex<Duration>(.zero)
 
-  func now() -> Timestamp {
-    let now = ChatServer.SystemClock().now()
-    return Timestamp(nanosecondsSince1970: now.nanosecondsSince1970 + offset.withLock { $0 })
-  }
+  func now() -> Timestamp { system.now() + offset.withLock { $0 } }
+  func uptime() -> Duration { system.uptime() + offset.withLock { $0 } }
+  func sleep(for duration: Duration) async throws { try await system.sleep(for: duration) }
 
   func advance(by duration: Duration) {
-    offset.withLock { $0 += duration.components.seconds * 1_000_000_000 }
+    offset.withLock { $0 += duration }
   }
 }
 
 /// Keeps the server's log records, to check what they hold.
-final class CollectingLogSink: ChatServer.LogSink {
-  private let records = Mutex<[ChatServer.LogRecord]>([])
+final class CollectingLogSink: LogSink {
+  private let records = Mutex<[LogRecord]>([])
 
-  func record(_ record: ChatServer.LogRecord) {
+  func write(_ record: LogRecord) {
     records.withLock { $0.append(record) }
   }
 

@@ -1,0 +1,16 @@
+/// The fixed limits of the contract (API.md), the same on both sides: the client refuses what
+/// the server would, before saving it.
+public enum APILimits {
+  /// Unicode scalars (`unicodeScalars.count`, not grapheme clusters) in a text.
+  public static let maxTextScalars = 4_096
+  /// Members of a conversation, the creator included.
+  public static let maxMembers = 256
+  /// Items per page.
+  public static let pageSizes = 1...200
+  /// Items in a page when `limit` is not given.
+  public static let defaultPageSize = 50
+  /// Characters of a title (Part 2's title change).
+  public static let titleLength = 1...200
+  /// The request body size a server refuses above, by default.
+  public static let defaultMaxBodyBytes = 64 * 1024
+}

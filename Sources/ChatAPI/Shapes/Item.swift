@@ -1,0 +1,95 @@
+/// What an item of a conversation's log is (API.md Part 2, "Items").
+public enum ItemKind: String, Codable, Sendable, CaseIterable {
+  case message, edit, delete, members, title
+}
+
+/// One entry of a conversation's log, with its own sequence number: a message (Part 1's
+/// `Message`), or an edit, delete, member change or title change.
+///
+/// The fields after `sentAt` are Part 2's. They are nil from a server that does not serve Part 2
+/// yet, and are then left out when written, so a Part 1 message keeps exactly Part 1's fields;
+/// `effectiveKind` reads a missing kind as `message`.
+public struct Item: Codable, Sendable, Equatable {
+  public var id: String
+  public var clientMessageId: String
+  public var conversationId: String
+  public var senderId: String
+  /// A message's current text (after edits; "" once deleted); an edit's new text; else "".
+  public var text: String
+  public var sequence: Int
+  /// The server's clock at acceptance (RFC 3339), for display only.
+  public var sentAt: String
+  public var kind: ItemKind?
+  /// A message's media; nil once deleted.
+  public var media: Media?
+  /// When a message was last edited.
+  public var editedAt: String?
+  /// A message deleted for everyone.
+  public var deleted: Bool?
+  /// The clientMessageId an edit or delete changes.
+  public var target: String?
+  /// A members item's changes.
+  public var added: [String]?
+  public var removed: [String]?
+  /// A title item's new title.
+  public var title: String?
+
+  public init(
+    id: String, clientMessageId: String, conversationId: String, senderId: String, text: String,
+    sequence: Int, sentAt: String, kind: ItemKind? = nil, media: Media? = nil,
+    editedAt: String? = nil, deleted: Bool? = nil, target: String? = nil,
+    added: [String]? = nil, removed: [String]? = nil, title: String? = nil
+  ) {
+    self.id = id
+    self.clientMessageId = clientMessageId
+    self.conversationId = conversationId
+    self.senderId = senderId
+    self.text = text
+    self.sequence = sequence
+    self.sentAt = sentAt
+    self.kind = kind
+    self.media = media
+    self.editedAt = editedAt
+    self.deleted = deleted
+    self.target = target
+    self.added = added
+    self.removed = removed
+    self.title = title
+  }
+
+  /// The kind, a Part 1 server's items being messages.
+  public var effectiveKind: ItemKind { kind ?? .message }
+}
+
+/// `GET /v1/conversations/{id}/messages`: items in ascending sequence order.
+public struct ItemPage: Codable, Sendable, Equatable {
+  public var items: [Item]
+  /// Whether older (`before`, the newest page) or newer (`after`) items exist.
+  public var hasMore: Bool
+
+  public init(items: [Item], hasMore: Bool) {
+    self.items = items
+    self.hasMore = hasMore
+  }
+}
+
+/// `POST /v1/conversations/{id}/messages`: a message (`text`, maybe `media`), or with `kind`
+/// an edit or delete of `target`.
+public struct PostItem: Codable, Sendable, Equatable {
+  public var clientMessageId: String
+  public var text: String?
+  public var kind: ItemKind?
+  public var target: String?
+  public var media: Media?
+
+  public init(
+    clientMessageId: String, text: String?, kind: ItemKind? = nil, target: String? = nil,
+    media: Media? = nil
+  ) {
+    self.clientMessageId = clientMessageId
+    self.text = text
+    self.kind = kind
+    self.target = target
+    self.media = media
+  }
+}
