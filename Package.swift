@@ -10,12 +10,13 @@ let engineSettings: [SwiftSetting] = [
 
 let package = Package(
   name: "chat",
-  platforms: [.macOS(.v15)],
+  platforms: [.iOS(.v17), .macOS(.v14)],
   products: [
     .executable(name: "chat-sim", targets: ["chat-sim"]),
     .library(name: "ChatDomain", targets: ["ChatDomain"]),
     .library(name: "ChatData", targets: ["ChatData"]),
     .library(name: "ChatPresentation", targets: ["ChatPresentation"]),
+    .library(name: "ChatTransports", targets: ["ChatTransports"]),
     .library(name: "ChatServer", targets: ["ChatServer"]),
     .library(name: "ChatLoad", targets: ["ChatLoad"]),
     .executable(name: "chat-server", targets: ["chat-server"]),
@@ -41,7 +42,7 @@ let package = Package(
     // Client layers: presentation → domain ← data.
     .target(name: "ChatDomain", dependencies: ["Support"], swiftSettings: engineSettings),
     .target(
-      name: "ChatData", dependencies: ["ChatAPI", "ChatDomain", "SQLite", "Support", "Wire"],
+      name: "ChatData", dependencies: ["ChatAPI", "ChatDomain", "SQLite", "Support"],
       swiftSettings: engineSettings),
     .target(
       name: "ChatPresentation", dependencies: ["ChatDomain", "Support"],
@@ -49,6 +50,12 @@ let package = Package(
 
     // Network.
     .target(name: "Wire", dependencies: ["CEpoll", "CCrypto"], swiftSettings: engineSettings),
+
+    // The engine's transports built on Wire, for Linux (an Apple app plugs in URLSession's and
+    // its own WebSocket instead).
+    .target(
+      name: "ChatTransports", dependencies: ["ChatAPI", "ChatData", "Wire"],
+      swiftSettings: engineSettings),
 
     // Reference server core: every route and live event of API.md over SQLite, no sockets.
     .target(
@@ -73,7 +80,10 @@ let package = Package(
     // The terminal client: the screen, the commands, the demo.
     .target(
       name: "ChatTerminal",
-      dependencies: ["ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite", "Wire"],
+      dependencies: [
+        "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "ChatTransports", "SQLite",
+        "Wire",
+      ],
       swiftSettings: engineSettings),
     .executableTarget(name: "chat", dependencies: ["ChatTerminal"], swiftSettings: engineSettings),
 
@@ -83,8 +93,8 @@ let package = Package(
     .executableTarget(
       name: "chat-bench",
       dependencies: [
-        "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite", "Wire", "CEpoll",
-        "CBenchBaseline", "ChatLoad",
+        "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "ChatTransports", "SQLite",
+        "Wire", "CEpoll", "CBenchBaseline", "ChatLoad",
       ],
       swiftSettings: engineSettings),
 
@@ -131,7 +141,8 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad", "SQLite", "Wire",
+        "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad", "ChatTransports",
+        "SQLite", "Wire",
       ],
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.

@@ -10,7 +10,7 @@ import Support
 /// between any two jobs (a kill) and the rest of the world goes on. Jobs must only be enqueued
 /// from the world's own thread: anything else means work escaped the simulation (a `Task` on the
 /// global pool, a real thread), and `Simulation.runPhases` reports it as a violation.
-final class SteppedExecutor: SerialTaskExecutor, @unchecked Sendable {
+final class SteppedExecutor: SerialTaskExecutor, TaskExecutor, @unchecked Sendable {
   // @unchecked: `jobs`, `head` and `foreignEnqueues` are only touched while holding `lock`.
   let name: String
   private let lock = NSLock()

@@ -42,7 +42,7 @@ public final class TestWorld: Sendable {
   /// `wrapHTTP` and `wrapLive` put a test's own transport around the network's (to rewrite
   /// replies, or to slow a close); the network still sees, and counts, every call.
   public func device(
-    _ user: String, _ device: String = "phone", database: Database.Location = .memory,
+    _ user: String, _ device: String = "phone", database: ChatEngine.Storage = .memory,
     network: TestNetwork? = nil, wallClockOffset: Duration = .zero, seed: UInt64 = 1,
     wrapHTTP: (any HTTPTransport) -> any HTTPTransport = { $0 },
     wrapLive: (any LiveTransport) -> any LiveTransport = { $0 }
@@ -60,7 +60,8 @@ public final class TestWorld: Sendable {
   }
 
   /// Opens an engine again on an existing database (a relaunch).
-  public func reopen(_ device: TestDevice, database: Database.Location) async throws -> TestDevice {
+  public func reopen(_ device: TestDevice, database: ChatEngine.Storage) async throws -> TestDevice
+  {
     let engine = try await ChatEngine.open(database, environment: device.environment)
     return TestDevice(engine: engine, network: device.network, environment: device.environment)
   }

@@ -2,6 +2,7 @@ import ChatAPI
 import ChatData
 import ChatDomain
 import ChatServer
+import ChatTransports
 import Foundation
 import Testing
 import Wire

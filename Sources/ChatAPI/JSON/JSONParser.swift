@@ -150,7 +150,7 @@ public struct JSONParser {
       index += 1
       switch byte {
       case UInt8(ascii: "\""):
-        guard let string = String(validating: utf8, as: UTF8.self) else {
+        guard let string = Self.validUTF8(utf8) else {
           throw error("invalid UTF-8")
         }
         return string
@@ -162,6 +162,17 @@ public struct JSONParser {
         utf8.append(byte)
       }
     }
+  }
+
+  /// The string these bytes spell, or nil when they are not valid UTF-8.
+  private static func validUTF8(_ bytes: [UInt8]) -> String? {
+    if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
+      return String(validating: bytes, as: UTF8.self)
+    }
+    // Decoding replaces every invalid sequence with U+FFFD, so valid bytes are exactly those
+    // that come back unchanged.
+    let decoded = String(decoding: bytes, as: UTF8.self)
+    return decoded.utf8.elementsEqual(bytes) ? decoded : nil
   }
 
   private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONSyntaxError) {

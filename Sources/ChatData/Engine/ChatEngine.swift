@@ -53,7 +53,7 @@ public final class ChatEngine: Sendable {
   public var currentUserID: UserID { context.me }
 
   let context: EngineContext
-  let location: Database.Location
+  let storage: Storage
   let session: SessionManager
   let messagesSource: MessagesRepository
   let receiptsSource: ReceiptsRepository
@@ -65,10 +65,24 @@ public final class ChatEngine: Sendable {
 
   // MARK: - Opening
 
+  /// Where the engine keeps its database: a file (created 0600, deleted at sign-out), or
+  /// memory (tests, previews).
+  public enum Storage: Sendable, Equatable {
+    case file(String)
+    case memory
+
+    var location: Database.Location {
+      switch self {
+      case .file(let path): .file(path)
+      case .memory: .memory
+      }
+    }
+  }
+
   /// Signs in with `POST /v1/auth/dev-login` (a server in dev mode) and opens the database at
-  /// `location`, which must be empty or belong to the same user and device.
+  /// `storage`, which must be empty or belong to the same user and device.
   public static func devSignIn(
-    user: UserID, device: DeviceID, database location: Database.Location,
+    user: UserID, device: DeviceID, database storage: Storage,
     environment: Environment
   ) async throws(ChatError) -> ChatEngine {
     let tokens: Tokens
@@ -84,18 +98,18 @@ public final class ChatEngine: Sendable {
     let session = SessionRecord(
       userID: user, deviceID: device, accessToken: tokens.accessToken,
       refreshToken: tokens.refreshToken, expiresAt: expiresAt)
-    return try await open(location, environment: environment, newSession: session)
+    return try await open(storage, environment: environment, newSession: session)
   }
 
   /// Opens the database of a device that signed in before.
-  public static func open(_ location: Database.Location, environment: Environment)
+  public static func open(_ storage: Storage, environment: Environment)
     async throws(ChatError) -> ChatEngine
   {
-    try await open(location, environment: environment, newSession: nil)
+    try await open(storage, environment: environment, newSession: nil)
   }
 
   private static func open(
-    _ location: Database.Location, environment: Environment, newSession: SessionRecord?
+    _ storage: Storage, environment: Environment, newSession: SessionRecord?
   ) async throws(ChatError) -> ChatEngine {
     let ownsExecutor = environment.executor == nil
     let executor = environment.executor ?? ThreadExecutor(name: "chat.engine")
@@ -106,7 +120,7 @@ public final class ChatEngine: Sendable {
     let store: MessageStore
     let session: SessionRecord
     do {
-      store = try await MessageStore.open(location, executor: executor)
+      store = try await MessageStore.open(storage.location, executor: executor)
       let saved = try await store.session()
       if let newSession {
         if let saved, saved.userID != newSession.userID || saved.deviceID != newSession.deviceID {
@@ -132,16 +146,16 @@ public final class ChatEngine: Sendable {
     // IDs made by an earlier launch still waiting in the outbox keep sorting before new ones.
     for message in (try? await store.unsent()) ?? [] { ids.observe(message.clientID) }
     return ChatEngine(
-      location: location, store: store, session: session, environment: environment, ids: ids,
+      storage: storage, store: store, session: session, environment: environment, ids: ids,
       executor: executor, ownsExecutor: ownsExecutor)
   }
 
   private init(
-    location: Database.Location, store: MessageStore, session record: SessionRecord,
+    storage: Storage, store: MessageStore, session record: SessionRecord,
     environment: Environment, ids: any MessageIDGenerator, executor: any SerialTaskExecutor,
     ownsExecutor: Bool
   ) {
-    self.location = location
+    self.storage = storage
     self.ownsExecutor = ownsExecutor
     let retryPolicy = RetryPolicy()
     let session = SessionManager(
@@ -252,7 +266,7 @@ public final class ChatEngine: Sendable {
   /// Signs out: closes everything and deletes the database with the tokens in it.
   public func signOut() async throws(ChatError) {
     await close()
-    guard case .file(let path) = location else { return }
+    guard case .file(let path) = storage else { return }
     do {
       try Database.deleteFiles(at: path)
     } catch {

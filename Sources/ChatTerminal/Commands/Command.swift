@@ -1,5 +1,6 @@
 import ChatData
 import ChatDomain
+import ChatTransports
 import Foundation
 import SQLite
 import Support

@@ -1,5 +1,6 @@
 import ChatData
 import ChatDomain
+import ChatTransports
 import Foundation
 
 /// `chat demo`: the whole system in one command. A server on a free loopback port with a

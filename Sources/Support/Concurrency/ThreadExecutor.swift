@@ -1,17 +1,40 @@
 import Foundation
 
-/// A serial executor that is also a task executor, so one value can both isolate actors
-/// (`unownedExecutor`) and be the preferred executor of the tasks they start.
-public protocol SerialTaskExecutor: SerialExecutor, TaskExecutor {}
+/// A serial executor that is also a task executor where the platform has task executors
+/// (Linux, iOS 18, macOS 15), so one value can both isolate actors (`unownedExecutor`) and be
+/// the preferred executor of the tasks they start.
+///
+/// Older Apple platforms (iOS 17, macOS 14) have custom actor executors but not task
+/// executors: there the actors still run on this executor, and only the nonisolated code of the
+/// tasks they start runs on the global pool. The determinism the tests and the simulation rely
+/// on is Linux's, where every conformer is a task executor too.
+public protocol SerialTaskExecutor: SerialExecutor {}
 
 extension SerialTaskExecutor {
   /// Starts `operation` as a task whose code, and the code of the nonisolated functions it
-  /// calls, runs on this executor.
+  /// calls, runs on this executor (where the platform has task executors).
   @discardableResult
   public func spawn<T: Sendable>(
     _ operation: sending @escaping @isolated(any) () async -> T
   ) -> Task<T, Never> {
-    Task(executorPreference: self, operation: operation)
+    if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *),
+      let preferred = self as? any TaskExecutor
+    {
+      return Task(executorPreference: preferred, operation: operation)
+    }
+    return Task(operation: operation)
+  }
+
+  /// Runs `job` here, as this executor's serial and (where there are) task executor.
+  func run(_ job: UnownedJob) {
+    if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *),
+      let preferred = self as? any TaskExecutor
+    {
+      job.runSynchronously(
+        isolatedTo: asUnownedSerialExecutor(), taskExecutor: preferred.asUnownedTaskExecutor())
+    } else {
+      job.runSynchronously(on: asUnownedSerialExecutor())
+    }
   }
 }
 
@@ -101,11 +124,13 @@ public final class ThreadExecutor: SerialTaskExecutor, @unchecked Sendable {
         head = 0
       }
       condition.unlock()
-      job.runSynchronously(
-        isolatedTo: asUnownedSerialExecutor(), taskExecutor: asUnownedTaskExecutor())
+      run(job)
     }
   }
 }
+
+@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
+extension ThreadExecutor: TaskExecutor {}
 
 /// Hands the executor to its thread, which is created before `self` is complete.
 private final class ThreadBox: @unchecked Sendable {

@@ -2,6 +2,7 @@ import ChatData
 import ChatDomain
 import ChatServer
 import ChatServerTool
+import ChatTransports
 import Foundation
 import Support
 import Synchronization

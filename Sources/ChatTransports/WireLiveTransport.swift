@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatData
 import Wire
 
 /// The live `LiveTransport`: `Wire`'s WebSocket client (URLSession's WebSocket does not work on
