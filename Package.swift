@@ -120,12 +120,14 @@ let package = Package(
     .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI"], swiftSettings: engineSettings),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: engineSettings),
     .testTarget(
-      name: "ChatDomainTests", dependencies: ["ChatDomain"], swiftSettings: engineSettings),
+      name: "ChatDomainTests", dependencies: ["ChatDomain", "Support"],
+      swiftSettings: engineSettings),
     .testTarget(
       name: "ChatDataTests", dependencies: ["ChatData", "ChatTestSupport"],
       swiftSettings: engineSettings),
     .testTarget(
-      name: "ChatPresentationTests", dependencies: ["ChatPresentation", "ChatTestSupport"],
+      name: "ChatPresentationTests",
+      dependencies: ["ChatPresentation", "ChatTestSupport", "Support"],
       swiftSettings: engineSettings),
     .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: engineSettings),
     .testTarget(

@@ -9,3 +9,9 @@ public enum ConnectionState: Hashable, Sendable {
   /// The session ended (refresh refused): sign in again.
   case signedOut
 }
+
+/// The live connection's state, for the banner of every screen.
+public protocol ConnectionStatus: Sendable {
+  /// The state now, then on every change.
+  func connectionStates() -> AsyncStream<ConnectionState>
+}

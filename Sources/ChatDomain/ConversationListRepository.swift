@@ -3,13 +3,14 @@ public protocol ConversationListRepository: Sendable {
   /// My conversations, newest activity first, with unread counts; re-sent on every change.
   func conversations() -> AsyncStream<[ConversationSummary]>
 
+  /// One conversation's title, members and unread count, re-sent on every change; nil while
+  /// this device does not know it.
+  func conversation(_ conversation: ConversationID) -> AsyncStream<ConversationSummary?>
+
   /// Creates a conversation on the server (this needs the network) and saves it.
   func createConversation(title: String, memberIDs: [UserID]) async throws(ChatError)
     -> ConversationID
 
   /// Searches the messages on this device, newest first. Works offline.
   func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit]
-
-  /// The live connection's state, current value first.
-  func connectionStates() -> AsyncStream<ConnectionState>
 }

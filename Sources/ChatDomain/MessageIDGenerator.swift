@@ -1,4 +1,5 @@
 import Foundation
+import Support
 
 /// Makes client message IDs.
 public protocol MessageIDGenerator: Sendable {
@@ -14,15 +15,13 @@ public protocol MessageIDGenerator: Sendable {
 /// IDs from one generator strictly increase, even when the clock stands still or goes back: the
 /// timestamp never decreases and the counter orders IDs within one millisecond. That is what lets
 /// unsent messages sort "in client-ID order" as they were written.
-public final class UUIDv7Generator: MessageIDGenerator, @unchecked Sendable {
-  // @unchecked: `state` is only touched while holding `lock`.
+public final class UUIDv7Generator: MessageIDGenerator, Sendable {
   private struct State {
     var millis: UInt64 = 0
     var counter: UInt16 = 0
   }
 
-  private let lock = NSLock()
-  private var state = State()
+  private let state = Locked(State())
   private let now: @Sendable () -> Date
   private let random: @Sendable () -> UInt64
 
@@ -42,7 +41,7 @@ public final class UUIDv7Generator: MessageIDGenerator, @unchecked Sendable {
 
   public func next() -> MessageID {
     let clockMillis = UInt64(max(0, now().timeIntervalSince1970 * 1000))
-    let (millis, counter) = lock.withLock { () -> (UInt64, UInt16) in
+    let (millis, counter) = state.withLock { state -> (UInt64, UInt16) in
       if clockMillis > state.millis {
         state.millis = clockMillis
         state.counter = 0
@@ -59,7 +58,7 @@ public final class UUIDv7Generator: MessageIDGenerator, @unchecked Sendable {
 
   public func observe(_ id: MessageID) {
     guard let (millis, counter) = Self.timestampAndCounter(of: id) else { return }
-    lock.withLock {
+    state.withLock { state in
       if millis > state.millis || (millis == state.millis && counter > state.counter) {
         state.millis = millis
         state.counter = counter

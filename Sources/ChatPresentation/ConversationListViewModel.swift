@@ -8,8 +8,9 @@ import Observation
 public final class ConversationListViewModel {
   public private(set) var viewState = ConversationListViewState()
 
-  private let repository: any ConversationListRepository
-  private let currentUserID: UserID
+  private let sources: ChatSources
+  private var repository: any ConversationListRepository { sources.conversations }
+  private var currentUserID: UserID { sources.me }
   private let formatter: TimeFormatter
   private var summaries: [ConversationSummary] = []
   private var connection: ConnectionState = .idle
@@ -17,18 +18,16 @@ public final class ConversationListViewModel {
   private var alert: String?
 
   public init(
-    repository: any ConversationListRepository, currentUserID: UserID,
-    formatter: TimeFormatter = TimeFormatter()
+    sources: ChatSources, formatter: TimeFormatter = TimeFormatter()
   ) {
-    self.repository = repository
-    self.currentUserID = currentUserID
+    self.sources = sources
     self.formatter = formatter
   }
 
   /// Watches until the calling task is cancelled.
   public func onAppear() async {
     let conversations = repository.conversations()
-    let connection = repository.connectionStates()
+    let connection = sources.connection.connectionStates()
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await self.follow(conversations) { @MainActor in $0.summaries = $1 } }
       group.addTask { await self.follow(connection) { @MainActor in $0.connection = $1 } }

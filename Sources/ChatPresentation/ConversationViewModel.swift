@@ -4,13 +4,15 @@ import Observation
 
 /// The conversation screen's brain (seed 000 part 2): watches the conversation and turns it into
 /// one `ConversationViewState`. It decides nothing about storage or the network; it only asks
-/// the `MessageRepository`.
+/// the `MessageRepository` (and, for the title, the typing line and the banner, the list,
+/// typing and connection promises of `ChatSources`).
 @MainActor @Observable
 public final class ConversationViewModel {
   public private(set) var viewState = ConversationViewState()
 
   public let conversation: ConversationID
-  private let repository: any MessageRepository
+  private let sources: ChatSources
+  private var repository: any MessageRepository { sources.messages }
   private let formatter: TimeFormatter
   private var messages: [Message] = []
   /// The rows of `messages`, kept between renders: a render for a typing or connection change
@@ -25,20 +27,19 @@ public final class ConversationViewModel {
   private var alert: String?
 
   public init(
-    conversation: ConversationID, repository: any MessageRepository,
-    formatter: TimeFormatter = TimeFormatter()
+    conversation: ConversationID, sources: ChatSources, formatter: TimeFormatter = TimeFormatter()
   ) {
     self.conversation = conversation
-    self.repository = repository
+    self.sources = sources
     self.formatter = formatter
   }
 
   /// Watches until the calling task is cancelled (the screen went away).
   public func onAppear() async {
     let messages = repository.messages(in: conversation)
-    let summaries = repository.conversation(conversation)
-    let typing = repository.typingUsers(in: conversation)
-    let connection = repository.connectionStates()
+    let summaries = sources.conversations.conversation(conversation)
+    let typing = sources.typing.typingUsers(in: conversation)
+    let connection = sources.connection.connectionStates()
     await withTaskGroup(of: Void.self) { group in
       group.addTask {
         await self.follow(messages) { @MainActor in
@@ -104,7 +105,7 @@ public final class ConversationViewModel {
 
   /// The user typed a character.
   public func onTyping() {
-    repository.userIsTyping(in: conversation)
+    sources.typing.userIsTyping(in: conversation)
   }
 
   private func isFailed(_ state: HistoryState) -> Bool {
@@ -115,7 +116,7 @@ public final class ConversationViewModel {
   /// Turns `messages` into rows, reusing the row of every message unchanged since the last
   /// time (on the same day: "14:02" becomes "Mon 14:02" tomorrow).
   private func updateRows() {
-    let me = repository.currentUserID
+    let me = sources.me
     let today = formatter.today()
     if today != rowCacheDay {
       rowCache.removeAll()

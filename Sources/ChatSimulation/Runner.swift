@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs seeds: one on the calling thread, one on a thread of its own, or many over several
 /// threads. A run steps its own executors from a plain thread, never from inside a Swift task
@@ -60,24 +61,26 @@ public enum SimulationRunner {
 }
 
 /// Hands out seeds to the threads and collects their results.
-private final class SeedQueue: @unchecked Sendable {
-  // @unchecked: every field is touched only while holding `lock`.
-  private let lock = NSLock()
-  private var pending: [UInt64]
-  private var collected: [SeedResult] = []
+private final class SeedQueue: Sendable {
+  private struct State {
+    var pending: [UInt64]
+    var collected: [SeedResult] = []
+  }
 
-  init(seeds: [UInt64]) { pending = seeds.reversed() }
+  private let state: Mutex<State>
+
+  init(seeds: [UInt64]) { state = Mutex(State(pending: seeds.reversed())) }
 
   func next() -> UInt64? {
-    lock.withLock { pending.popLast() }
+    state.withLock { $0.pending.popLast() }
   }
 
   func finished(_ result: SeedResult, report: (SeedResult) -> Void) {
-    lock.withLock {
-      collected.append(result)
+    state.withLock {
+      $0.collected.append(result)
       report(result)
     }
   }
 
-  var results: [SeedResult] { lock.withLock { collected } }
+  var results: [SeedResult] { state.withLock { $0.collected } }
 }

@@ -102,7 +102,7 @@ extension Simulation {
         _ = try? await engine.messages.loadOlder(in: conversation)
       }
     case 63..<73:
-      engine.messages.userIsTyping(in: conversation)
+      engine.typing.userIsTyping(in: conversation)
     case 73..<83:
       let failed = (incarnation.latest[conversation] ?? []).filter {
         if case .failed = $0.send { return true }

@@ -1,6 +1,7 @@
 import Foundation
 import SQLite
 import Support
+import Synchronization
 
 /// A serial executor that runs nothing by itself: it only queues jobs, and the `World` runs them
 /// one at a time, from its own loop, choosing which executor to step with the seed.
@@ -11,13 +12,17 @@ import Support
 /// from the world's own thread: anything else means work escaped the simulation (a `Task` on the
 /// global pool, a real thread), and `Simulation.runPhases` reports it as a violation.
 final class SteppedExecutor: SerialTaskExecutor, TaskExecutor, @unchecked Sendable {
-  // @unchecked: `jobs`, `head` and `foreignEnqueues` are only touched while holding `lock`.
+  // @unchecked: `owner`, a `pthread_t`, is not `Sendable` but never changes after `init`; every
+  // other field is in `queue`.
+  private struct Queue {
+    var jobs: [UnownedJob] = []
+    var head = 0
+    var foreign = 0
+  }
+
   let name: String
-  private let lock = NSLock()
-  private var jobs: [UnownedJob] = []
-  private var head = 0
+  private let queue = Mutex(Queue())
   private let owner: pthread_t
-  private var foreign = 0
 
   init(name: String) {
     self.name = name
@@ -27,9 +32,9 @@ final class SteppedExecutor: SerialTaskExecutor, TaskExecutor, @unchecked Sendab
   func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
     let isOwner = pthread_equal(pthread_self(), owner) != 0
-    lock.withLock {
-      if !isOwner { foreign += 1 }
-      jobs.append(job)
+    queue.withLock {
+      if !isOwner { $0.foreign += 1 }
+      $0.jobs.append(job)
     }
   }
 
@@ -42,24 +47,24 @@ final class SteppedExecutor: SerialTaskExecutor, TaskExecutor, @unchecked Sendab
   }
 
   /// Jobs waiting to run.
-  var pending: Int { lock.withLock { jobs.count - head } }
+  var pending: Int { queue.withLock { $0.jobs.count - $0.head } }
 
   /// Jobs enqueued from a thread other than the world's.
-  var foreignEnqueues: Int { lock.withLock { foreign } }
+  var foreignEnqueues: Int { queue.withLock { $0.foreign } }
 
   /// Runs the oldest queued job; false when there was none.
   @discardableResult
   func runNext() -> Bool {
-    let job: UnownedJob? = lock.withLock {
-      guard head < jobs.count else { return nil }
-      let job = jobs[head]
-      head += 1
-      if head == jobs.count {
-        jobs.removeAll(keepingCapacity: true)
-        head = 0
-      } else if head > 256, head * 2 > jobs.count {
-        jobs.removeFirst(head)
-        head = 0
+    let job: UnownedJob? = queue.withLock { queue in
+      guard queue.head < queue.jobs.count else { return nil }
+      let job = queue.jobs[queue.head]
+      queue.head += 1
+      if queue.head == queue.jobs.count {
+        queue.jobs.removeAll(keepingCapacity: true)
+        queue.head = 0
+      } else if queue.head > 256, queue.head * 2 > queue.jobs.count {
+        queue.jobs.removeFirst(queue.head)
+        queue.head = 0
       }
       return job
     }

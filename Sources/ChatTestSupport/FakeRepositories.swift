@@ -1,44 +1,54 @@
 import ChatDomain
 import Foundation
-import Observation
+import Support
 
-/// A `MessageRepository` whose streams the test drives and whose calls the test reads: what the
-/// view model is tested against (seed 000 §6.3).
-public final class FakeMessageRepository: MessageRepository, @unchecked Sendable {
-  // @unchecked: every mutable field is touched only while holding `lock`.
-  private let lock = NSLock()
+/// The screens' promises (`ChatSources`) kept by one object whose streams the test drives and
+/// whose calls the test reads: what the view models are tested against (seed 000 §6.3).
+public final class FakeMessageRepository: MessageRepository, ConversationListRepository,
+  TypingIndicators, ConnectionStatus, Sendable
+{
+  private struct Calls {
+    var sent: [String] = []
+    var retried: [MessageID] = []
+    var markedRead: [Int] = []
+    var typing = 0
+    var older = 0
+    var sendError: ChatError?
+    var olderGate: AsyncStream<Void>?
+    var olderAnswers: [Result<Bool, ChatError>] = []
+  }
+
   public let currentUserID: UserID
   private let messagesPair = AsyncStream.makeStream(of: [Message].self)
   private let summaryPair = AsyncStream.makeStream(of: ConversationSummary?.self)
   private let typingPair = AsyncStream.makeStream(of: [UserID].self)
   private let connectionPair = AsyncStream.makeStream(of: ConnectionState.self)
-  private var _sent: [String] = []
-  private var _retried: [MessageID] = []
-  private var _markedRead: [Int] = []
-  private var _typingCalls = 0
-  /// What `send` throws, if anything.
-  public var sendError: ChatError? {
-    get { lock.withLock { _sendError } }
-    set { lock.withLock { _sendError = newValue } }
-  }
-  private var _sendError: ChatError?
-  /// When set, `loadOlder` waits here until the test resumes it (to see the loading state).
-  public var olderGate: AsyncStream<Void>? {
-    get { lock.withLock { _olderGate } }
-    set { lock.withLock { _olderGate = newValue } }
-  }
-  private var _olderGate: AsyncStream<Void>?
-  private var _olderCalls = 0
-  public var olderCalls: Int { lock.withLock { _olderCalls } }
-  /// What `loadOlder` answers, in order.
-  public var olderAnswers: [Result<Bool, ChatError>] {
-    get { lock.withLock { _olderAnswers } }
-    set { lock.withLock { _olderAnswers = newValue } }
-  }
-  private var _olderAnswers: [Result<Bool, ChatError>] = []
+  private let calls = Locked(Calls())
 
   public init(currentUserID: UserID) {
     self.currentUserID = currentUserID
+  }
+
+  /// The fake as every promise a screen reads.
+  public var sources: ChatSources {
+    ChatSources(
+      me: currentUserID, messages: self, conversations: self, typing: self, connection: self)
+  }
+
+  /// What `send` throws, if anything.
+  public var sendError: ChatError? {
+    get { calls.withLock { $0.sendError } }
+    set { calls.withLock { $0.sendError = newValue } }
+  }
+  /// When set, `loadOlder` waits here until the test resumes it (to see the loading state).
+  public var olderGate: AsyncStream<Void>? {
+    get { calls.withLock { $0.olderGate } }
+    set { calls.withLock { $0.olderGate = newValue } }
+  }
+  /// What `loadOlder` answers, in order.
+  public var olderAnswers: [Result<Bool, ChatError>] {
+    get { calls.withLock { $0.olderAnswers } }
+    set { calls.withLock { $0.olderAnswers = newValue } }
   }
 
   // Driving the streams.
@@ -48,55 +58,72 @@ public final class FakeMessageRepository: MessageRepository, @unchecked Sendable
   public func emit(_ state: ConnectionState) { connectionPair.continuation.yield(state) }
 
   // Reading the calls.
-  public var sent: [String] { lock.withLock { _sent } }
-  public var retried: [MessageID] { lock.withLock { _retried } }
-  public var markedRead: [Int] { lock.withLock { _markedRead } }
-  public var typingCalls: Int { lock.withLock { _typingCalls } }
+  public var sent: [String] { calls.withLock { $0.sent } }
+  public var retried: [MessageID] { calls.withLock { $0.retried } }
+  public var markedRead: [Int] { calls.withLock { $0.markedRead } }
+  public var typingCalls: Int { calls.withLock { $0.typing } }
+  public var olderCalls: Int { calls.withLock { $0.older } }
 
+  // MessageRepository.
   public func messages(in conversation: ConversationID) -> AsyncStream<[Message]> {
     messagesPair.stream
-  }
-
-  public func conversation(_ conversation: ConversationID) -> AsyncStream<ConversationSummary?> {
-    summaryPair.stream
   }
 
   public func send(_ text: String, in conversation: ConversationID) async throws(ChatError)
     -> MessageID
   {
     if let error = sendError { throw error }
-    lock.withLock { _sent.append(text) }
+    calls.withLock { $0.sent.append(text) }
     return MessageID(UUID())
   }
 
   public func retry(_ id: MessageID) async {
-    lock.withLock { _retried.append(id) }
+    calls.withLock { $0.retried.append(id) }
   }
 
   public func loadOlder(in conversation: ConversationID) async throws(ChatError) -> Bool {
-    let gate = lock.withLock {
-      _olderCalls += 1
-      return _olderGate
+    let gate = calls.withLock {
+      $0.older += 1
+      return $0.olderGate
     }
     if let gate { for await _ in gate { break } }
-    let answer = lock.withLock {
-      _olderAnswers.isEmpty ? .success(false) : _olderAnswers.removeFirst()
+    let answer = calls.withLock {
+      $0.olderAnswers.isEmpty ? .success(false) : $0.olderAnswers.removeFirst()
     }
     return try answer.get()
   }
 
   public func markRead(upTo sequence: Int, in conversation: ConversationID) {
-    lock.withLock { _markedRead.append(sequence) }
+    calls.withLock { $0.markedRead.append(sequence) }
   }
 
+  // ConversationListRepository: one conversation, driven by `emit(_:)`.
+  public func conversations() -> AsyncStream<[ConversationSummary]> {
+    AsyncStream { _ in }
+  }
+
+  public func conversation(_ conversation: ConversationID) -> AsyncStream<ConversationSummary?> {
+    summaryPair.stream
+  }
+
+  public func createConversation(title: String, memberIDs: [UserID]) async throws(ChatError)
+    -> ConversationID
+  {
+    throw .invalidInput("the fake creates no conversation")
+  }
+
+  public func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] { [] }
+
+  // TypingIndicators.
   public func typingUsers(in conversation: ConversationID) -> AsyncStream<[UserID]> {
     typingPair.stream
   }
 
   public func userIsTyping(in conversation: ConversationID) {
-    lock.withLock { _typingCalls += 1 }
+    calls.withLock { $0.typing += 1 }
   }
 
+  // ConnectionStatus.
   public func connectionStates() -> AsyncStream<ConnectionState> {
     connectionPair.stream
   }

@@ -4,33 +4,35 @@ import Support
 
 /// Reads a stream on the world's executor and keeps what arrived, so that after
 /// `TestWorld.settle()` a test reads the newest value without waiting on the stream itself.
-public final class Probe<Value: Sendable>: @unchecked Sendable {
-  // @unchecked: `values` and `finished` are touched only while holding `lock`.
-  private let lock = NSLock()
-  private var values: [Value] = []
-  private var finished = false
-  private var task: Task<Void, Never>?
+public final class Probe<Value: Sendable>: Sendable {
+  private struct State {
+    var values: [Value] = []
+    var finished = false
+    var task: Task<Void, Never>?
+  }
+
+  private let state = Locked(State())
 
   public init(_ stream: AsyncStream<Value>, on executor: any SerialTaskExecutor) {
-    let task = executor.spawn {
+    let task = executor.spawn { [state] in
       for await value in stream {
-        self.lock.withLock { self.values.append(value) }
+        state.withLock { $0.values.append(value) }
       }
-      self.lock.withLock { self.finished = true }
+      state.withLock { $0.finished = true }
     }
-    lock.withLock { self.task = task }
+    state.withLock { $0.task = task }
   }
 
   /// The newest value, if any arrived.
-  public var latest: Value? { lock.withLock { values.last } }
+  public var latest: Value? { state.withLock { $0.values.last } }
 
   /// Every value, in order.
-  public var all: [Value] { lock.withLock { values } }
+  public var all: [Value] { state.withLock { $0.values } }
 
-  public var isFinished: Bool { lock.withLock { finished } }
+  public var isFinished: Bool { state.withLock { $0.finished } }
 
   /// Stops reading (the screen went away).
   public func cancel() {
-    lock.withLock { task }?.cancel()
+    state.withLock { $0.task }?.cancel()
   }
 }

@@ -11,4 +11,5 @@ public struct TestDevice: Sendable {
 
   public var messages: any MessageRepository { engine.messages }
   public var list: any ConversationListRepository { engine.conversationList }
+  public var typing: any TypingIndicators { engine.typing }
 }

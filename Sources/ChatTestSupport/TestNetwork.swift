@@ -48,20 +48,22 @@ public enum EventFault: Sendable, Equatable {
 
 /// One device's network: the HTTP and live transports an engine is given, in front of the
 /// shared `ChatService`, with a switch for connectivity and the fault rules.
-public final class TestNetwork: @unchecked Sendable {
-  // @unchecked: every mutable field is touched only while holding `lock`.
-  private let lock = NSLock()
+public final class TestNetwork: Sendable {
+  private struct State {
+    var online = true
+    var rules: [(match: RequestMatch, fault: HTTPFault, remaining: Int)] = []
+    var eventFaults: [EventFault] = []
+    var requests: [APIRequest] = []
+    var held: [CheckedContinuation<Void, Never>]? = nil
+    var heldReplies: [CheckedContinuation<Void, Never>] = []
+    var sockets: [Int: TestSocket] = [:]
+    var nextSocket = 0
+    var connects = 0
+  }
+
+  private let state = Locked(State())
   let service: ChatService
   let executor: any SerialTaskExecutor
-  private var online = true
-  private var rules: [(match: RequestMatch, fault: HTTPFault, remaining: Int)] = []
-  private var eventFaults: [EventFault] = []
-  private var _requests: [APIRequest] = []
-  private var held: [CheckedContinuation<Void, Never>]? = nil
-  private var heldReplies: [CheckedContinuation<Void, Never>] = []
-  private var sockets: [Int: TestSocket] = [:]
-  private var nextSocket = 0
-  private var connects = 0
 
   init(service: ChatService, executor: any SerialTaskExecutor) {
     self.service = service
@@ -75,11 +77,11 @@ public final class TestNetwork: @unchecked Sendable {
 
   /// Offline: requests fail as unreachable, sockets cannot open, and open ones drop.
   public var isOnline: Bool {
-    get { lock.withLock { online } }
+    get { state.withLock { state in state.online } }
     set {
-      let dropped = lock.withLock { () -> [TestSocket] in
-        online = newValue
-        return newValue ? [] : Array(sockets.values)
+      let dropped = state.withLock { state -> [TestSocket] in
+        state.online = newValue
+        return newValue ? [] : Array(state.sockets.values)
       }
       for socket in dropped { socket.drop() }
     }
@@ -87,68 +89,69 @@ public final class TestNetwork: @unchecked Sendable {
 
   /// The next `count` requests matching `match` get `fault`.
   public func failNext(_ count: Int, with fault: HTTPFault, where match: RequestMatch = .any) {
-    lock.withLock { rules.append((match, fault, count)) }
+    state.withLock { state in state.rules.append((match, fault, count)) }
   }
 
   /// The next events on this device's socket suffer `fault`.
   public func disturbEvents(_ fault: EventFault) {
-    lock.withLock { eventFaults.append(fault) }
+    state.withLock { state in state.eventFaults.append(fault) }
   }
 
   /// Drops every open socket, as a tunnel would.
   public func dropSockets() {
-    for socket in lock.withLock({ Array(sockets.values) }) { socket.drop() }
+    for socket in state.withLock({ state in Array(state.sockets.values) }) { socket.drop() }
   }
 
   /// Requests wait, unanswered, until `release()` (which also releases replies held by
   /// `.holdReply`).
   public func hold() {
-    lock.withLock { if held == nil { held = [] } }
+    state.withLock { state in if state.held == nil { state.held = [] } }
   }
 
   public func release() {
-    let waiting = lock.withLock {
+    let waiting = state.withLock { state in
       defer {
-        held = nil
-        heldReplies = []
+        state.held = nil
+        state.heldReplies = []
       }
-      return (held ?? []) + heldReplies
+      return (state.held ?? []) + state.heldReplies
     }
     for continuation in waiting { continuation.resume() }
   }
 
   /// Every request this device sent, in order (the fault-injected ones included).
-  public var requests: [APIRequest] { lock.withLock { _requests } }
+  public var requests: [APIRequest] { state.withLock { state in state.requests } }
 
-  public var openSockets: Int { lock.withLock { sockets.count } }
+  public var openSockets: Int { state.withLock { state in state.sockets.count } }
 
   /// How many times this device tried to open its socket.
-  public var connectAttempts: Int { lock.withLock { connects } }
+  public var connectAttempts: Int { state.withLock { state in state.connects } }
 
   // MARK: - HTTP
 
   func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
-    let mustWait = lock.withLock { () -> Bool in
-      _requests.append(request)
-      return held != nil
+    let mustWait = state.withLock { state -> Bool in
+      state.requests.append(request)
+      return state.held != nil
     }
     if mustWait {
       await withCheckedContinuation { continuation in
-        let waitNow = lock.withLock { () -> Bool in
-          guard held != nil else { return false }
-          held?.append(continuation)
+        let waitNow = state.withLock { state -> Bool in
+          guard state.held != nil else { return false }
+          state.held?.append(continuation)
           return true
         }
         if !waitNow { continuation.resume() }
       }
     }
-    let fault = lock.withLock { () -> HTTPFault? in
-      guard online else { return .offline }
-      guard let index = rules.firstIndex(where: { $0.remaining > 0 && $0.match.test(request) })
+    let fault = state.withLock { state -> HTTPFault? in
+      guard state.online else { return .offline }
+      guard
+        let index = state.rules.firstIndex(where: { $0.remaining > 0 && $0.match.test(request) })
       else { return nil }
-      rules[index].remaining -= 1
-      let fault = rules[index].fault
-      if rules[index].remaining == 0 { rules.remove(at: index) }
+      state.rules[index].remaining -= 1
+      let fault = state.rules[index].fault
+      if state.rules[index].remaining == 0 { state.rules.remove(at: index) }
       return fault
     }
     switch fault {
@@ -165,7 +168,7 @@ public final class TestNetwork: @unchecked Sendable {
     case .holdReply?:
       let response = await service.handle(request)
       await withCheckedContinuation { continuation in
-        lock.withLock { heldReplies.append(continuation) }
+        state.withLock { state in state.heldReplies.append(continuation) }
       }
       return response
     case nil:
@@ -176,33 +179,33 @@ public final class TestNetwork: @unchecked Sendable {
   // MARK: - Live
 
   func connect(headers: HeaderFields) async throws(LiveConnectError) -> any LiveSocket {
-    lock.withLock { connects += 1 }
+    state.withLock { state in state.connects += 1 }
     guard isOnline else { throw .offline("test network is offline") }
     let request = APIRequest(.live, headers: headers)
     switch await service.openLive(request) {
     case .refused(let response):
       throw .rejected(status: response.status)
     case .accepted(let subscription):
-      let id = lock.withLock {
-        nextSocket += 1
-        return nextSocket
+      let id = state.withLock { state in
+        state.nextSocket += 1
+        return state.nextSocket
       }
       let socket = TestSocket(
         subscription: subscription, network: self, id: id, executor: executor)
-      lock.withLock { sockets[id] = socket }
+      state.withLock { state in state.sockets[id] = socket }
       socket.startPumping()
       return socket
     }
   }
 
   func socketClosed(_ id: Int) {
-    _ = lock.withLock { sockets.removeValue(forKey: id) }
+    _ = state.withLock { state in state.sockets.removeValue(forKey: id) }
   }
 
   /// Applies the pending event faults to one event: what the device receives instead.
   func filter(_ event: String, pending: inout String?) -> [String] {
-    lock.withLock {
-      guard let fault = eventFaults.first else {
+    state.withLock { state in
+      guard let fault = state.eventFaults.first else {
         if let held = pending {
           pending = nil
           return [event, held]
@@ -211,15 +214,15 @@ public final class TestNetwork: @unchecked Sendable {
       }
       switch fault {
       case .skip(let n):
-        eventFaults[0] = .skip(n - 1)
-        if n <= 1 { eventFaults.removeFirst() }
+        state.eventFaults[0] = .skip(n - 1)
+        if n <= 1 { state.eventFaults.removeFirst() }
         return []
       case .duplicate(let n):
-        eventFaults[0] = .duplicate(n - 1)
-        if n <= 1 { eventFaults.removeFirst() }
+        state.eventFaults[0] = .duplicate(n - 1)
+        if n <= 1 { state.eventFaults.removeFirst() }
         return [event, event]
       case .swapNextTwo:
-        eventFaults.removeFirst()
+        state.eventFaults.removeFirst()
         pending = event
         return []
       }
@@ -242,16 +245,14 @@ public final class TestNetwork: @unchecked Sendable {
 }
 
 /// A socket between a device and the service, on the world's executor.
-final class TestSocket: LiveSocket, @unchecked Sendable {
-  // @unchecked: `pump` is touched only while holding `lock`.
+final class TestSocket: LiveSocket, Sendable {
   let messages: AsyncStream<String>
   private let continuation: AsyncStream<String>.Continuation
   private let subscription: LiveSubscription
-  private weak var network: TestNetwork?
+  private weak let network: TestNetwork?
   private let id: Int
   private let executor: any SerialTaskExecutor
-  private let lock = NSLock()
-  private var pump: Task<Void, Never>?
+  private let pump = Locked<Task<Void, Never>?>(nil)
 
   init(
     subscription: LiveSubscription, network: TestNetwork, id: Int,
@@ -274,7 +275,7 @@ final class TestSocket: LiveSocket, @unchecked Sendable {
       }
       self.continuation.finish()
     }
-    lock.withLock { pump = task }
+    pump.withLock { $0 = task }
   }
 
   func send(_ text: String) async throws {
@@ -287,7 +288,7 @@ final class TestSocket: LiveSocket, @unchecked Sendable {
 
   /// Ends the socket from the device's side: the device sees its stream finish.
   func drop() {
-    lock.withLock { pump }?.cancel()
+    pump.value?.cancel()
     continuation.finish()
     network?.socketClosed(id)
     let subscription = subscription

@@ -17,7 +17,7 @@ enum EndToEndFigure {
       title: "B5", memberIDs: [UserID("dave")])
     try await alice.startAndConnect()
     try await bob.startAndConnect()
-    let screen = ConversationViewModel(conversation: chat, repository: bob.messages)
+    let screen = ConversationViewModel(conversation: chat, sources: bob.sources)
     let watching = Task { @MainActor in await screen.onAppear() }
 
     let warmUp = max(50, messages / 10)

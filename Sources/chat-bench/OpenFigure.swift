@@ -149,7 +149,7 @@ enum OpenFigure {
   /// Opens the conversation screen once and returns the time to the first full view state.
   @MainActor
   static func openOnce(engine: ChatEngine, conversation: ConversationID, rows: Int) async -> Int64 {
-    let viewModel = ConversationViewModel(conversation: conversation, repository: engine.messages)
+    let viewModel = ConversationViewModel(conversation: conversation, sources: engine.sources)
     let started = Nanos.now()
     let screen = Task { @MainActor in await viewModel.onAppear() }
     await ViewStateProbe.wait(for: viewModel) { $0.rows.count >= rows }
@@ -220,7 +220,7 @@ enum OpenChild {
         environment: ChatEngine.Environment(
           http: OfflineHTTPTransport(), live: OfflineLiveTransport(), clock: BenchClock()))
       let viewModel = ConversationViewModel(
-        conversation: conversation, repository: engine.messages)
+        conversation: conversation, sources: engine.sources)
       let screen = Task { @MainActor in await viewModel.onAppear() }
       await ViewStateProbe.wait(for: viewModel) { $0.rows.count >= 50 }
       let shown = Nanos.now()

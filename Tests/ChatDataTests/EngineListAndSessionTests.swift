@@ -185,10 +185,10 @@ struct EngineListAndSessionTests {
 
   @Test func typingIsSentAtMostEveryThreeSecondsAndExpiresAfterFive() async throws {
     let p = try await Pair.make()
-    let typing = Probe(p.bob.messages.typingUsers(in: p.chat), on: p.world.executor)
+    let typing = Probe(p.bob.typing.typingUsers(in: p.chat), on: p.world.executor)
     await p.world.settle()
-    p.alice.messages.userIsTyping(in: p.chat)
-    p.alice.messages.userIsTyping(in: p.chat)
+    p.alice.typing.userIsTyping(in: p.chat)
+    p.alice.typing.userIsTyping(in: p.chat)
     await p.world.settle()
     #expect(typing.latest == [UserID("alice")])
     #expect(typing.all.filter { !$0.isEmpty }.count == 1)
@@ -201,8 +201,8 @@ struct EngineListAndSessionTests {
 
   @Test func typingStopsWhenTheirMessageArrives() async throws {
     let p = try await Pair.make()
-    let typing = Probe(p.bob.messages.typingUsers(in: p.chat), on: p.world.executor)
-    p.alice.messages.userIsTyping(in: p.chat)
+    let typing = Probe(p.bob.typing.typingUsers(in: p.chat), on: p.world.executor)
+    p.alice.typing.userIsTyping(in: p.chat)
     await p.world.settle()
     #expect(typing.latest == [UserID("alice")])
     _ = try await p.alice.messages.send("done typing", in: p.chat)

@@ -122,7 +122,7 @@ struct EngineSendingTests {
     _ = try await p.alice.messages.send("third", in: p.chat)
     await p.alice.messages.retry(first)
     p.alice.network.isOnline = true
-    await p.alice.engine.messagesSource.networkReturned()
+    await p.alice.engine.outbox.wake()
     await p.world.settle()
     let log = try await p.world.serverLog(p.chat, as: "alice")
     #expect(log.map(\.text) == ["second", "third", "first"])
@@ -138,7 +138,7 @@ struct EngineSendingTests {
     await p.world.settle()
     p.alice.network.hold()
     p.alice.network.isOnline = true
-    await p.alice.engine.messagesSource.networkReturned()
+    await p.alice.engine.outbox.wake()
     await p.world.settle()
     // One post in flight, not three.
     #expect(p.alice.network.postedTexts.suffix(1) == ["one"])

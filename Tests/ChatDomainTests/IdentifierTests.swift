@@ -1,5 +1,6 @@
 import ChatDomain
 import Foundation
+import Support
 import Testing
 
 @Suite struct IdentifierTests {
@@ -38,8 +39,13 @@ import Testing
 }
 
 @Suite struct UUIDv7GeneratorTests {
-  final class FakeClock: @unchecked Sendable {
-    var now = Date(timeIntervalSince1970: 1_790_000_000)
+  final class FakeClock: Sendable {
+    private let time = Locked(Date(timeIntervalSince1970: 1_790_000_000))
+
+    var now: Date {
+      get { time.value }
+      set { time.withLock { $0 = newValue } }
+    }
   }
 
   @Test func idsAreVersion7WithTheClocksMilliseconds() {

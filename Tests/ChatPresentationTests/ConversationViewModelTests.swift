@@ -2,6 +2,7 @@ import ChatDomain
 import ChatPresentation
 import ChatTestSupport
 import Foundation
+import Support
 import Testing
 
 @MainActor
@@ -26,7 +27,8 @@ struct ConversationViewModelTests {
 
   @Test func rowsShowTicksOnlyOnMyMessagesAsTheSeedDefinesThem() async {
     let repository = FakeMessageRepository(currentUserID: me)
-    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
     repository.emit([
@@ -54,7 +56,7 @@ struct ConversationViewModelTests {
     let formatter = TimeFormatter(timeZone: TimeZone(identifier: "UTC")!, now: { now.value })
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(
-      conversation: chat, repository: repository, formatter: formatter)
+      conversation: chat, sources: repository.sources, formatter: formatter)
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
     repository.emit([message(1, from: bob, sequence: 1)])
@@ -67,7 +69,8 @@ struct ConversationViewModelTests {
 
   @Test func theBannerSaysWaitingForNetworkOnlyWhileOffline() async {
     let repository = FakeMessageRepository(currentUserID: me)
-    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
     repository.emit(.waitingForNetwork)
@@ -78,7 +81,8 @@ struct ConversationViewModelTests {
 
   @Test func titleAndTypingComeFromTheirOwnStreams() async {
     let repository = FakeMessageRepository(currentUserID: me)
-    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
     repository.emit(
@@ -95,7 +99,8 @@ struct ConversationViewModelTests {
     repository.olderAnswers = [.success(true), .success(false)]
     let (gate, open) = AsyncStream.makeStream(of: Void.self)
     repository.olderGate = gate
-    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
     let first = Task { await model.onTopReached() }
     await waitUntil { model.viewState.history == .loading }
     // A second scroll to the top while loading asks nothing more.
@@ -114,7 +119,8 @@ struct ConversationViewModelTests {
   @Test func aFailedHistoryLoadSaysWhyAndCanBeTriedAgain() async {
     let repository = FakeMessageRepository(currentUserID: me)
     repository.olderAnswers = [.failure(.offline), .success(true)]
-    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
     await model.onTopReached()
     #expect(model.viewState.history == .failed(ChatError.offline.description))
     await model.onTopReached()
@@ -123,7 +129,8 @@ struct ConversationViewModelTests {
 
   @Test func seeingAMessageMarksReadUpToTheNewestSequenceAtOrBeforeIt() async {
     let repository = FakeMessageRepository(currentUserID: me)
-    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
     let pending = message(3, from: me, sequence: nil, send: .sending)
@@ -138,7 +145,8 @@ struct ConversationViewModelTests {
   @Test func sendingBadInputShowsWhyAndSendsNothing() async {
     let repository = FakeMessageRepository(currentUserID: me)
     repository.sendError = .invalidInput("the message is empty")
-    let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
     await model.sendNow("   ")
     #expect(model.viewState.alert == "invalid input: the message is empty")
     #expect(repository.sent.isEmpty)
@@ -156,9 +164,13 @@ struct ConversationListViewModelTests {
   let utc = TimeFormatter(
     timeZone: TimeZone(identifier: "UTC")!, now: { Date(timeIntervalSince1970: 1_796_000_000) })
 
-  final class FakeList: ConversationListRepository, @unchecked Sendable {
+  final class FakeList: ConversationListRepository, Sendable {
     let pair = AsyncStream.makeStream(of: [ConversationSummary].self)
-    var searchResult: Result<[SearchHit], ChatError> = .success([])
+    private let result = Locked<Result<[SearchHit], ChatError>>(.success([]))
+    var searchResult: Result<[SearchHit], ChatError> {
+      get { result.value }
+      set { result.withLock { $0 = newValue } }
+    }
     func conversations() -> AsyncStream<[ConversationSummary]> { pair.stream }
     func createConversation(title: String, memberIDs: [UserID]) async throws(ChatError)
       -> ConversationID
@@ -166,12 +178,23 @@ struct ConversationListViewModelTests {
     func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] {
       try searchResult.get()
     }
-    func connectionStates() -> AsyncStream<ConnectionState> { AsyncStream { _ in } }
+    func conversation(_ conversation: ConversationID) -> AsyncStream<ConversationSummary?> {
+      AsyncStream { _ in }
+    }
+  }
+
+  /// The list's screen over `list`, the other promises from the fake repository.
+  func model(over list: FakeList) -> ConversationListViewModel {
+    let others = FakeMessageRepository(currentUserID: me)
+    return ConversationListViewModel(
+      sources: ChatSources(
+        me: me, messages: others, conversations: list, typing: others, connection: others),
+      formatter: utc)
   }
 
   @Test func rowsShowUnreadCountsAndWhoWroteLast() async {
     let list = FakeList()
-    let model = ConversationListViewModel(repository: list, currentUserID: me, formatter: utc)
+    let model = model(over: list)
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
     let chat = ConversationID("c1")
@@ -194,7 +217,7 @@ struct ConversationListViewModelTests {
   @Test func aSearchErrorIsShownNotThrown() async {
     let list = FakeList()
     list.searchResult = .failure(.invalidInput("type at least one letter or digit to search"))
-    let model = ConversationListViewModel(repository: list, currentUserID: me, formatter: utc)
+    let model = model(over: list)
     await model.search("!!")
     #expect(
       model.viewState.search?.error == "invalid input: type at least one letter or digit to search")
@@ -204,15 +227,13 @@ struct ConversationListViewModelTests {
 }
 
 /// A date the test moves, read by the formatter's clock.
-final class LockedDate: @unchecked Sendable {
-  // @unchecked: `date` is only touched while holding `lock`.
-  private let lock = NSLock()
-  private var date: Date
+final class LockedDate: Sendable {
+  private let date: Locked<Date>
 
-  init(_ date: Date) { self.date = date }
+  init(_ date: Date) { self.date = Locked(date) }
 
   var value: Date {
-    get { lock.withLock { date } }
-    set { lock.withLock { date = newValue } }
+    get { date.value }
+    set { date.withLock { $0 = newValue } }
   }
 }

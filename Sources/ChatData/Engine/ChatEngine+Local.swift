@@ -1,5 +1,6 @@
 import ChatDomain
 import Foundation
+import Support
 
 extension ChatEngine {
   /// A conversation as this device holds it, in display order, without asking the server:
@@ -51,12 +52,22 @@ extension ChatEngine {
       throw .storage("\(error)")
     }
     guard let newest, newest > 0 else { return nil }
-    _ = try? await context.store.raiseOwnRead(conversation, upTo: newest)
     do {
-      try await context.api.postRead(upTo: newest, in: conversation)
-      try? await context.store.acknowledgeRead(conversation, upTo: newest)
+      try await context.store.raiseOwnRead(conversation, upTo: newest)
     } catch {
       throw error.chatError
+    }
+    do {
+      try await context.api.postRead(upTo: newest, in: conversation)
+    } catch {
+      throw error.chatError
+    }
+    do {
+      try await context.store.acknowledgeRead(conversation, upTo: newest)
+    } catch {
+      // The server has the number; only the "owed" mark stays, so the next start posts it
+      // again, which changes nothing.
+      context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
     }
     return newest
   }

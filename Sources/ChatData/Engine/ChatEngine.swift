@@ -50,12 +50,23 @@ public final class ChatEngine: Sendable {
   public let messages: any MessageRepository
   /// The conversation list and search.
   public let conversationList: any ConversationListRepository
+  /// Who is typing.
+  public let typing: any TypingIndicators
   public var currentUserID: UserID { context.me }
+
+  /// Everything the screens read: what the view models are built with.
+  public var sources: ChatSources {
+    ChatSources(
+      me: context.me, messages: messages, conversations: conversationList, typing: typing,
+      connection: live)
+  }
 
   let context: EngineContext
   let storage: Storage
   let session: SessionManager
   let messagesSource: MessagesRepository
+  let outbox: Outbox
+  let catchUp: CatchUp
   let receiptsSource: ReceiptsRepository
   let conversationsSource: ConversationsRepository
   let typingSource: TypingRepository
@@ -144,7 +155,11 @@ public final class ChatEngine: Sendable {
     let ids =
       environment.ids ?? UUIDv7Generator(now: { [clock = environment.clock] in clock.now().date })
     // IDs made by an earlier launch still waiting in the outbox keep sorting before new ones.
-    for message in (try? await store.unsent()) ?? [] { ids.observe(message.clientID) }
+    do {
+      for message in try await store.unsent() { ids.observe(message.clientID) }
+    } catch {
+      throw fail(error.chatError)
+    }
     return ChatEngine(
       storage: storage, store: store, session: session, environment: environment, ids: ids,
       executor: executor, ownsExecutor: ownsExecutor)
@@ -171,61 +186,52 @@ public final class ChatEngine: Sendable {
     self.context = context
     let receipts = ReceiptsRepository(context: context)
     let conversations = ConversationsRepository(context: context)
-    let messages = MessagesRepository(
+    let catchUp = CatchUp(
       context: context,
       onSynced: { conversation, synced in
         await receipts.markDelivered(upTo: synced, in: conversation)
-      },
-      onUnknownConversation: { (try? await conversations.sync()) != nil })
+      })
+    let outbox = Outbox(context: context, catchUp: catchUp)
+    let messages = MessagesRepository(
+      context: context, catchUp: catchUp, outbox: outbox,
+      onUnknownConversation: { await conversations.learn() })
     let outgoing = OpenSocket(executor: executor)
     let typing = TypingRepository(context: context, sendFrame: { await outgoing.send($0) })
     let router = LiveEventRouter(
       messages: messages, receipts: receipts, conversations: conversations, typing: typing,
       log: environment.log)
+    let reconnect = ReconnectSequence(
+      context: context, conversations: conversations, catchUp: catchUp, receipts: receipts,
+      outbox: outbox)
     let live = LiveConnection(
       context: context, transport: environment.live, session: session, outgoing: outgoing,
-      onFrame: { await router.route($0) },
-      onConnected: { [knownBugs = environment.knownBugs, metrics = context.metrics] in
-        // The socket may have missed anything while it was down: learn what changed, start
-        // the catch-ups (messages and receipts), then send what waits.
-        var skipsCatchUp = false
-        if knownBugs.contains(.skipCatchUpAfterReconnect) {
-          skipsCatchUp = await metrics.current().reconnects > 0
-        }
-        if !skipsCatchUp {
-          let changed = try? await conversations.sync()
-          if changed == nil { await messages.learnConversationsLater() }
-          await messages.catchUpAll()
-          let watched = await messages.watchedConversations()
-          for conversation in Set((changed ?? []) + watched).sorted() {
-            context.spawn { await receipts.sync(conversation) }
-          }
-        }
-        await messages.networkReturned()
-        await receipts.postOwedReads()
-      })
+      onFrame: { await router.route($0) }, onConnected: { await reconnect.run() })
     self.messagesSource = messages
+    self.outbox = outbox
+    self.catchUp = catchUp
     self.receiptsSource = receipts
     self.conversationsSource = conversations
     self.typingSource = typing
     self.live = live
     self.messages = CompositeMessageRepository(
-      context: context, messages: messages, receipts: receipts, typing: typing, live: live)
-    self.conversationList = ConversationList(source: conversations, live: live)
+      context: context, messages: messages, receipts: receipts)
+    self.conversationList = conversations
+    self.typing = typing
     let reachability = environment.network.reachability()
     networkTask = context.spawn {
       for await reachable in reachability where reachable {
         await live.networkReturned()
-        await messages.networkReturned()
+        await outbox.wake()
       }
     }
     context.spawn {
       // Weak: the socket already holds the session, so strong captures would make a cycle that
       // keeps a closed engine, and its database connection, alive.
-      await session.onSignedOut { [weak live, weak messages, weak receipts] in
+      await session.onSignedOut { [weak live, weak messages, weak receipts, weak conversations] in
         await live?.signedOut()
         await messages?.stop()
         await receipts?.stop()
+        await conversations?.stop()
       }
     }
   }
@@ -235,6 +241,7 @@ public final class ChatEngine: Sendable {
   /// The app is in the foreground: connect, catch up, send.
   public func start() async {
     await receiptsSource.start()
+    await conversationsSource.start()
     await messagesSource.start()
     await live.start()
   }
@@ -243,6 +250,7 @@ public final class ChatEngine: Sendable {
   public func stop() async {
     await messagesSource.stop()
     await receiptsSource.stop()
+    await conversationsSource.stop()
     await live.stop()
   }
 
@@ -251,7 +259,7 @@ public final class ChatEngine: Sendable {
   public func close() async {
     await stop()
     networkTask.cancel()
-    await messagesSource.outboxDrained()
+    await outbox.drained()
     await context.store.finishSubscriptions()
     await live.finishSubscriptions()
     await typingSource.finishSubscriptions()
@@ -300,8 +308,8 @@ public final class ChatEngine: Sendable {
     } catch {
       throw error.chatError
     }
-    try await messagesSource.catchUpEverything(progress: progress)
-    let remaining = await messagesSource.drainOutbox()
+    try await catchUp.catchUpEverything(progress: progress)
+    let remaining = await outbox.drain()
     await receiptsSource.postOwedReads()
     return SyncReport(conversationsChanged: changed, outboxRemaining: remaining)
   }
@@ -309,12 +317,13 @@ public final class ChatEngine: Sendable {
   /// Posts every queued message once, in order, stopping at the first temporary failure;
   /// returns how many are left (for one-shot tools: no backoff, no waiting).
   public func drainOutbox() async -> Int {
-    await messagesSource.drainOutbox()
+    await outbox.drain()
   }
 
-  /// Messages waiting to be accepted by the server.
+  /// Messages waiting to be accepted by the server (0 when the database cannot be read, which
+  /// is logged).
   public func outboxCount() async -> Int {
-    (try? await context.store.outboxCount()) ?? 0
+    await outbox.size() ?? 0
   }
 
   /// The client's figures now.
@@ -324,7 +333,7 @@ public final class ChatEngine: Sendable {
 
   /// The socket's state now and on every change.
   public func connectionStates() -> AsyncStream<ConnectionState> {
-    live.stateStream()
+    live.connectionStates()
   }
 
   /// For `chat-bench` (issue 7, B4): each message sent from this engine, from now on, the

@@ -10,6 +10,8 @@ actor ClientMetrics {
   nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
   private var snapshot = ClientMetricsSnapshot()
+  /// When each of my messages saved by this run was saved as sending, until it turns sent.
+  private var savedAt: [MessageID: Duration] = [:]
   private var sendToSent = DurationSamples()
   private var openTimes = DurationSamples()
   private let sentWatchers = Broadcaster<SentMessage>(buffering: .unbounded)
@@ -20,12 +22,24 @@ actor ClientMetrics {
 
   func recordSendAttempt() { snapshot.sendAttempts += 1 }
   func recordAccepted() { snapshot.sendsAccepted += 1 }
-  /// One of my messages turned sent: from "saved as sending" to "sent", by whichever path the
-  /// acknowledgement came (the post's reply or the socket's echo); only for messages saved by
-  /// this run. Times are the engine clock's `uptime()`.
-  func recordSent(_ id: MessageID, savedAt: Duration, sentAt: Duration) {
-    sendToSent.add(sentAt - savedAt)
-    sentWatchers.yield(SentMessage(id: id, sentAt: sentAt))
+  /// One of my messages was saved as sending (or queued again by a tapped retry) at `time`,
+  /// the engine clock's `uptime()`.
+  func recordSaved(_ id: MessageID, at time: Duration) {
+    savedAt[id] = time
+  }
+
+  /// One of my messages is held as sent now: from "saved as sending" to "sent", by whichever
+  /// path the acknowledgement came (the post's reply or the socket's echo); counted once, and
+  /// only for messages saved by this run.
+  func recordSent(_ id: MessageID, at time: Duration) {
+    guard let saved = savedAt.removeValue(forKey: id) else { return }
+    sendToSent.add(time - saved)
+    sentWatchers.yield(SentMessage(id: id, sentAt: time))
+  }
+
+  /// One of my messages was refused for good: it will not turn sent.
+  func recordNeverSent(_ id: MessageID) {
+    savedAt[id] = nil
   }
 
   /// Every message `recordSent` hears of from now on (see `ChatEngine.sentMessages()`).

@@ -20,6 +20,17 @@ struct EngineContext: Sendable {
   /// Test-only (see `KnownBugs`); empty in apps.
   let knownBugs: KnownBugs
 
+  /// `body`'s answer, or nil when the store failed, which is logged: for the readers of a stream
+  /// (a screen's query), where a failed read skips one answer and the next change asks again.
+  func readOrLog<T>(_ body: () async throws -> T) async -> T? {
+    do {
+      return try await body()
+    } catch {
+      log.write(LogRecord(.error, "store.read_failed", [("error", "\(error)")]))
+      return nil
+    }
+  }
+
   /// Starts work on the engine's executor.
   @discardableResult
   func spawn(_ operation: sending @escaping @isolated(any) () async -> Void) -> Task<Void, Never> {

@@ -10,7 +10,7 @@ import Support
 /// socket's events are trusted to be complete. A socket that looks open but is dead is found by
 /// the transport's pings, which end `messages`. A 401 on the upgrade refreshes the token once and
 /// reconnects; a refused refresh ends the session.
-actor LiveConnection {
+actor LiveConnection: ConnectionStatus {
   nonisolated let context: EngineContext
   nonisolated var unownedExecutor: UnownedSerialExecutor {
     context.executor.asUnownedSerialExecutor()
@@ -25,7 +25,7 @@ actor LiveConnection {
   private var isRunning = false
   private var loop: Task<Void, Never>?
   private var socket: (any LiveSocket)?
-  private var pause: Task<Void, Never>?
+  private let pause: RetryPause
   private var hasConnectedBefore = false
   /// Bumped by every start and stop, so a loop knows when it has been replaced.
   private var generation = 0
@@ -41,6 +41,7 @@ actor LiveConnection {
     self.transport = transport
     self.session = session
     self.outgoing = outgoing
+    self.pause = RetryPause(context: context)
     self.onFrame = onFrame
     self.onConnected = onConnected
   }
@@ -56,7 +57,7 @@ actor LiveConnection {
   }
 
   /// `states()` for a caller that cannot wait (a protocol's synchronous requirement).
-  nonisolated func stateStream() -> AsyncStream<ConnectionState> {
+  nonisolated func connectionStates() -> AsyncStream<ConnectionState> {
     context.forward { await self.states() }
   }
 
@@ -90,7 +91,7 @@ actor LiveConnection {
     let loop = loop
     let socket = socket
     self.loop = nil
-    pause?.cancel()
+    pause.end()
     await outgoing.set(nil)
     // A connect in progress (up to its timeout) is cancelled rather than waited for.
     loop?.cancel()
@@ -103,7 +104,7 @@ actor LiveConnection {
   func signedOut() async {
     isRunning = false
     generation += 1
-    pause?.cancel()
+    pause.end()
     loop?.cancel()
     await outgoing.set(nil)
     await socket?.close()
@@ -117,7 +118,7 @@ actor LiveConnection {
 
   /// The network is back: skip the rest of a backoff.
   func networkReturned() {
-    pause?.cancel()
+    pause.end()
   }
 
   // MARK: - The loop
@@ -130,10 +131,10 @@ actor LiveConnection {
   }
 
   private func run(_ generation: Int) async {
-    var attempts = 0
+    pause.reset()
     var refreshedFor: String?
     while isCurrent(generation) {
-      set(attempts == 0 ? .connecting : .waitingForNetwork)
+      set(pause.failures == 0 ? .connecting : .waitingForNetwork)
       let token: String
       do {
         token = try await session.accessToken()
@@ -159,16 +160,15 @@ actor LiveConnection {
           return
         } catch {
           // The refresh failed for a passing reason: try again later, still signed in.
-          attempts += 1
-          await backOff(attempts, generation)
+          await backOff(generation)
           continue
         }
       } catch {
-        attempts += 1
         context.log.write(
           LogRecord(
-            .info, "live.connect_failed", [("attempt", "\(attempts)"), ("reason", "\(error)")]))
-        await backOff(attempts, generation)
+            .info, "live.connect_failed",
+            [("attempt", "\(pause.failures + 1)"), ("reason", "\(error)")]))
+        await backOff(generation)
         continue
       }
       guard isCurrent(generation) else {
@@ -196,19 +196,14 @@ actor LiveConnection {
       // A socket that drops at once (a server that accepts and closes) backs off further each
       // time; one that lived a while starts over.
       let lived = context.clock.uptime() - connectedAt
-      attempts = lived >= Self.healthyConnection ? 1 : attempts + 1
+      if lived >= Self.healthyConnection { pause.reset() }
       set(.waitingForNetwork)
-      await backOff(attempts, generation)
+      await backOff(generation)
     }
   }
 
-  private func backOff(_ attempt: Int, _ generation: Int) async {
+  private func backOff(_ generation: Int) async {
     guard isCurrent(generation) else { return }
-    let delay = context.retryPolicy.delay(afterFailure: attempt, random: context.random)
-    let clock = context.clock
-    let pause = context.spawn { try? await clock.sleep(for: delay) }
-    self.pause = pause
-    await pause.value
-    self.pause = nil
+    await pause.wait()
   }
 }

@@ -1,6 +1,7 @@
 import ChatDomain
 import Foundation
 import SQLite
+import Support
 
 /// Combines message rows and receipt numbers into `Message` values (seed 000 part 4), and
 /// passes each action to the repository that owns it. It owns no source of its own.
@@ -17,26 +18,19 @@ actor CompositeMessageRepository: MessageRepository {
     context.executor.asUnownedSerialExecutor()
   }
 
-  nonisolated var currentUserID: UserID { context.me }
-
   static let windowStep = 50
 
   private let messagesSource: MessagesRepository
   private let receiptsSource: ReceiptsRepository
-  private let typingSource: TypingRepository
-  private let live: LiveConnection
   private var windows: [ConversationID: Int] = [:]
   private var watchers: [ConversationID: Int] = [:]
 
   init(
-    context: EngineContext, messages: MessagesRepository, receipts: ReceiptsRepository,
-    typing: TypingRepository, live: LiveConnection
+    context: EngineContext, messages: MessagesRepository, receipts: ReceiptsRepository
   ) {
     self.context = context
     self.messagesSource = messages
     self.receiptsSource = receipts
-    self.typingSource = typing
-    self.live = live
   }
 
   // MARK: - Watching
@@ -86,7 +80,11 @@ actor CompositeMessageRepository: MessageRepository {
 
   private func current(_ conversation: ConversationID) async -> [Message]? {
     let window = windows[conversation] ?? Self.windowStep
-    guard let snapshot = try? await context.store.snapshot(conversation, limit: window) else {
+    guard
+      let snapshot = await context.readOrLog({
+        try await context.store.snapshot(conversation, limit: window)
+      })
+    else {
       return nil
     }
     let messages = snapshot.messages.map {
@@ -94,18 +92,6 @@ actor CompositeMessageRepository: MessageRepository {
     }
     guard context.knownBugs.contains(.orderByDeviceClock) else { return messages }
     return messages.sorted { $0.sentAt < $1.sentAt }
-  }
-
-  nonisolated func conversation(_ conversation: ConversationID) -> AsyncStream<
-    ConversationSummary?
-  > {
-    let context = context
-    return context.observe(
-      relevant: { $0.conversations.contains(conversation) },
-      query: {
-        let row = try? await context.store.listRow(conversation)
-        return .some(row.map { RecordMapping.summary($0, me: context.me) })
-      })
   }
 
   // MARK: - Actions
@@ -142,30 +128,14 @@ actor CompositeMessageRepository: MessageRepository {
     let receipts = receiptsSource
     context.spawn { await receipts.markRead(upTo: sequence, in: conversation) }
   }
-
-  nonisolated func typingUsers(in conversation: ConversationID) -> AsyncStream<[UserID]> {
-    let typing = typingSource
-    return context.forward { await typing.typingUsers(in: conversation) }
-  }
-
-  nonisolated func userIsTyping(in conversation: ConversationID) {
-    let typing = typingSource
-    context.spawn { await typing.userIsTyping(in: conversation) }
-  }
-
-  nonisolated func connectionStates() -> AsyncStream<ConnectionState> {
-    live.stateStream()
-  }
 }
 
 /// True the first time `set()` is called.
-final class OnceFlag: @unchecked Sendable {
-  // @unchecked: `done` is only touched while holding `lock`.
-  private let lock = NSLock()
-  private var done = false
+final class OnceFlag: Sendable {
+  private let done = Locked(false)
 
   func set() -> Bool {
-    lock.withLock {
+    done.withLock { done in
       defer { done = true }
       return !done
     }

@@ -7,16 +7,30 @@ import Support
 /// Owns conversations: `GET /v1/sync?cursor=`, `POST /v1/conversations` and the socket's
 /// conversation events; and, as the `ConversationListRepository`, reads the list from the same
 /// database (seed 000 §11: a second reader; no shared store, no change bus).
-actor ConversationsRepository {
+actor ConversationsRepository: ConversationListRepository {
   nonisolated let context: EngineContext
   nonisolated var unownedExecutor: UnownedSerialExecutor {
     context.executor.asUnownedSerialExecutor()
   }
 
   private var syncing: Task<Result<[ConversationID], RequestFailure>, Never>?
+  private var isRunning = false
+  /// A retry of learning the conversations is waiting (`learnLater`).
+  private var learning: Task<Void, Never>?
 
   init(context: EngineContext) {
     self.context = context
+  }
+
+  /// The app is in the foreground: a failed learning may be retried.
+  func start() {
+    isRunning = true
+  }
+
+  /// No retry waits any more.
+  func stop() {
+    isRunning = false
+    learning?.cancel()
   }
 
   private var store: MessageStore { context.store }
@@ -34,10 +48,17 @@ actor ConversationsRepository {
   }
 
   private func performSync() async -> Result<[ConversationID], RequestFailure> {
-    let cursor = try? await store.syncCursor()
+    let cursor: String?
+    do {
+      cursor = try await store.syncCursor()
+    } catch {
+      // Without the cursor everything is asked for again: safe, since saving is by ID.
+      context.log.write(LogRecord(.error, "store.read_failed", [("error", "\(error)")]))
+      cursor = nil
+    }
     let dto: SyncResponse
     do {
-      dto = try await context.api.sync(cursor: cursor ?? nil)
+      dto = try await context.api.sync(cursor: cursor)
     } catch {
       return .failure(error)
     }
@@ -47,6 +68,43 @@ actor ConversationsRepository {
       context.log.write(LogRecord(.warning, "sync.cursor_kept"))
     }
     return .success(dto.conversations.compactMap { ConversationID(rawValue: $0.id) })
+  }
+
+  /// `sync()`, and when it fails, `learnLater()`: for the reconnect sequence and an unknown
+  /// conversation's message. Returns the conversations that changed, nil when it failed.
+  @discardableResult
+  func learn() async -> [ConversationID]? {
+    do {
+      return try await sync()
+    } catch {
+      context.log.write(LogRecord(.info, "sync.failed", [("reason", error.label)]))
+      learnLater()
+      return nil
+    }
+  }
+
+  /// Learning the conversations failed for a passing reason: it is tried again with backoff
+  /// while the app is in the foreground. Nothing else would bring a missed conversation before
+  /// the next reconnect, since the socket stays up.
+  func learnLater() {
+    guard learning == nil, isRunning else { return }
+    guard !context.knownBugs.contains(.noRetryOfFailedSync) else { return }
+    learning = context.spawn { await self.retryLearning() }
+  }
+
+  private func retryLearning() async {
+    let pause = RetryPause(context: context)
+    while isRunning, !Task.isCancelled {
+      await pause.wait()
+      guard isRunning, !Task.isCancelled else { break }
+      do {
+        try await sync()
+        break
+      } catch {
+        continue
+      }
+    }
+    learning = nil
   }
 
   /// A conversation event from the socket: created, or its members changed.
@@ -79,7 +137,9 @@ actor ConversationsRepository {
   }
 
   /// Creates a conversation on the server and saves it.
-  func create(title: String, memberIDs: [UserID]) async throws(ChatError) -> ConversationID {
+  func createConversation(title: String, memberIDs: [UserID]) async throws(ChatError)
+    -> ConversationID
+  {
     let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !trimmed.isEmpty else { throw .invalidInput("the title is empty") }
     let members = Array(Set(memberIDs + [context.me])).sorted()
@@ -108,8 +168,24 @@ actor ConversationsRepository {
     return context.observe(
       relevant: { _ in true },
       query: {
-        guard let rows = try? await context.store.listRows() else { return nil }
+        guard let rows = await context.readOrLog({ try await context.store.listRows() }) else {
+          return nil
+        }
         return rows.map { RecordMapping.summary($0, me: context.me) }
+      })
+  }
+
+  /// One conversation as the list shows it, on every change.
+  nonisolated func conversation(_ conversation: ConversationID) -> AsyncStream<
+    ConversationSummary?
+  > {
+    let context = context
+    return context.observe(
+      relevant: { $0.conversations.contains(conversation) },
+      query: {
+        guard let row = await context.readOrLog({ try await context.store.listRow(conversation) })
+        else { return nil }
+        return .some(row.map { RecordMapping.summary($0, me: context.me) })
       })
   }
 

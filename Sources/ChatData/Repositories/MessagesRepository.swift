@@ -1,104 +1,50 @@
 import ChatAPI
 import ChatDomain
-import Foundation
-import SQLite
 import Support
 
 /// Owns messages (seed 000 part 5): `GET` and `POST` messages and the socket's message events,
 /// all saved to the store. One shared instance per engine, so a send outlives the screen that
 /// started it.
 ///
-/// ## Receiving
-/// Saves by ID, then moves the conversation's sync position over what it now holds. A message
-/// above the position plus one is a gap: it is saved (it shows in place) and `?after=` the
-/// position fills the gap. A conversation never fetched gets its newest page first; older
-/// history comes page by page with `?before=`. (`MessagesRepository+CatchUp.swift`)
-///
-/// ## Sending: the outbox
-/// The outbox is the unsent rows, posted oldest first, one at a time, each with the client
-/// message ID it was saved with. The retry policy (`MessagesRepository+Outbox.swift`):
-/// - accepted (201, or 200 for a retry the server recognised) → sent, with its sequence;
-/// - timeout, offline, 5xx, 429, or an answer that could not be saved → stays sending; the
-///   queue pauses with exponential backoff and jitter (never shorter than `Retry-After`) and
-///   then posts the same row again, same ID; when the network comes back, a network-caused
-///   pause ends at once;
-/// - any other 4xx → only that message turns failed; the queue moves on to the next;
-/// - a tapped retry puts a failed message at the back of the queue, same ID.
-/// The queue runs while the engine is started; rows left sending by a killed app are simply
-/// still in the queue at the next start.
+/// The seed's front door, with the work in two parts of one job each: receiving, catch-up, gap
+/// fill and history in `CatchUp`; sending in `Outbox`. Here: what a screen or the socket asks
+/// for, checked and passed to the part that does it.
 actor MessagesRepository {
   nonisolated let context: EngineContext
   nonisolated var unownedExecutor: UnownedSerialExecutor {
     context.executor.asUnownedSerialExecutor()
   }
 
-  /// Page size for the newest page and for older history (seed 000).
-  static let pageSize = 50
-  /// Page size for catching up (the server's maximum).
-  static let catchUpPageSize = 200
-
-  var isRunning = false
-  var watched: [ConversationID: Int] = [:]
-
-  // The outbox.
-  var outboxTask: Task<Void, Never>?
-  var outboxWanted = false
-  var outboxAttempts = 0
-  var pause: Task<Void, Never>?
-  var pausedByNetwork = false
-  var savedAt: [MessageID: Duration] = [:]
-  /// One post at a time, whoever posts (the outbox loop, or a one-shot `drainOutbox`).
-  let posting = KeyedLock<Int>()
-
-  // Catching up.
-  var catchingUp: Set<ConversationID> = []
-  var catchUpAgain: Set<ConversationID> = []
-  var catchUpAttempts: [ConversationID: Int] = [:]
-  var retries: [ConversationID: Task<Void, Never>] = [:]
-  /// One fetch at a time per conversation, whoever fetches.
-  let fetching = KeyedLock<ConversationID>()
-
-  /// Told the position up to which a conversation is held, after messages were saved, so the
-  /// receipts repository can say "delivered".
-  let onSynced: @Sendable (ConversationID, Int) async -> Void
-  /// Told about a message event for a conversation this device does not know yet; answers
-  /// whether the device learned its conversations (false: the server could not be reached).
-  let onUnknownConversation: @Sendable () async -> Bool
-  /// A retry of learning the conversations is waiting (`learnConversationsLater`).
-  var learningConversations = false
+  let catchUp: CatchUp
+  let outbox: Outbox
+  /// Told about a message event for a conversation this device does not know yet.
+  private let onUnknownConversation: @Sendable () async -> Void
 
   init(
-    context: EngineContext,
-    onSynced: @escaping @Sendable (ConversationID, Int) async -> Void,
-    onUnknownConversation: @escaping @Sendable () async -> Bool
+    context: EngineContext, catchUp: CatchUp, outbox: Outbox,
+    onUnknownConversation: @escaping @Sendable () async -> Void
   ) {
     self.context = context
-    self.onSynced = onSynced
+    self.catchUp = catchUp
+    self.outbox = outbox
     self.onUnknownConversation = onUnknownConversation
   }
 
-  var store: MessageStore { context.store }
+  private var store: MessageStore { context.store }
 
   // MARK: - Lifecycle
 
-  /// The app came to the foreground: the outbox may post.
-  func start() {
-    isRunning = true
-    flushOutbox()
+  /// The app came to the foreground: catch-ups may retry, the outbox may post.
+  func start() async {
+    await catchUp.start()
+    await outbox.start()
   }
 
   /// The app is going away: no new post or fetch starts. A post in flight finishes and its
   /// answer is saved; what is left stays queued.
-  func stop() {
-    isRunning = false
-    pause?.cancel()
-    for (_, retry) in retries { retry.cancel() }
-    retries.removeAll()
-  }
-
-  /// Waits for the outbox loop to end (after `stop()`).
-  func outboxDrained() async {
-    await outboxTask?.value
+  func stop() async {
+    await outbox.stop()
+    await catchUp.stop()
   }
 
   // MARK: - Receiving
@@ -109,53 +55,83 @@ actor MessagesRepository {
       context.log.write(LogRecord(.warning, "live.unreadable_message"))
       return
     }
-    if (try? await store.conversation(record.conversationID)) == nil {
+    if await isUnknown(record.conversationID) {
       // Learn about the conversation without holding up the socket's next frames.
       let onUnknownConversation = onUnknownConversation
-      context.spawn {
-        if await !onUnknownConversation() { await self.learnConversationsLater() }
-      }
+      context.spawn { await onUnknownConversation() }
     }
-    await saveReceived([record], in: record.conversationID)
+    await catchUp.save([record], in: record.conversationID)
   }
 
-  /// Saves messages, then fills a gap if the save revealed one, and reports the position.
-  /// Returns nil when nothing could be saved.
-  @discardableResult
-  func saveReceived(_ records: [MessageRecord], in conversation: ConversationID) async
-    -> SaveOutcome?
-  {
-    let outcome: SaveOutcome
+  /// Whether this device has never heard of the conversation. A store that cannot be read
+  /// answers no (logged): the message is saved anyway, and the next `/v1/sync` brings the
+  /// conversation.
+  private func isUnknown(_ conversation: ConversationID) async -> Bool {
     do {
-      outcome = try await store.saveServerMessages(records, in: conversation, me: context.me)
+      return try await store.conversation(conversation) == nil
     } catch {
-      context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
-      return nil
+      context.log.write(LogRecord(.error, "store.read_failed", [("error", "\(error)")]))
+      return false
     }
-    for record in records where record.senderID == context.me {
-      if let started = savedAt.removeValue(forKey: record.clientID) {
-        await context.metrics.recordSent(
-          record.clientID, savedAt: started, sentAt: context.clock.uptime())
-      }
-    }
-    if let synced = outcome.syncedUpTo {
-      if outcome.hasGap {
-        if !catchingUp.contains(conversation) {
-          await context.metrics.recordGap()
-          context.log.write(
-            LogRecord(
-              .info, "sync.gap", [("conversation", "\(conversation)"), ("after", "\(synced)")]))
-        }
-        // A catch-up in flight may have asked before this message existed: it goes again.
-        startCatchUp(conversation)
-      }
-      await onSynced(conversation, synced)
-    }
-    return outcome
   }
 
-  /// The conversations on screen now.
-  func watchedConversations() -> [ConversationID] {
-    watched.keys.sorted()
+  // MARK: - Sending
+
+  /// Saves the message as sending (on screen at once), then lets the outbox post it.
+  func send(_ text: String, in conversation: ConversationID) async throws(ChatError) -> MessageID {
+    let scalars = text.unicodeScalars.count
+    guard !text.allSatisfy({ $0.isWhitespace }) else {
+      throw .invalidInput("the message is empty")
+    }
+    guard scalars <= APILimits.maxTextScalars else {
+      throw .invalidInput(
+        "the message is too long (\(scalars) characters, at most \(APILimits.maxTextScalars))")
+    }
+    let id = context.ids.next()
+    do {
+      guard try await store.conversation(conversation) != nil else {
+        throw ChatError.notFound("conversation \(conversation)")
+      }
+      try await store.insertPending(
+        MessageRecord(
+          conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
+          text: text, sequence: nil, sentAt: context.clock.now().date, state: .sending,
+          failure: nil))
+    } catch {
+      throw ChatError(error)
+    }
+    await context.metrics.recordSaved(id, at: context.clock.uptime())
+    context.log.write(LogRecord(.info, "send.saved", [("conversation", "\(conversation)")]))
+    await outbox.reportSize()
+    await outbox.flush()
+    return id
+  }
+
+  /// A tapped retry: a failed message goes to the back of the queue with the same ID. A message
+  /// still sending is simply given a chance now.
+  func retry(_ id: MessageID) async {
+    do {
+      if try await store.requeue(id, sender: context.me) {
+        await context.metrics.recordSaved(id, at: context.clock.uptime())
+        context.log.write(LogRecord(.info, "send.retry_tapped"))
+      }
+    } catch {
+      context.log.write(LogRecord(.error, "send.retry_failed", [("error", "\(error)")]))
+    }
+    await outbox.wake()
+  }
+
+  // MARK: - Watching and history
+
+  func watch(_ conversation: ConversationID) async {
+    await catchUp.watch(conversation)
+  }
+
+  func unwatch(_ conversation: ConversationID) async {
+    await catchUp.unwatch(conversation)
+  }
+
+  func loadOlder(in conversation: ConversationID) async throws(ChatError) -> Bool {
+    try await catchUp.loadOlder(in: conversation)
   }
 }

@@ -103,7 +103,12 @@ actor ReceiptsRepository {
   /// within two seconds.
   func markRead(upTo sequence: Int, in conversation: ConversationID) async {
     guard sequence > 0 else { return }
-    _ = try? await store.raiseOwnRead(conversation, upTo: sequence)
+    do {
+      try await store.raiseOwnRead(conversation, upTo: sequence)
+    } catch {
+      // The unread count stays up on this device until the next save; the server still hears.
+      context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
+    }
     request(.read, upTo: sequence, in: conversation)
   }
 
@@ -116,7 +121,13 @@ actor ReceiptsRepository {
   /// Posts read numbers raised here that the server never confirmed (a previous run ended
   /// first, or the post failed).
   func postOwedReads() async {
-    guard let owed = try? await store.unacknowledgedReads() else { return }
+    let owed: [(ConversationID, Int)]
+    do {
+      owed = try await store.unacknowledgedReads()
+    } catch {
+      context.log.write(LogRecord(.error, "store.read_failed", [("error", "\(error)")]))
+      return
+    }
     for (conversation, sequence) in owed {
       request(.read, upTo: sequence, in: conversation)
     }
@@ -141,11 +152,12 @@ actor ReceiptsRepository {
   /// Posts the wanted number, waiting out the interval since the last post; repeats while the
   /// number keeps rising.
   private func runPoster(_ key: Key) async {
-    var failures = 0
+    let pause = RetryPause(context: context)
     while isRunning, let poster = posters[key], poster.wanted > poster.posted {
       if let last = poster.lastPost {
         let wait = last + Self.minimumInterval - context.clock.uptime()
         if wait > .zero {
+          // The throttle, not a retry. `try?`: its only error is the cancellation of a stop.
           guard (try? await context.clock.sleep(for: wait)) != nil else { break }
           continue
         }
@@ -156,37 +168,46 @@ actor ReceiptsRepository {
         switch key.kind {
         case .read:
           try await context.api.postRead(upTo: number, in: key.conversation)
-          try? await store.acknowledgeRead(key.conversation, upTo: number)
+          await acknowledgeRead(key.conversation, upTo: number)
         case .delivered:
           try await context.api.postDelivered(upTo: number, in: key.conversation)
         }
         markPosted(key, number)
-        failures = 0
+        pause.reset()
       } catch .signedOut {
         // Still owed: a read number is posted again after the next sign-in's start.
         break
       } catch let error where error.isTemporary {
         // The sender's ticks wait on this number: try again, with backoff, while in the
         // foreground (a read number is also owed across restarts).
-        failures += 1
-        let delay = context.retryPolicy.delay(
-          afterFailure: failures, retryAfter: error.retryAfter, random: context.random)
+        let delay = pause.delay(retryAfter: error.retryAfter)
         context.log.write(
           LogRecord(
             .info, "receipts.will_retry",
             [("kind", "\(key.kind)"), ("reason", error.label), ("delay", "\(delay)")]))
-        guard (try? await context.clock.sleep(for: delay)) != nil else { break }
+        await pause.sleep(delay)
+        guard !Task.isCancelled else { break }
       } catch {
         // A refused number (e.g. above the server's newest) is never owed again.
         context.log.write(
           LogRecord(
             .warning, "receipts.refused", [("kind", "\(key.kind)"), ("reason", error.label)]))
         markPosted(key, number)
-        if key.kind == .read { try? await store.acknowledgeRead(key.conversation, upTo: number) }
+        if key.kind == .read { await acknowledgeRead(key.conversation, upTo: number) }
       }
     }
     posters[key]?.busy = false
     posting[key] = nil
+  }
+
+  /// The server has `number` (or refused it for good): it is owed no more. A failed save is
+  /// logged; the number is then posted again at the next start, which changes nothing.
+  private func acknowledgeRead(_ conversation: ConversationID, upTo number: Int) async {
+    do {
+      try await store.acknowledgeRead(conversation, upTo: number)
+    } catch {
+      context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
+    }
   }
 
   private func markPosted(_ key: Key, _ number: Int) {

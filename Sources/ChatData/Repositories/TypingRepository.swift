@@ -8,7 +8,7 @@ import Support
 ///
 /// Mine are sent at most once every three seconds per conversation. Others' expire five
 /// seconds after their last event, or at once when their message arrives.
-actor TypingRepository {
+actor TypingRepository: TypingIndicators {
   nonisolated let context: EngineContext
   nonisolated var unownedExecutor: UnownedSerialExecutor {
     context.executor.asUnownedSerialExecutor()
@@ -28,8 +28,16 @@ actor TypingRepository {
     self.sendFrame = sendFrame
   }
 
-  /// I am typing.
-  func userIsTyping(in conversation: ConversationID) async {
+  nonisolated func userIsTyping(in conversation: ConversationID) {
+    context.spawn { await self.sendTyping(in: conversation) }
+  }
+
+  nonisolated func typingUsers(in conversation: ConversationID) -> AsyncStream<[UserID]> {
+    context.forward { await self.subscribe(to: conversation) }
+  }
+
+  /// I am typing: at most one frame every three seconds per conversation.
+  func sendTyping(in conversation: ConversationID) async {
     let now = context.clock.uptime()
     if let last = lastSent[conversation], now - last < Self.sendInterval { return }
     // Taken before the send suspends, so a second call made meanwhile sends nothing.
@@ -50,6 +58,7 @@ actor TypingRepository {
     let clock = context.clock
     expiries[conversation]?.cancel()
     expiries[conversation] = context.spawn {
+      // `try?`: the only error is the cancellation of a newer event's timer, which replaces it.
       guard (try? await clock.sleep(for: Self.expiry)) != nil else { return }
       await self.expire(conversation)
     }
@@ -80,7 +89,7 @@ actor TypingRepository {
   }
 
   /// Who is typing in `conversation`, now and on every change.
-  func typingUsers(in conversation: ConversationID) -> AsyncStream<[UserID]> {
+  func subscribe(to conversation: ConversationID) -> AsyncStream<[UserID]> {
     let broadcaster =
       subscribers[conversation] ?? Broadcaster<[UserID]>(buffering: .bufferingNewest(1))
     subscribers[conversation] = broadcaster

@@ -17,20 +17,22 @@ public enum NetworkCondition: String, Sendable, CaseIterable {
 /// The switch shared by the conditioned transports: decorators on the real ones, not another
 /// code path. What goes wrong is drawn from `random`, so a seeded run repeats. As the engine's
 /// `NetworkMonitor`, it reports the network coming back when the switch leaves `offline`.
-public final class NetworkConditions: NetworkMonitor, @unchecked Sendable {
-  // @unchecked: `current` and `watchers` are touched only while holding `lock`.
-  private let lock = NSLock()
-  private var current: NetworkCondition = .normal
-  private var watchers: [Int: @Sendable (NetworkCondition) -> Void] = [:]
-  private var nextWatcher = 0
+public final class NetworkConditions: NetworkMonitor, Sendable {
+  private struct State {
+    var current: NetworkCondition = .normal
+    var watchers: [Int: @Sendable (NetworkCondition) -> Void] = [:]
+    var nextWatcher = 0
+  }
+
+  private let state = Locked(State())
   let random: any RandomSource
   let clock: any TimeSource
   /// How often a flaky request fails, and how often one loses its reply.
-  public var flakyFailureRate = 0.25
-  public var flakyLostReplyRate = 0.15
+  public let flakyFailureRate = 0.25
+  public let flakyLostReplyRate = 0.15
   /// How often a flaky socket drops after an event.
-  public var flakyDropRate = 0.1
-  public var slowDelay: Duration = .milliseconds(800)
+  public let flakyDropRate = 0.1
+  public let slowDelay: Duration = .milliseconds(800)
 
   public init(
     random: any RandomSource = SystemRandomSource(), clock: any TimeSource = SystemTimeSource()
@@ -40,26 +42,26 @@ public final class NetworkConditions: NetworkMonitor, @unchecked Sendable {
   }
 
   public var condition: NetworkCondition {
-    get { lock.withLock { current } }
+    get { state.withLock { $0.current } }
     set {
-      let watchers = lock.withLock {
-        current = newValue
-        return self.watchers.sorted { $0.key < $1.key }.map(\.value)
+      let watchers = state.withLock { state in
+        state.current = newValue
+        return state.watchers.sorted { $0.key < $1.key }.map(\.value)
       }
       for watcher in watchers { watcher(newValue) }
     }
   }
 
   func watch(_ watcher: @escaping @Sendable (NetworkCondition) -> Void) -> Int {
-    lock.withLock {
-      nextWatcher += 1
-      watchers[nextWatcher] = watcher
-      return nextWatcher
+    state.withLock { state in
+      state.nextWatcher += 1
+      state.watchers[state.nextWatcher] = watcher
+      return state.nextWatcher
     }
   }
 
   func unwatch(_ id: Int) {
-    lock.withLock { _ = watchers.removeValue(forKey: id) }
+    state.withLock { _ = $0.watchers.removeValue(forKey: id) }
   }
 
   func chance(_ rate: Double) -> Bool { random.unit() < rate }
@@ -93,6 +95,7 @@ struct ConditionedHTTPTransport: HTTPTransport {
     case .offline:
       throw .offline("offline (simulated)")
     case .slow:
+      // `try?`: a cancelled wait just sends sooner.
       try? await conditions.clock.sleep(for: conditions.slowDelay)
       return try await base.send(request)
     case .flaky:
@@ -125,8 +128,7 @@ struct ConditionedLiveTransport: LiveTransport {
 }
 
 /// A socket that drops when the network goes offline, and now and then when it is flaky.
-final class ConditionedSocket: LiveSocket, @unchecked Sendable {
-  // @unchecked: immutable after init; the base socket and the stream are thread-safe.
+final class ConditionedSocket: LiveSocket, Sendable {
   let messages: AsyncStream<String>
   private let base: any LiveSocket
 

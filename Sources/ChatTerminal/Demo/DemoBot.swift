@@ -61,7 +61,7 @@ actor DemoBot {
         try? await Task.sleep(for: .milliseconds(700))
         engine.messages.markRead(upTo: sequence, in: conversation)
         try? await Task.sleep(for: .milliseconds(500))
-        engine.messages.userIsTyping(in: conversation)
+        engine.typing.userIsTyping(in: conversation)
         try? await Task.sleep(for: .milliseconds(1_500))
         _ = try? await engine.messages.send(reply, in: conversation)
       })

@@ -23,8 +23,7 @@ public final class TerminalApp {
   public init(engine: ChatEngine, conditions: NetworkConditions) {
     self.engine = engine
     self.conditions = conditions
-    list = ConversationListViewModel(
-      repository: engine.conversationList, currentUserID: engine.currentUserID)
+    list = ConversationListViewModel(sources: engine.sources)
     model = ScreenModel(user: engine.currentUserID.rawValue)
   }
 
@@ -233,7 +232,7 @@ public final class TerminalApp {
 
   private func open(_ id: ConversationID) {
     conversationTask?.cancel()
-    let model = ConversationViewModel(conversation: id, repository: engine.messages)
+    let model = ConversationViewModel(conversation: id, sources: engine.sources)
     conversation = model
     self.model.mode = .conversation(id)
     self.model.input = ""

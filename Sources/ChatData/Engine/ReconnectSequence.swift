@@ -1,0 +1,41 @@
+import ChatDomain
+
+/// What the engine does every time the socket connects (the first time and after every drop):
+/// the socket may have missed anything while it was down, so its events are trusted only after
+///
+/// 1. learning which conversations changed (`/v1/sync`; retried with backoff if it fails),
+/// 2. catching up every conversation the server is ahead in or a screen shows (`?after=`), and
+///    their receipts,
+/// 3. flushing what waits: the outbox, and read numbers the server never confirmed.
+struct ReconnectSequence: Sendable {
+  let context: EngineContext
+  let conversations: ConversationsRepository
+  let catchUp: CatchUp
+  let receipts: ReceiptsRepository
+  let outbox: Outbox
+
+  func run() async {
+    if await skipsCatchUp() {
+      await flush()
+      return
+    }
+    let changed = await conversations.learn()
+    await catchUp.catchUpAll()
+    let watched = await catchUp.watchedConversations()
+    for conversation in Set((changed ?? []) + watched).sorted() {
+      context.spawn { [receipts] in await receipts.sync(conversation) }
+    }
+    await flush()
+  }
+
+  private func flush() async {
+    await outbox.wake()
+    await receipts.postOwedReads()
+  }
+
+  /// `KnownBugs.skipCatchUpAfterReconnect`: a reconnect trusts the socket.
+  private func skipsCatchUp() async -> Bool {
+    guard context.knownBugs.contains(.skipCatchUpAfterReconnect) else { return false }
+    return await context.metrics.current().reconnects > 0
+  }
+}
