@@ -24,7 +24,7 @@ struct ConversationViewModelTests {
       sequence: sequence, send: send, receipt: receipt)
   }
 
-  @Test func rowsShowTicksOnlyOnMyMessagesAsTheSeedDefinesThem() async {
+  @Test func rowsShowTicksOnlyOnMyMessagesAsTheSeedDefinesThem() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
     let watching = Task { await model.onAppear() }
@@ -38,7 +38,7 @@ struct ConversationViewModelTests {
       message(6, from: me, sequence: nil, send: .failed(reason: "refused")),
       message(7, from: me, sequence: nil, send: .sending),
     ])
-    await waitUntil { model.viewState.rows.count == 7 }
+    try await waitUntil("seven rows", in: model.viewState) { $0.rows.count == 7 }
     let rows = model.viewState.rows
     #expect(rows.map(\.ticks) == [nil, .read, .two, .one, .dimmed, .failed, .clock])
     #expect(rows.map(\.isMine) == [false, true, true, true, true, true, true])
@@ -49,7 +49,7 @@ struct ConversationViewModelTests {
 
   /// A screen left open over midnight: the next change of any kind (here someone typing)
   /// shows yesterday's times as yesterday's.
-  @Test func timesAreRedrawnAfterMidnightWhateverChanges() async {
+  @Test func timesAreRedrawnAfterMidnightWhateverChanges() async throws {
     let now = LockedDate(Date(timeIntervalSince1970: 1_796_036_000))
     let formatter = TimeFormatter(timeZone: TimeZone(identifier: "UTC")!, now: { now.value })
     let repository = FakeMessageRepository(currentUserID: me)
@@ -58,25 +58,27 @@ struct ConversationViewModelTests {
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
     repository.emit([message(1, from: bob, sequence: 1)])
-    await waitUntil { model.viewState.rows.first?.time == "09:54" }
+    try await waitUntil("09:54", in: model.viewState) { $0.rows.first?.time == "09:54" }
     now.value = Date(timeIntervalSince1970: 1_796_036_000 + 86_400)
     repository.emitTyping([bob])
-    await waitUntil { model.viewState.typing != nil }
+    try await waitUntil("bob typing", in: model.viewState) { $0.typing != nil }
     #expect(model.viewState.rows.first?.time != "09:54")
   }
 
-  @Test func theBannerSaysWaitingForNetworkOnlyWhileOffline() async {
+  @Test func theBannerSaysWaitingForNetworkOnlyWhileOffline() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
     repository.emit(.waitingForNetwork)
-    await waitUntil { model.viewState.banner == "Waiting for network…" }
+    try await waitUntil("the offline banner", in: model.viewState.banner) {
+      $0 == "Waiting for network…"
+    }
     repository.emit(.connected)
-    await waitUntil { model.viewState.banner == nil }
+    try await waitUntil("no banner", in: model.viewState.banner) { $0 == nil }
   }
 
-  @Test func titleAndTypingComeFromTheirOwnStreams() async {
+  @Test func titleAndTypingComeFromTheirOwnStreams() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
     let watching = Task { await model.onAppear() }
@@ -86,18 +88,20 @@ struct ConversationViewModelTests {
         id: chat, title: "Hiking", memberIDs: [me, bob], lastMessage: nil, unreadCount: 0,
         lastActivity: Date()))
     repository.emitTyping([bob])
-    await waitUntil { model.viewState.title == "Hiking" && model.viewState.typing != nil }
+    try await waitUntil("the title and someone typing", in: model.viewState) {
+      $0.title == "Hiking" && $0.typing != nil
+    }
     #expect(model.viewState.typing == "bob is typing…")
   }
 
-  @Test func historyGoesLoadingThenIdleThenBeginning() async {
+  @Test func historyGoesLoadingThenIdleThenBeginning() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     repository.olderAnswers = [.success(true), .success(false)]
     let (gate, open) = AsyncStream.makeStream(of: Void.self)
     repository.olderGate = gate
     let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
     let first = Task { await model.onTopReached() }
-    await waitUntil { model.viewState.history == .loading }
+    try await waitUntil("history loading", in: model.viewState.history) { $0 == .loading }
     // A second scroll to the top while loading asks nothing more.
     await model.onTopReached()
     #expect(repository.olderCalls == 1)
@@ -121,7 +125,7 @@ struct ConversationViewModelTests {
     #expect(model.viewState.history == .idle)
   }
 
-  @Test func seeingAMessageMarksReadUpToTheNewestSequenceAtOrBeforeIt() async {
+  @Test func seeingAMessageMarksReadUpToTheNewestSequenceAtOrBeforeIt() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
     let watching = Task { await model.onAppear() }
@@ -130,7 +134,7 @@ struct ConversationViewModelTests {
     repository.emit([
       message(1, from: bob, sequence: 1), message(2, from: bob, sequence: 2), pending,
     ])
-    await waitUntil { model.viewState.rows.count == 3 }
+    try await waitUntil("three rows", in: model.viewState) { $0.rows.count == 3 }
     model.onNewestVisible(pending.id)
     #expect(repository.markedRead == [2])
   }
@@ -169,7 +173,7 @@ struct ConversationListViewModelTests {
     func connectionStates() -> AsyncStream<ConnectionState> { AsyncStream { _ in } }
   }
 
-  @Test func rowsShowUnreadCountsAndWhoWroteLast() async {
+  @Test func rowsShowUnreadCountsAndWhoWroteLast() async throws {
     let list = FakeList()
     let model = ConversationListViewModel(repository: list, currentUserID: me, formatter: utc)
     let watching = Task { await model.onAppear() }
@@ -184,7 +188,7 @@ struct ConversationListViewModelTests {
         id: chat, title: "Hiking", memberIDs: [me], lastMessage: mine, unreadCount: 3,
         lastActivity: mine.sentAt)
     ])
-    await waitUntil { !model.viewState.rows.isEmpty }
+    try await waitUntil("a row", in: model.viewState) { !$0.rows.isEmpty }
     let row = model.viewState.rows[0]
     #expect(row.preview == "You: on my way")
     #expect(row.unreadCount == 3)
