@@ -58,24 +58,41 @@ struct ConversationViewModelTests {
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
     repository.emit([message(1, from: bob, sequence: 1)])
-    try await waitUntil("09:54", in: model.viewState) { $0.rows.first?.time == "09:54" }
+    try await waitUntil("bob's message", in: model.viewState) { !$0.rows.isEmpty }
+    #expect(model.viewState.rows.map(\.time) == ["09:54"])
+    // Monday 2026-11-30 09:54 seen from Tuesday: the weekday and the time.
     now.value = Date(timeIntervalSince1970: 1_796_036_000 + 86_400)
     repository.emitTyping([bob])
     try await waitUntil("bob typing", in: model.viewState) { $0.typing != nil }
-    #expect(model.viewState.rows.first?.time != "09:54")
+    #expect(model.viewState.rows.map(\.time) == ["Mon 09:54"])
   }
 
+  /// Every connection state, each one differing from the one before in what the banner says,
+  /// so a wait for the banner to change shows the state was applied.
   @Test func theBannerSaysWaitingForNetworkOnlyWhileOffline() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(conversation: chat, repository: repository, formatter: utc)
+    #expect(model.viewState.banner == nil)
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
-    repository.emit(.waitingForNetwork)
-    try await waitUntil("the offline banner", in: model.viewState.banner) {
-      $0 == "Waiting for network…"
+    let steps: [(state: ConnectionState, banner: String?)] = [
+      (.waitingForNetwork, "Waiting for network…"),
+      (.connected, nil),
+      (.connecting, "Connecting…"),
+      (.waitingForNetwork, "Waiting for network…"),
+      (.idle, nil),
+      (.signedOut, "Signed out: sign in again"),
+      (.connected, nil),
+    ]
+    var shown: String? = nil
+    for step in steps {
+      repository.emit(step.state)
+      try await waitUntil("the banner to change for \(step.state)", in: model.viewState.banner) {
+        [shown] in $0 != shown
+      }
+      #expect(model.viewState.banner == step.banner, "while \(step.state)")
+      shown = model.viewState.banner
     }
-    repository.emit(.connected)
-    try await waitUntil("no banner", in: model.viewState.banner) { $0 == nil }
   }
 
   @Test func titleAndTypingComeFromTheirOwnStreams() async throws {
