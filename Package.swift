@@ -87,7 +87,7 @@ let package = Package(
       swiftSettings: engineSettings),
     .executableTarget(name: "chat", dependencies: ["ChatTerminal"], swiftSettings: engineSettings),
 
-    // Benchmarks (issue 7): `swift run -c release chat-bench [--quick] [--json FILE] [--svg DIR]`.
+    // Benchmarks: `swift run -c release chat-bench [--quick] [--json FILE] [--svg DIR]`.
     // CBenchBaseline is the physical limit of the storage figures: a raw SQLite C loop.
     .target(name: "CBenchBaseline", dependencies: ["CSQLite"]),
     .executableTarget(

@@ -48,47 +48,22 @@ final class BenchServer: Sendable {
     storeExecutor.shutdown()
   }
 
-  // MARK: - Setting up (straight to the service: not measured)
-
-  func call(
-    _ method: String, _ path: String, token: String? = nil, json: [String: Any]? = nil
-  ) async throws -> [String: Any] {
-    var headers = HeaderFields()
-    if let token { headers["Authorization"] = "Bearer \(token)" }
-    let body = try json.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? []
-    let response = await service.handle(
-      APIRequest(method: method, path: path, headers: headers, body: body))
-    guard (200..<300).contains(response.status) else {
-      throw BenchError(
-        "\(method) \(path): \(response.status) \(String(decoding: response.body, as: UTF8.self))")
-    }
-    if response.body.isEmpty { return [:] }
-    return try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any] ?? [:]
-  }
+  // MARK: - Setting up (straight to the service: not measured; see `ChatService+Setup.swift`)
 
   /// Signs a user in (dev login); returns the access token.
   func signIn(_ user: String, device: String = "phone") async throws -> String {
-    let answer = try await call(
-      "POST", "/v1/auth/dev-login", json: ["userId": user, "deviceId": device])
-    guard let token = answer["accessToken"] as? String else { throw BenchError("no token") }
-    return token
+    try await service.signIn(user, device: device)
   }
 
   /// Creates a conversation; returns its id.
   func createConversation(token: String, title: String, members: [String]) async throws -> String {
-    let answer = try await call(
-      "POST", "/v1/conversations", token: token, json: ["title": title, "memberIds": members])
-    guard let id = answer["id"] as? String else { throw BenchError("no conversation id") }
-    return id
+    try await service.createConversation(token: token, title: title, members: members)
   }
 
   /// Posts a message; returns its sequence.
   @discardableResult
   func post(token: String, conversation: String, text: String) async throws -> Int {
-    let answer = try await call(
-      "POST", "/v1/conversations/\(conversation)/messages", token: token,
-      json: ["clientMessageId": UUID().uuidString.lowercased(), "text": text])
-    return answer["sequence"] as? Int ?? 0
+    try await service.post(token: token, conversation: conversation, text: text)
   }
 
   // MARK: - Devices

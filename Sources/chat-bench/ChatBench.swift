@@ -1,7 +1,8 @@
 import Foundation
 import Glibc
 
-/// `chat-bench`: the figures of issue 7, each next to its physical limit or a peer.
+/// `chat-bench`: the performance figures (B1–B10 and B6S, docs/PERFORMANCE.md), each next to its
+/// physical limit or a peer.
 ///
 ///     swift run -c release chat-bench [--quick] [--json FILE] [--svg DIR] [--only B1,B4]
 ///

@@ -77,7 +77,7 @@ struct Report: Codable, Sendable {
   /// How each load generator was checked not to be the bottleneck, and other notes.
   var notes: [String] = []
 
-  /// The table the issue asks for: figure, workload, median, p99, baseline, ratio, target.
+  /// The table: figure, workload, median, p99, baseline, ratio, target.
   func table() -> String {
     var lines: [[String]] = [
       ["#", "figure", "workload", "median", "p99", "baseline", "ratio", "target", ""]

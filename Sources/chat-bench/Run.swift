@@ -74,6 +74,10 @@ struct Run {
       report.notes += notes
       report.skipped += skipped
     }
+    if options.wants("B6S") {
+      progress("B6S: durable sends without the network")
+      report.rows += try await GroupCommitFigure.run(folder: folder, quick: quick)
+    }
     report.rows.sort { Int($0.figure.dropFirst()) ?? 0 < Int($1.figure.dropFirst()) ?? 0 }
 
     if let folder = options.svgFolder {

@@ -22,7 +22,7 @@ enum ThroughputFigure {
       tokens += [first, second]
       conversations += [conversation, conversation]
     }
-    let commitsBefore = try await commits(server)
+    let commitsBefore = await server.service.commits()
     let requests: [@Sendable (Int) -> [UInt8]] = (0..<clients).map { client in
       let token = tokens[client]
       let path = "/v1/conversations/\(conversations[client])/messages"
@@ -40,7 +40,7 @@ enum ThroughputFigure {
       duration: seconds * 1_000_000_000)
     // The server's CPU per request: the process's CPU time less the generator's thread.
     let serverCPU = CPUTime.process() - processCPU - result.cpuNanoseconds
-    let commitsAfter = try await commits(server)
+    let commitsAfter = await server.service.commits()
     guard result.statuses.keys.allSatisfy({ $0 == 201 }) else {
       throw BenchError("B6: unexpected statuses \(result.statuses)")
     }
@@ -81,13 +81,5 @@ enum ThroughputFigure {
         + "figure), so the server, not the generator, set the figure.",
       result.cpuShare * 100, control.throughput, control.throughput / max(1, result.throughput))
     return (row, [note])
-  }
-
-  /// The store's commit count, from /metrics.
-  static func commits(_ server: BenchServer) async throws -> Int {
-    let response = await server.service.handle(.init(method: "GET", path: "/metrics"))
-    let text = String(decoding: response.body, as: UTF8.self)
-    let line = text.split(separator: "\n").first { $0.hasPrefix("chat_store_commits_total ") }
-    return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
   }
 }

@@ -25,7 +25,7 @@ struct ConversationViewModelTests {
       sequence: sequence, send: send, receipt: receipt)
   }
 
-  @Test func rowsShowTicksOnlyOnMyMessagesAsTheSeedDefinesThem() async {
+  @Test func rowsShowTicksOnlyOnMyMessagesAsTheSeedDefinesThem() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(
       conversation: chat, sources: repository.sources, formatter: utc)
@@ -40,7 +40,7 @@ struct ConversationViewModelTests {
       message(6, from: me, sequence: nil, send: .failed(reason: "refused")),
       message(7, from: me, sequence: nil, send: .sending),
     ])
-    await waitUntil { model.viewState.rows.count == 7 }
+    try await waitUntil("seven rows", in: model.viewState) { $0.rows.count == 7 }
     let rows = model.viewState.rows
     #expect(rows.map(\.ticks) == [nil, .read, .two, .one, .dimmed, .failed, .clock])
     #expect(rows.map(\.isMine) == [false, true, true, true, true, true, true])
@@ -51,7 +51,7 @@ struct ConversationViewModelTests {
 
   /// A screen left open over midnight: the next change of any kind (here someone typing)
   /// shows yesterday's times as yesterday's.
-  @Test func timesAreRedrawnAfterMidnightWhateverChanges() async {
+  @Test func timesAreRedrawnAfterMidnightWhateverChanges() async throws {
     let now = LockedDate(Date(timeIntervalSince1970: 1_796_036_000))
     let formatter = TimeFormatter(timeZone: TimeZone(identifier: "UTC")!, now: { now.value })
     let repository = FakeMessageRepository(currentUserID: me)
@@ -60,26 +60,45 @@ struct ConversationViewModelTests {
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
     repository.emit([message(1, from: bob, sequence: 1)])
-    await waitUntil { model.viewState.rows.first?.time == "09:54" }
+    try await waitUntil("bob's message", in: model.viewState) { !$0.rows.isEmpty }
+    #expect(model.viewState.rows.map(\.time) == ["09:54"])
+    // Monday 2026-11-30 09:54 seen from Tuesday: the weekday and the time.
     now.value = Date(timeIntervalSince1970: 1_796_036_000 + 86_400)
     repository.emitTyping([bob])
-    await waitUntil { model.viewState.typing != nil }
-    #expect(model.viewState.rows.first?.time != "09:54")
+    try await waitUntil("bob typing", in: model.viewState) { $0.typing != nil }
+    #expect(model.viewState.rows.map(\.time) == ["Mon 09:54"])
   }
 
-  @Test func theBannerSaysWaitingForNetworkOnlyWhileOffline() async {
+  /// Every connection state, each one differing from the one before in what the banner says,
+  /// so a wait for the banner to change shows the state was applied.
+  @Test func theBannerSaysWaitingForNetworkOnlyWhileOffline() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(
       conversation: chat, sources: repository.sources, formatter: utc)
+    #expect(model.viewState.banner == nil)
     let watching = Task { await model.onAppear() }
     defer { watching.cancel() }
-    repository.emit(.waitingForNetwork)
-    await waitUntil { model.viewState.banner == "Waiting for network…" }
-    repository.emit(.connected)
-    await waitUntil { model.viewState.banner == nil }
+    let steps: [(state: ConnectionState, banner: String?)] = [
+      (.waitingForNetwork, "Waiting for network…"),
+      (.connected, nil),
+      (.connecting, "Connecting…"),
+      (.waitingForNetwork, "Waiting for network…"),
+      (.idle, nil),
+      (.signedOut, "Signed out: sign in again"),
+      (.connected, nil),
+    ]
+    var shown: String? = nil
+    for step in steps {
+      repository.emit(step.state)
+      try await waitUntil("the banner to change for \(step.state)", in: model.viewState.banner) {
+        [shown] in $0 != shown
+      }
+      #expect(model.viewState.banner == step.banner, "while \(step.state)")
+      shown = model.viewState.banner
+    }
   }
 
-  @Test func titleAndTypingComeFromTheirOwnStreams() async {
+  @Test func titleAndTypingComeFromTheirOwnStreams() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(
       conversation: chat, sources: repository.sources, formatter: utc)
@@ -90,11 +109,13 @@ struct ConversationViewModelTests {
         id: chat, title: "Hiking", memberIDs: [me, bob], lastMessage: nil, unreadCount: 0,
         lastActivity: Date()))
     repository.emitTyping([bob])
-    await waitUntil { model.viewState.title == "Hiking" && model.viewState.typing != nil }
+    try await waitUntil("the title and someone typing", in: model.viewState) {
+      $0.title == "Hiking" && $0.typing != nil
+    }
     #expect(model.viewState.typing == "bob is typing…")
   }
 
-  @Test func historyGoesLoadingThenIdleThenBeginning() async {
+  @Test func historyGoesLoadingThenIdleThenBeginning() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     repository.olderAnswers = [.success(true), .success(false)]
     let (gate, open) = AsyncStream.makeStream(of: Void.self)
@@ -102,7 +123,7 @@ struct ConversationViewModelTests {
     let model = ConversationViewModel(
       conversation: chat, sources: repository.sources, formatter: utc)
     let first = Task { await model.onTopReached() }
-    await waitUntil { model.viewState.history == .loading }
+    try await waitUntil("history loading", in: model.viewState.history) { $0 == .loading }
     // A second scroll to the top while loading asks nothing more.
     await model.onTopReached()
     #expect(repository.olderCalls == 1)
@@ -127,7 +148,7 @@ struct ConversationViewModelTests {
     #expect(model.viewState.history == .idle)
   }
 
-  @Test func seeingAMessageMarksReadUpToTheNewestSequenceAtOrBeforeIt() async {
+  @Test func seeingAMessageMarksReadUpToTheNewestSequenceAtOrBeforeIt() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(
       conversation: chat, sources: repository.sources, formatter: utc)
@@ -137,7 +158,7 @@ struct ConversationViewModelTests {
     repository.emit([
       message(1, from: bob, sequence: 1), message(2, from: bob, sequence: 2), pending,
     ])
-    await waitUntil { model.viewState.rows.count == 3 }
+    try await waitUntil("three rows", in: model.viewState) { $0.rows.count == 3 }
     model.onNewestVisible(pending.id)
     #expect(repository.markedRead == [2])
   }
@@ -192,7 +213,7 @@ struct ConversationListViewModelTests {
       formatter: utc)
   }
 
-  @Test func rowsShowUnreadCountsAndWhoWroteLast() async {
+  @Test func rowsShowUnreadCountsAndWhoWroteLast() async throws {
     let list = FakeList()
     let model = model(over: list)
     let watching = Task { await model.onAppear() }
@@ -207,7 +228,7 @@ struct ConversationListViewModelTests {
         id: chat, title: "Hiking", memberIDs: [me], lastMessage: mine, unreadCount: 3,
         lastActivity: mine.sentAt)
     ])
-    await waitUntil { !model.viewState.rows.isEmpty }
+    try await waitUntil("a row", in: model.viewState) { !$0.rows.isEmpty }
     let row = model.viewState.rows[0]
     #expect(row.preview == "You: on my way")
     #expect(row.unreadCount == 3)

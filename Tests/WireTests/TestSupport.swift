@@ -8,18 +8,68 @@ struct TimedOut: Error {}
 
 /// Runs `operation`, failing with `TimedOut` if it takes longer than `seconds`: a bound on a
 /// wait for an event, never a sleep used to synchronise.
+///
+/// On time-out the operation is cancelled but not waited for: a wait that ignores
+/// cancellation (such as `WebSocket.waitUntilClosed()`) cannot turn a failure into a hang.
 func withTimeout<T: Sendable>(
   seconds: Double, _ operation: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-  try await withThrowingTaskGroup(of: T.self) { group in
-    group.addTask { try await operation() }
-    group.addTask {
-      try await Task.sleep(for: .seconds(seconds))
-      throw TimedOut()
+  let first = FirstOutcome<T>()
+  return try await withCheckedThrowingContinuation { continuation in
+    first.set(continuation)
+    let work = Task {
+      do {
+        first.finish(.success(try await operation()))
+      } catch {
+        first.finish(.failure(error))
+      }
     }
-    let first = try await group.next()!
-    group.cancelAll()
-    return first
+    let timer = Task {
+      try? await Task.sleep(for: .seconds(seconds))
+      first.finish(.failure(TimedOut()))
+    }
+    first.onFinish {
+      work.cancel()
+      timer.cancel()
+    }
+  }
+}
+
+/// The first of several outcomes resumes the continuation; the others are dropped.
+private final class FirstOutcome<T: Sendable>: @unchecked Sendable {
+  // @unchecked: every mutable field is touched only while holding `lock`.
+  private let lock = NSLock()
+  private var continuation: CheckedContinuation<T, any Error>?
+  private var outcome: Result<T, any Error>?
+  private var cleanup: (@Sendable () -> Void)?
+
+  func set(_ continuation: CheckedContinuation<T, any Error>) {
+    lock.withLock { self.continuation = continuation }
+  }
+
+  /// Runs `body` once an outcome is in (at once if it already is).
+  func onFinish(_ body: @escaping @Sendable () -> Void) {
+    let finished = lock.withLock {
+      if outcome == nil { cleanup = body }
+      return outcome != nil
+    }
+    if finished { body() }
+  }
+
+  func finish(_ result: Result<T, any Error>) {
+    lock.lock()
+    guard outcome == nil else {
+      lock.unlock()
+      return
+    }
+    outcome = result
+    let continuation = self.continuation
+    let cleanup = self.cleanup
+    self.continuation = nil
+    self.cleanup = nil
+    lock.unlock()
+    continuation?.resume(with: result)
+    cleanup?()
   }
 }
 

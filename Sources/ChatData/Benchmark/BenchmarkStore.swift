@@ -3,7 +3,7 @@ import Foundation
 import SQLite
 import Support
 
-/// The message store, reached directly by `chat-bench` (issue 7), for the figures that measure
+/// The message store, reached directly by `chat-bench`, for the figures that measure
 /// the store itself below the repositories: ingest (B1), the conversation window (B2) and
 /// search (B3). It also builds the database the other figures open with `ChatEngine.open`.
 ///

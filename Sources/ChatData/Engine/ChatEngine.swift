@@ -336,7 +336,7 @@ public final class ChatEngine: Sendable {
     live.connectionStates()
   }
 
-  /// For `chat-bench` (issue 7, B4): each message sent from this engine, from now on, the
+  /// For `chat-bench` (figure B4): each message sent from this engine, from now on, the
   /// moment its row turns sent (the post's reply or the socket's echo was saved), stamped with
   /// `environment.clock.uptime()`. `ClientMetricsSnapshot.sendToSent` keeps only percentiles;
   /// a benchmark needs every sample. `package`: not part of the engine's public API.
