@@ -29,6 +29,10 @@ let package = Package(
       name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CEpoll"),
 
+    // The command-line layer every tool parses its arguments with, in the shape of
+    // swift-argument-parser (which cannot be fetched here).
+    .target(name: "ArgumentParsing", swiftSettings: engineSettings),
+
     // Storage.
     .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: engineSettings),
 
@@ -97,6 +101,9 @@ let package = Package(
       dependencies: ["ChatSimulation", "ChatData", "ChatDomain", "ChatPresentation"],
       swiftSettings: engineSettings),
 
+    .testTarget(
+      name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"],
+      swiftSettings: engineSettings),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: engineSettings),
     .testTarget(
       name: "ChatDomainTests", dependencies: ["ChatDomain"], swiftSettings: engineSettings),
