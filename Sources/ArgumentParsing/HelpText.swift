@@ -94,14 +94,24 @@ struct HelpText {
     if definition.isRepeating, declaration.definition.kind == .option {
       notes.append("repeatable")
     }
-    if !notes.isEmpty { text += (text.isEmpty ? "" : " ") + "(\(notes.joined(separator: ", ")))" }
-    return row(label(declaration), text)
+    var words = text.split(separator: " ").map(String.init)
+    // Each note stays on one line: `env: CHAT_SERVER_PORT` is never split.
+    for (index, note) in notes.enumerated() {
+      let first = index == 0 ? "(" : ""
+      let last = index == notes.count - 1 ? ")" : ","
+      words.append(first + note + last)
+    }
+    return row(label(declaration), words)
   }
 
   /// `  label   text`, the text wrapped in its column (under the label when the label is long).
   private static func row(_ label: String, _ text: String) -> String {
+    row(label, text.split(separator: " ").map(String.init))
+  }
+
+  private static func row(_ label: String, _ words: [String]) -> String {
     let indent = String(repeating: " ", count: labelWidth + 4)
-    var lines = wrap(text, width: width - indent.count)
+    var lines = wrap(words, width: width - indent.count)
     let head = "  " + label
     if label.count > labelWidth || lines.isEmpty {
       return ([head] + lines.map { indent + $0 }).joined(separator: "\n")
@@ -110,10 +120,10 @@ struct HelpText {
     return ([lines[0]] + lines.dropFirst().map { indent + $0 }).joined(separator: "\n")
   }
 
-  private static func wrap(_ text: String, width: Int) -> [String] {
+  private static func wrap(_ words: [String], width: Int) -> [String] {
     var lines: [String] = []
     var line = ""
-    for word in text.split(separator: " ") {
+    for word in words {
       if !line.isEmpty, line.count + 1 + word.count > width {
         lines.append(line)
         line = ""
