@@ -54,7 +54,7 @@ let package = Package(
 
     // The reference server as a process: options, data folder, signals (`chat-server`).
     .target(
-      name: "ChatServerTool", dependencies: ["ChatServer", "SQLite", "Wire"],
+      name: "ChatServerTool", dependencies: ["ArgumentParsing", "ChatServer", "SQLite", "Wire"],
       swiftSettings: engineSettings),
     .executableTarget(
       name: "chat-server", dependencies: ["ChatServerTool"], swiftSettings: engineSettings),
@@ -124,7 +124,8 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad", "SQLite", "Wire",
+        "ArgumentParsing", "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad",
+        "SQLite", "Wire",
       ],
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.
