@@ -62,7 +62,8 @@ let package = Package(
     // A load generator for durable sends over keep-alive connections (`chat-load`, and a
     // library for the benchmarks).
     .target(
-      name: "ChatLoad", dependencies: ["CEpoll", "ChatDomain"], swiftSettings: engineSettings),
+      name: "ChatLoad", dependencies: ["ArgumentParsing", "CEpoll", "ChatDomain"],
+      swiftSettings: engineSettings),
     .executableTarget(
       name: "chat-load", dependencies: ["ChatLoad"], swiftSettings: engineSettings),
 
