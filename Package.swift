@@ -96,7 +96,8 @@ let package = Package(
       dependencies: ["ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite"],
       swiftSettings: engineSettings),
     .executableTarget(
-      name: "chat-sim", dependencies: ["ChatSimulation"], swiftSettings: engineSettings),
+      name: "chat-sim", dependencies: ["ArgumentParsing", "ChatSimulation"],
+      swiftSettings: engineSettings),
     .testTarget(
       name: "SimulationTests",
       dependencies: ["ChatSimulation", "ChatData", "ChatDomain", "ChatPresentation"],
