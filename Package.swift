@@ -80,8 +80,8 @@ let package = Package(
     .executableTarget(
       name: "chat-bench",
       dependencies: [
-        "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite", "Wire", "CEpoll",
-        "CBenchBaseline", "ChatLoad",
+        "ArgumentParsing", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite",
+        "Wire", "CEpoll", "CBenchBaseline", "ChatLoad",
       ],
       swiftSettings: engineSettings),
 
