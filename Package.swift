@@ -132,7 +132,8 @@ let package = Package(
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.
     .executableTarget(
-      name: "wire-peer", dependencies: ["Wire"], path: "Tests/peers/wire/WirePeer",
+      name: "wire-peer", dependencies: ["ArgumentParsing", "Wire"],
+      path: "Tests/peers/wire/WirePeer",
       swiftSettings: engineSettings),
   ]
 )

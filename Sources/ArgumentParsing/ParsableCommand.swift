@@ -44,12 +44,15 @@ extension ParsableCommand {
     HelpText(path: path(to: subcommand)).render()
   }
 
-  /// Parses the process's command line, runs the command, and exits.
+  /// Parses the process's command line, runs the command, and exits. On the main actor, as a
+  /// program's entry point is, so `run()` runs on the main thread.
+  @MainActor
   public static func main() async {
     await main(nil, environment: nil)
   }
 
   /// Parses `arguments` and `environment` (nil: the process's), runs the command, and exits.
+  @MainActor
   public static func main(_ arguments: [String]?, environment: [String: String]?) async {
     var command: any ParsableCommand
     do {

@@ -55,6 +55,7 @@ struct ChatBench: ParsableCommand {
   /// state): a static is initialised on first use, and `main` uses it first.
   static let startedAt = Nanos.now()
 
+  @MainActor
   static func main() async {
     _ = startedAt
     await main(nil, environment: nil)
