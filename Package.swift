@@ -70,7 +70,10 @@ let package = Package(
     // The terminal client: the screen, the commands, the demo.
     .target(
       name: "ChatTerminal",
-      dependencies: ["ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite", "Wire"],
+      dependencies: [
+        "ArgumentParsing", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite",
+        "Wire",
+      ],
       swiftSettings: engineSettings),
     .executableTarget(name: "chat", dependencies: ["ChatTerminal"], swiftSettings: engineSettings),
 
@@ -117,7 +120,8 @@ let package = Package(
       swiftSettings: engineSettings),
     .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: engineSettings),
     .testTarget(
-      name: "ChatTerminalTests", dependencies: ["ChatTerminal", "ChatPresentation", "ChatData"],
+      name: "ChatTerminalTests",
+      dependencies: ["ArgumentParsing", "ChatTerminal", "ChatPresentation", "ChatData"],
       swiftSettings: engineSettings),
     .testTarget(
       name: "ChatServerTests", dependencies: ["ChatServer", "ChatDomain", "SQLite"],
