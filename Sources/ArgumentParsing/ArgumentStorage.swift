@@ -1,41 +1,5 @@
 import Foundation
 
-/// What one `@Option`, `@Flag` or `@Argument` declares, without its value type: all that the
-/// parser and the help need to know about it.
-struct ArgumentDefinition: Sendable {
-  enum Kind: Sendable {
-    case option
-    case flag
-    case positional
-  }
-
-  var kind: Kind
-  var name = NameSpecification.long
-  var help: ArgumentHelp
-  /// The environment variable read when the command line does not give it.
-  var environment: String?
-  /// The value is the next argument even when it looks like an option.
-  var takesAnyNextArgument = false
-  /// Each occurrence adds a value (an array).
-  var isRepeating = false
-  /// Neither a default nor an optional type: missing is a usage error.
-  var isRequired = false
-  /// The default as the help shows it; nil shows none.
-  var defaultDescription: String?
-}
-
-/// A value that did not convert: the parser puts the option's name in front.
-struct InvalidValue: Error {
-  let text: String
-  /// Completes `--name must be …`.
-  let expected: String
-}
-
-/// A usage error's message, before the parser knows which command it is about.
-struct UsageMessage: Error {
-  let text: String
-}
-
 /// What the parser calls to fill one property, whatever its value type.
 protocol FillableStorage: AnyObject {
   var definition: ArgumentDefinition { get }
@@ -113,37 +77,5 @@ final class ArgumentStorage<Value>: FillableStorage, @unchecked Sendable {
     } catch {
       throw UsageMessage(text: "\(name): \(error)")
     }
-  }
-}
-
-/// Turns one text into an element: through `ExpressibleByArgument`, or through a transform
-/// whose error says what the value must be.
-enum Conversion {
-  static func argument<T: ExpressibleByArgument>(_: T.Type) -> @Sendable (String) throws -> T {
-    { text in
-      guard let value = T(argument: text) else {
-        throw InvalidValue(text: text, expected: T.valueExpectation)
-      }
-      return value
-    }
-  }
-
-  static func transform<T>(_ transform: @escaping @Sendable (String) throws -> T)
-    -> @Sendable (String) throws -> T
-  {
-    { text in
-      do {
-        return try transform(text)
-      } catch {
-        throw InvalidValue(text: text, expected: "\(error)")
-      }
-    }
-  }
-
-  /// The default of a value the help can show: an `ExpressibleByArgument` that is not empty.
-  static func describe(_ value: Any) -> String? {
-    guard let value = value as? any ExpressibleByArgument else { return nil }
-    let text = value.defaultValueDescription
-    return text.isEmpty ? nil : text
   }
 }
