@@ -36,6 +36,10 @@ let package = Package(
     // The contract of API.md: every request, response, item and live event, one encoding.
     .target(name: "ChatAPI", dependencies: ["Support"], swiftSettings: engineSettings),
 
+    // The command-line layer every tool parses its arguments with, in the shape of
+    // swift-argument-parser (which cannot be fetched here).
+    .target(name: "ArgumentParsing", swiftSettings: engineSettings),
+
     // Storage.
     .target(name: "SQLite", dependencies: ["CSQLite", "Support"], swiftSettings: engineSettings),
 
@@ -65,7 +69,7 @@ let package = Package(
 
     // The reference server as a process: options, data folder, signals (`chat-server`).
     .target(
-      name: "ChatServerTool", dependencies: ["ChatServer", "SQLite", "Wire"],
+      name: "ChatServerTool", dependencies: ["ArgumentParsing", "ChatServer", "SQLite", "Wire"],
       swiftSettings: engineSettings),
     .executableTarget(
       name: "chat-server", dependencies: ["ChatServerTool"], swiftSettings: engineSettings),
@@ -73,7 +77,8 @@ let package = Package(
     // A load generator for durable sends over keep-alive connections (`chat-load`, and a
     // library for the benchmarks).
     .target(
-      name: "ChatLoad", dependencies: ["CEpoll", "ChatDomain"], swiftSettings: engineSettings),
+      name: "ChatLoad", dependencies: ["ArgumentParsing", "CEpoll", "ChatDomain"],
+      swiftSettings: engineSettings),
     .executableTarget(
       name: "chat-load", dependencies: ["ChatLoad"], swiftSettings: engineSettings),
 
@@ -81,7 +86,8 @@ let package = Package(
     .target(
       name: "ChatTerminal",
       dependencies: [
-        "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "ChatTransports", "SQLite",
+        "ArgumentParsing", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer",
+        "ChatTransports", "SQLite",
         "Wire",
       ],
       swiftSettings: engineSettings),
@@ -93,7 +99,8 @@ let package = Package(
     .executableTarget(
       name: "chat-bench",
       dependencies: [
-        "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "ChatTransports", "SQLite",
+        "ArgumentParsing", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer",
+        "ChatTransports", "SQLite",
         "Wire", "CEpoll", "CBenchBaseline", "ChatLoad",
       ],
       swiftSettings: engineSettings),
@@ -110,7 +117,8 @@ let package = Package(
       dependencies: ["ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite"],
       swiftSettings: engineSettings),
     .executableTarget(
-      name: "chat-sim", dependencies: ["ChatSimulation"], swiftSettings: engineSettings),
+      name: "chat-sim", dependencies: ["ArgumentParsing", "ChatSimulation"],
+      swiftSettings: engineSettings),
     .testTarget(
       name: "SimulationTests",
       dependencies: ["ChatSimulation", "ChatData", "ChatDomain", "ChatPresentation"],
@@ -118,6 +126,10 @@ let package = Package(
 
     .testTarget(name: "SupportTests", dependencies: ["Support"], swiftSettings: engineSettings),
     .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI"], swiftSettings: engineSettings),
+
+    .testTarget(
+      name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"],
+      swiftSettings: engineSettings),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: engineSettings),
     .testTarget(
       name: "ChatDomainTests", dependencies: ["ChatDomain", "Support"],
@@ -131,7 +143,8 @@ let package = Package(
       swiftSettings: engineSettings),
     .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: engineSettings),
     .testTarget(
-      name: "ChatTerminalTests", dependencies: ["ChatTerminal", "ChatPresentation", "ChatData"],
+      name: "ChatTerminalTests",
+      dependencies: ["ArgumentParsing", "ChatTerminal", "ChatPresentation", "ChatData"],
       swiftSettings: engineSettings),
     .testTarget(
       name: "ChatServerTests",
@@ -144,12 +157,15 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad", "ChatTransports",
+
+        "ArgumentParsing", "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad",
         "SQLite", "Wire",
       ],
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.
     .executableTarget(
-      name: "wire-peer", dependencies: ["Wire"], path: "Tests/peers/wire/WirePeer",
+      name: "wire-peer", dependencies: ["ArgumentParsing", "Wire"],
+      path: "Tests/peers/wire/WirePeer",
       swiftSettings: engineSettings),
   ]
 )

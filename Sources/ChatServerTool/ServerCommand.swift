@@ -1,59 +1,63 @@
+import ArgumentParsing
 import ChatServer
 import Dispatch
 import Foundation
 import Support
 
-/// `chat-server`: parses the options, starts the `ReferenceServer`, prints where it listens and
+/// `chat-server`: starts the `ReferenceServer` with its options, prints where it listens and
 /// where its data is, and stops gracefully on the first SIGINT or SIGTERM (a second one ends
 /// the process at once).
-public enum ServerCommand {
-  /// Exit statuses: 0 after a graceful stop, 64 for a wrong command line, 1 when it could not
-  /// start.
-  public static func main(arguments: [String], environment: [String: String]) async -> Int32 {
-    let options: ServerOptions
-    do {
-      options = try ServerOptions.parse(arguments, environment: environment)
-    } catch {
-      printError("chat-server: \(error)\nRun chat-server --help for the options.")
-      return 64
-    }
-    if options.showHelp {
-      say(ServerOptions.help)
-      return 0
-    }
+public struct ServerCommand: ParsableCommand {
+  public static let configuration = CommandConfiguration(
+    commandName: "chat-server",
+    abstract: "The reference chat server.",
+    discussion: """
+      Every route and live event of the v1 API over HTTP/1.1 and WebSocket, stored in SQLite
+      (WAL, synchronous=FULL). Stops gracefully on SIGINT or SIGTERM. Each option is also read
+      from the environment variable shown; the option wins.
+
+      EXIT STATUS: 0 after a graceful stop, 64 for a wrong command line, 1 when it could not
+      start.
+      """,
+    usageErrorHelp: .hint)
+
+  @OptionGroup public var options: ServerOptions
+
+  public init() {}
+
+  public func run() async throws {
     // A closed stdout or stderr pipe must not end the server: writes just fail.
     signal(SIGPIPE, SIG_IGN)
     // Watch the signals before starting, so one that arrives during start-up is not lost.
     let signals = SignalWatcher(signals: [SIGINT, SIGTERM])
     let server: ReferenceServer
     do {
-      server = try ReferenceServer.start(options, log: try logSink(options.log))
+      server = try ReferenceServer.start(options, log: try Self.logSink(options.log))
     } catch {
-      printError("chat-server: \(error)")
-      return 1
+      Self.printError("chat-server: \(error)")
+      throw ExitCode.failure
     }
-    say("chat-server listening on \(server.url)")
+    Self.say("chat-server listening on \(server.url)")
     let folder =
       options.dataFolder.hasPrefix("/")
       ? options.dataFolder
       : FileManager.default.currentDirectoryPath + "/" + options.dataFolder
-    say("data folder: \(folder) (chat.sqlite, signing-key)")
+    Self.say("data folder: \(folder) (chat.sqlite, signing-key)")
     if options.devMode {
-      say("dev mode: POST /v1/auth/dev-login signs anyone in")
+      Self.say("dev mode: POST /v1/auth/dev-login signs anyone in")
     }
     if options.rateLimit == nil {
-      say("rate limit: off")
+      Self.say("rate limit: off")
     }
 
     let received = await signals.next()
-    say("chat-server: \(received == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
+    Self.say("chat-server: \(received == SIGINT ? "SIGINT" : "SIGTERM"), stopping")
     signals.handleLaterSignals { _ in
-      printError("chat-server: second signal, exiting now")
-      exit(130)
+      Self.printError("chat-server: second signal, exiting now")
+      Foundation.exit(130)
     }
     await server.stop()
-    say("chat-server: stopped")
-    return 0
+    Self.say("chat-server: stopped")
   }
 
   static func logSink(_ destination: ServerOptions.LogDestination) throws(ServerStartError)
@@ -81,7 +85,7 @@ public enum ServerCommand {
   }
 
   /// One `write(2)`; a reader that went away costs the line, never the server (SIGPIPE is
-  /// ignored, see `main`).
+  /// ignored, see `run`).
   private static func writeLine(_ text: String, to descriptor: Int32) {
     let bytes = Array((text + "\n").utf8)
     _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

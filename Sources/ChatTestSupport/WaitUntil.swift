@@ -1,6 +1,6 @@
 import Foundation
-import Support
 import Observation
+import Support
 
 /// Waits, without sleeping, until `condition` holds for a value read from `@Observable`
 /// objects: re-reads `observed` each time a property it read changes.

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import Foundation
 import Glibc
 
@@ -12,69 +13,58 @@ import Glibc
 /// quote. Two child modes run in separate processes: `open-child` (B2, B10) and `echo-server`
 /// (B8).
 @main
-struct ChatBench {
-  struct Options {
+struct ChatBench: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "chat-bench",
+    abstract: "The benchmark figures, each next to its physical limit or a peer.",
+    usage: "chat-bench [<options>]",
+    discussion: """
+      Prints the table (figure, workload, median, p99, baseline, ratio, target) on standard
+      output and progress on standard error. The subcommands are the child processes the
+      figures spawn; they are not run by hand.
+      """,
+    subcommands: [OpenChild.self, EchoServer.self])
+
+  struct Options: ParsableArguments {
+    @Flag(help: "Scaled-down workloads, no peers needing installs (CI smoke run, < 1 min).")
     var quick = false
+    @Option(
+      name: .customLong("json"),
+      help: ArgumentHelp(
+        "Write every figure, its samples' percentiles and the machine as JSON.",
+        valueName: "FILE"))
     var jsonPath: String?
+    @Option(
+      name: .customLong("svg"),
+      help: ArgumentHelp(
+        "Write the latency distributions of B4 and B5 as DIR/latency.svg.", valueName: "DIR"))
     var svgFolder: String?
+    @Option(
+      help: ArgumentHelp(
+        "Measure only these figures, e.g. B1,B4 (B2, B3 and B10 need B1's database: B1 runs).",
+        valueName: "LIST"),
+      transform: { Set($0.uppercased().split(separator: ",").map(String.init)) })
     var only: Set<String>?
-    var keep = false
-
-    static let usage = """
-      usage: chat-bench [--quick] [--json FILE] [--svg DIR] [--only B1,B2,…] [--keep]
-        --quick       scaled-down workloads, no peers needing installs (CI smoke run, < 1 min)
-        --json FILE   write every figure, its samples' percentiles and the machine as JSON
-        --svg DIR     write the latency distributions of B4 and B5 as DIR/latency.svg
-        --only LIST   measure only these figures (B2, B3 and B10 need B1's database: B1 runs)
-        --keep        keep the temporary folder with the databases
-      """
-
-    init(_ arguments: [String]) throws {
-      var rest = arguments[...]
-      while let argument = rest.popFirst() {
-        switch argument {
-        case "--quick": quick = true
-        case "--keep": keep = true
-        case "--json":
-          guard let value = rest.popFirst() else { throw BenchError("--json needs a file") }
-          jsonPath = value
-        case "--svg":
-          guard let value = rest.popFirst() else { throw BenchError("--svg needs a folder") }
-          svgFolder = value
-        case "--only":
-          guard let value = rest.popFirst() else { throw BenchError("--only needs a list") }
-          only = Set(value.uppercased().split(separator: ",").map(String.init))
-        case "-h", "--help":
-          print(Self.usage)
-          exit(0)
-        default: throw BenchError("unknown argument \(argument)\n\(Self.usage)")
-        }
-      }
-    }
+    @Flag(help: "Keep the temporary folder with the databases.") var keep = false
 
     func wants(_ figure: String) -> Bool { only?.contains(figure) ?? true }
   }
 
+  @OptionGroup var options: Options
+
+  /// When the process reached `main`, for B2's split of a fresh open (spawn → main → view
+  /// state): a static is initialised on first use, and `main` uses it first.
+  static let startedAt = Nanos.now()
+
+  @MainActor
   static func main() async {
-    let startedAt = Nanos.now()
-    var arguments = Array(CommandLine.arguments.dropFirst())
-    switch arguments.first {
-    case "open-child":
-      arguments.removeFirst()
-      exit(await OpenChild.main(arguments, startedAt: startedAt))
-    case "echo-server":
-      arguments.removeFirst()
-      exit(await EchoServer.main(arguments))
-    default: break
-    }
+    _ = startedAt
+    await main(nil, environment: nil)
+  }
+
+  func run() async throws {
     signal(SIGPIPE, SIG_IGN)
-    do {
-      let options = try Options(arguments)
-      let code = try await Run(options: options).measure()
-      exit(code)
-    } catch {
-      FileHandle.standardError.write(Data("chat-bench: \(error)\n".utf8))
-      exit(1)
-    }
+    let code = try await Run(options: options).measure()
+    if code != 0 { throw ExitCode(code) }
   }
 }

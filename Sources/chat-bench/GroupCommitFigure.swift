@@ -1,8 +1,8 @@
 import ChatAPI
-import Support
 import ChatServer
 import Foundation
 import SQLite
+import Support
 
 /// B6S: durable sends per second without the network. 100 clients (100 users in 50 one-to-one
 /// conversations) call `ChatService.handle` directly, in this process, each posting its next

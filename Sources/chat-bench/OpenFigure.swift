@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import ChatPresentation
@@ -184,7 +185,34 @@ struct ChildReport: Codable, Sendable {
 
 /// `chat-bench open-child DB CONVERSATION SPAWNED_AT`: a fresh process that opens the engine on
 /// the database, shows the conversation and prints a `ChildReport` as one JSON line.
-enum OpenChild {
+struct OpenChild: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "open-child",
+    abstract: "B2 and B10's fresh process: open the database, show a conversation, report.")
+
+  @Argument(help: ArgumentHelp("The client database.", valueName: "db")) var database: String
+  @Argument(
+    help: ArgumentHelp("The conversation to show.", valueName: "conversation"),
+    transform: OpenChild.conversationID)
+  var conversation: ConversationID
+  @Argument(
+    help: ArgumentHelp(
+      "The parent's monotonic clock when it spawned this process, in ns.",
+      valueName: "spawned-at"))
+  var spawnedAt: Int64
+
+  @Sendable static func conversationID(_ text: String) throws -> ConversationID {
+    guard let id = ConversationID(rawValue: text) else {
+      throw ValidationError("a conversation id")
+    }
+    return id
+  }
+
+  func run() async throws {
+    let code = await Self.open(database: database, conversation: conversation, spawnedAt: spawnedAt)
+    if code != 0 { throw ExitCode(code) }
+  }
+
   static func spawn(database: String, conversation: ConversationID) throws -> ChildReport {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executablePath())
@@ -206,17 +234,14 @@ enum OpenChild {
   }
 
   @MainActor
-  static func main(_ arguments: [String], startedAt: Int64) async -> Int32 {
-    guard arguments.count == 3, let spawnedAt = Int64(arguments[2]),
-      let conversation = ConversationID(rawValue: arguments[1])
-    else {
-      print("usage: chat-bench open-child DB CONVERSATION SPAWNED_AT")
-      return 2
-    }
+  static func open(database: String, conversation: ConversationID, spawnedAt: Int64) async
+    -> Int32
+  {
+    let startedAt = ChatBench.startedAt
     let before = Memory.read() ?? Memory(rssKiB: 0, peakKiB: 0, anonymousKiB: 0, fileKiB: 0)
     do {
       let engine = try await ChatEngine.open(
-        .file(arguments[0]),
+        .file(database),
         environment: ChatEngine.Environment(
           http: OfflineHTTPTransport(), live: OfflineLiveTransport(), clock: BenchClock()))
       let viewModel = ConversationViewModel(

@@ -1,4 +1,3 @@
 import ChatLoad
-import Foundation
 
-exit(LoadCommand.main(arguments: Array(CommandLine.arguments.dropFirst())))
+await LoadCommand.main()

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ChatDomain
 import Foundation
 import Testing
@@ -6,21 +7,23 @@ import Testing
 
 @Suite struct ArgumentTests {
   @Test func globalOptionsComeFromFlagsBeforeTheEnvironment() throws {
-    var cursor = ArgumentCursor(["--user", "alice", "send", "c1", "hi", "--json"])
-    let options = try GlobalOptions.parse(
-      &cursor,
+    let parsed = try ChatTool.parseAsRoot(
+      ["--user", "alice", "send", "c1", "hi", "--json"],
       environment: ["CHAT_USER": "bob", "CHAT_DEVICE": "ipad", "CHAT_SERVER": "http://h:9"])
+    let send = try #require(parsed as? SendCommand)
+    let options = send.options
     #expect(options.user == UserID("alice"))
     #expect(options.device == DeviceID("ipad"))
     #expect(options.server.absoluteString == "http://h:9")
     #expect(options.json)
-    #expect(cursor.rest == ["send", "c1", "hi"])
+    #expect(send.conversation == ConversationID("c1"))
+    #expect(send.text == "hi")
     #expect(options.liveURL == "ws://h:9/v1/live")
   }
 
   @Test func theDatabaseDefaultsUnderXDGDataHomePerUserAndDevice() throws {
-    var cursor = ArgumentCursor(["--user", "alice", "--device", "phone"])
-    let options = try GlobalOptions.parse(&cursor, environment: [:])
+    let options = try GlobalOptions.parse(
+      ["--user", "alice", "--device", "phone"], environment: [:])
     #expect(
       try options.databasePath(environment: ["XDG_DATA_HOME": "/x"])
         == "/x/chat/alice/phone/chat.sqlite")
@@ -39,38 +42,68 @@ import Testing
     (["--device"], "--device needs a value"),
   ])
   func badGlobalOptionsAreUsageErrors(arguments: [String], message: String) {
-    var cursor = ArgumentCursor(arguments)
     #expect {
-      _ = try GlobalOptions.parse(&cursor, environment: [:])
+      _ = try GlobalOptions.parse(arguments, environment: [:])
     } throws: { error in
-      (error as? UsageError)?.message.hasPrefix(message) == true
+      GlobalOptions.exitCode(for: error) == .validationFailure
+        && GlobalOptions.message(for: error).hasPrefix(message)
     }
   }
 
   @Test func positionalAfterDoubleDashMayStartWithDashes() throws {
-    var cursor = ArgumentCursor(["c1", "--", "--not-an-option"], command: "send")
-    #expect(try cursor.positional("conversationId") == "c1")
-    #expect(try cursor.positional("text") == "--not-an-option")
-    try cursor.finish()
+    let send = try SendCommand.parse(["c1", "--", "--not-an-option"], environment: [:])
+    #expect(send.conversation == ConversationID("c1"))
+    #expect(send.text == "--not-an-option")
   }
 
   @Test func leftoversAreReported() {
-    let cursor = ArgumentCursor(["--nope"], command: "sync")
-    #expect(throws: UsageError("unknown option --nope", command: "sync")) { try cursor.finish() }
+    #expect {
+      _ = try ChatTool.parseAsRoot(["sync", "--nope"], environment: [:])
+    } throws: { error in
+      ChatTool.message(for: error) == "unknown option --nope"
+        && ChatTool.helpMessage(relevantTo: error) == ChatTool.helpMessage(for: SyncCommand.self)
+    }
+    #expect {
+      _ = try ChatTool.parseAsRoot(["sync", "extra"], environment: [:])
+    } throws: { error in
+      ChatTool.message(for: error) == "unexpected argument 'extra'"
+    }
   }
 
   @Test func createParsesMembersAndRefusesBadIDs() throws {
-    var cursor = ArgumentCursor(["--title", "Hike", "--members", "bob, carol"], command: "create")
-    let command = try CreateCommand(parsing: &cursor)
+    let command = try CreateCommand.parse(
+      ["--title", "Hike", "--members", "bob, carol"], environment: [:])
     #expect(command.members == [UserID("bob"), UserID("carol")])
-    var bad = ArgumentCursor(["--title", "Hike", "--members", "Bob"], command: "create")
-    #expect(throws: UsageError.self) { _ = try CreateCommand(parsing: &bad) }
+    #expect {
+      _ = try CreateCommand.parse(["--title", "Hike", "--members", "Bob"], environment: [:])
+    } throws: { error in
+      CreateCommand.exitCode(for: error) == .validationFailure
+        && CreateCommand.message(for: error).contains("'Bob' is not one")
+    }
+    #expect {
+      _ = try CreateCommand.parse(["--members", "bob"], environment: [:])
+    } throws: { error in
+      CreateCommand.message(for: error) == "missing --title"
+    }
   }
 
   @Test func messagesRefusesALimitThatIsNotPositive() {
-    var cursor = ArgumentCursor(["c1", "--limit", "0"], command: "messages")
-    #expect(throws: UsageError("--limit must be a positive number", command: "messages")) {
-      _ = try MessagesCommand(parsing: &cursor)
+    #expect {
+      _ = try MessagesCommand.parse(["c1", "--limit", "0"], environment: [:])
+    } throws: { error in
+      MessagesCommand.exitCode(for: error) == .validationFailure
+        && MessagesCommand.message(for: error)
+          == "--limit must be a whole number of at least 1, got '0'"
+    }
+  }
+
+  @Test func searchNeedsAtLeastOneWord() throws {
+    #expect(
+      try SearchCommand.parse(["hike", "at", "nine"], environment: [:]).query == "hike at nine")
+    #expect {
+      _ = try SearchCommand.parse([], environment: [:])
+    } throws: { error in
+      SearchCommand.message(for: error) == "missing <words>"
     }
   }
 }
@@ -90,18 +123,25 @@ import Testing
     let captured = Captured()
     let code = await ChatTool.main(arguments: ["--help"], environment: [:], output: captured.output)
     #expect(code == .success)
-    for command in ChatTool.commands { #expect(captured.out.contains("  \(command.name) ")) }
+    for command in ChatTool.configuration.subcommands {
+      #expect(captured.out.contains("  \(command.configuration.commandName ?? "?") "))
+    }
     #expect(captured.out.contains("--server URL"))
+    #expect(captured.out.contains("env: CHAT_SERVER"))
   }
 
   @Test func eachCommandHasHelp() async {
-    for command in ChatTool.commands {
-      let captured = Captured()
-      let code = await ChatTool.main(
-        arguments: [command.name, "--help"], environment: [:], output: captured.output)
-      #expect(code == .success)
-      #expect(captured.out.contains("USAGE: "))
-      #expect(captured.out.contains(command.abstract))
+    for command in ChatTool.configuration.subcommands {
+      let name = command.configuration.commandName ?? "?"
+      for arguments in [[name, "--help"], ["help", name]] {
+        let captured = Captured()
+        let code = await ChatTool.main(
+          arguments: arguments, environment: [:], output: captured.output)
+        #expect(code == .success)
+        #expect(captured.out.contains("USAGE: "))
+        #expect(captured.out.contains(command.configuration.abstract))
+        #expect(captured.out.contains("GLOBAL OPTIONS:"))
+      }
     }
   }
 
@@ -109,7 +149,7 @@ import Testing
     let captured = Captured()
     let code = await ChatTool.main(
       arguments: ["frobnicate"], environment: [:], output: captured.output)
-    #expect(code == .usage)
+    #expect(code == .validationFailure)
     #expect(captured.err.hasPrefix("chat: error: unknown command 'frobnicate'\n"))
     #expect(captured.err.contains("COMMANDS:"))
   }
@@ -118,9 +158,9 @@ import Testing
     let captured = Captured()
     let code = await ChatTool.main(
       arguments: ["send", "c1"], environment: [:], output: captured.output)
-    #expect(code == .usage)
+    #expect(code == .validationFailure)
     #expect(captured.err.hasPrefix("chat: error: missing <text>\n"))
-    #expect(captured.err.contains("USAGE: chat send <conversationId> <text>"))
+    #expect(captured.err.contains("USAGE: chat send [<options>] <conversationId> <text>"))
   }
 
   @Test func aCommandWithoutSigningInSaysWhatToDo() async throws {

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ChatLoad
 import ChatServerTool
 import Foundation
@@ -58,21 +59,58 @@ struct ServerToolTests {
   }
 
   @Test(arguments: [
-    ["--port", "70000"], ["--port"], ["--access-token-ttl", "0"], ["--rate-limit", "fast"],
-    ["--dev=yes"], ["--unknown"], ["serve"], ["--ping-interval", "-1"],
+    (["--port", "70000"], "--port must be a whole number in 0...65535, got '70000'"),
+    (["--port"], "--port needs a value"),
+    (["--access-token-ttl", "0"], "--access-token-ttl must be a whole number in 1...31536000"),
+    (["--rate-limit", "fast"], "--rate-limit must be BURST,PER_SECOND (e.g. 100,20) or off"),
+    (["--dev=yes"], "--dev takes no value"),
+    (["--unknown"], "unknown option --unknown"),
+    (["serve"], "unexpected argument 'serve'"),
+    (["--ping-interval", "-1"], "--ping-interval must be a whole number in 1...86400"),
+    (["--host="], "--host needs an address"),
+    (["--data", ""], "--data needs a folder"),
   ])
-  func aWrongCommandLineIsAUsageError(arguments: [String]) {
-    #expect(throws: ServerUsageError.self) {
+  func aWrongCommandLineIsAUsageError(arguments: [String], message: String) {
+    #expect {
       try ServerOptions.parse(arguments, environment: [:])
+    } throws: { error in
+      ServerOptions.exitCode(for: error) == .validationFailure
+        && ServerOptions.message(for: error).hasPrefix(message)
     }
   }
 
-  @Test func theHelpDescribesEveryOption() {
+  @Test func aWrongEnvironmentVariableIsAUsageErrorNamingIt() {
+    #expect {
+      try ServerOptions.parse([], environment: ["CHAT_SERVER_DEV": "maybe"])
+    } throws: { error in
+      ServerOptions.message(for: error) == "CHAT_SERVER_DEV must be 1 or 0, got 'maybe'"
+    }
+    #expect {
+      try ServerOptions.parse([], environment: ["CHAT_SERVER_PORT": "x"])
+    } throws: { error in
+      ServerOptions.message(for: error).hasPrefix("CHAT_SERVER_PORT must be a whole number")
+    }
+  }
+
+  @Test func aUsageErrorPrintsAHintToHelp() {
+    #expect {
+      try ServerCommand.parseAsRoot(["--port"], environment: [:])
+    } throws: { error in
+      ServerCommand.fullMessage(for: error)
+        == "chat-server: --port needs a value\nRun chat-server --help for the options."
+    }
+  }
+
+  @Test func theHelpDescribesEveryOptionAndItsEnvironmentVariable() {
+    let help = ServerCommand.helpMessage()
     for option in [
       "--host", "--port", "--data", "--dev", "--access-token-ttl", "--rate-limit", "--log",
       "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--help",
     ] {
-      #expect(ServerOptions.help.contains(option), "\(option) is not in --help")
+      #expect(help.contains(option), "\(option) is not in --help")
+      guard option != "--help" else { continue }
+      let variable = "CHAT_SERVER_" + option.dropFirst(2).uppercased().replacing("-", with: "_")
+      #expect(help.contains("env: \(variable)"), "\(variable) is not in --help")
     }
   }
 

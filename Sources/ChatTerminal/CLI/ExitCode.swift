@@ -1,22 +1,19 @@
+import ArgumentParsing
 import ChatDomain
 
-/// Exit statuses, from BSD's `sysexits.h` so scripts can tell the cases apart.
-public enum ExitCode: Int32, Sendable {
-  case success = 0
-  /// Something else went wrong.
-  case failure = 1
-  /// A wrong command line: help was printed.
-  case usage = 64
+/// `chat`'s exit statuses besides 0 (`success`), 1 (`failure`) and 64 (`validationFailure`, a
+/// wrong command line), from BSD's `sysexits.h` so scripts can tell the cases apart.
+extension ExitCode {
   /// The input was refused (an empty message, an unknown member).
-  case dataError = 65
+  public static let dataError = ExitCode(65)
   /// No such conversation.
-  case noInput = 66
+  public static let noInput = ExitCode(66)
   /// The local database is damaged or unwritable.
-  case cannotCreate = 73
+  public static let cannotCreate = ExitCode(73)
   /// The server cannot be reached (or is busy): nothing is lost, try again later.
-  case temporaryFailure = 75
+  public static let temporaryFailure = ExitCode(75)
   /// Not signed in, or the session ended: run `chat login`.
-  case noPermission = 77
+  public static let noPermission = ExitCode(77)
 
   /// The status for an engine error.
   public init(_ error: ChatError) {

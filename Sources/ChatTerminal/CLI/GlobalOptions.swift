@@ -1,74 +1,48 @@
+import ArgumentParsing
 import ChatDomain
 import Foundation
 
-/// The options every command takes, from the command line or the environment.
-public struct GlobalOptions: Sendable, Equatable {
-  public var server: URL
-  public var user: UserID?
-  public var device: DeviceID
-  /// The folder for this user and device's database.
-  public var dataFolder: String?
-  public var json: Bool
-  public var verbose: Bool
-
+/// The options every command takes, from the command line or the environment, before or after
+/// the command's name.
+public struct GlobalOptions: ParsableArguments, Sendable {
   public static let defaultServer = URL(string: "http://127.0.0.1:8080")!
   public static let defaultDevice = DeviceID("cli")
 
-  public static let help = """
-    GLOBAL OPTIONS:
-      --server URL    The server (env CHAT_SERVER; default http://127.0.0.1:8080).
-      --user ID       Who you are (env CHAT_USER): 1-64 of a-z 0-9 . _ -
-      --device ID     This device (env CHAT_DEVICE; default cli).
-      --data DIR      The database folder (env CHAT_DATA; default
-                      $XDG_DATA_HOME/chat/<user>/<device>).
-      --json          Print JSON for scripts.
-      --verbose       Log what the engine does to standard error (never message text).
-      -h, --help      Show help.
-    """
+  @Option(
+    help: ArgumentHelp("The server (default http://127.0.0.1:8080).", valueName: "URL"),
+    environment: "CHAT_SERVER", transform: GlobalOptions.serverURL)
+  public var server = GlobalOptions.defaultServer
 
-  /// Takes the global options out of `arguments`, falling back to `environment`.
-  public static func parse(
-    _ arguments: inout ArgumentCursor, environment: [String: String]
-  ) throws(UsageError) -> GlobalOptions {
-    let serverText = try arguments.option("server") ?? environment["CHAT_SERVER"]
-    var server = defaultServer
-    if let serverText {
-      guard let url = URL(string: serverText), let scheme = url.scheme, url.host != nil else {
-        throw UsageError("--server must be an http:// URL, got '\(serverText)'")
-      }
-      // The socket client speaks ws:// only: put a TLS proxy in front of a remote server.
-      guard scheme == "http" else {
-        throw UsageError(
-          "--server must be an http:// URL (this client has no TLS; use a local TLS proxy), "
-            + "got '\(serverText)'")
-      }
-      server = url
-    }
-    var user: UserID?
-    if let text = try arguments.option("user") ?? environment["CHAT_USER"] {
-      guard let id = UserID(rawValue: text) else {
-        throw UsageError("--user must be 1-64 of a-z 0-9 . _ -, got '\(text)'")
-      }
-      user = id
-    }
-    var device = defaultDevice
-    if let text = try arguments.option("device") ?? environment["CHAT_DEVICE"] {
-      guard let id = DeviceID(rawValue: text) else {
-        throw UsageError("--device must be 1-64 of a-z 0-9 . _ -, got '\(text)'")
-      }
-      device = id
-    }
-    let data = try arguments.option("data") ?? environment["CHAT_DATA"]
-    return GlobalOptions(
-      server: server, user: user, device: device, dataFolder: data,
-      json: arguments.flag("json"), verbose: arguments.flag("verbose"))
-  }
+  @Option(
+    help: ArgumentHelp("Who you are: 1-64 of a-z 0-9 . _ -", valueName: "ID"),
+    environment: "CHAT_USER", transform: GlobalOptions.userID)
+  public var user: UserID?
+
+  @Option(
+    help: ArgumentHelp("This device (default cli).", valueName: "ID"), environment: "CHAT_DEVICE",
+    transform: GlobalOptions.deviceID)
+  public var device = GlobalOptions.defaultDevice
+
+  /// The folder for this user and device's database.
+  @Option(
+    name: .customLong("data"),
+    help: ArgumentHelp(
+      "The database folder (default $XDG_DATA_HOME/chat/<user>/<device>).", valueName: "DIR"),
+    environment: "CHAT_DATA")
+  public var dataFolder: String?
+
+  @Flag(help: "Print JSON for scripts.") public var json = false
+
+  @Flag(help: "Log what the engine does to standard error (never message text).")
+  public var verbose = false
+
+  public init() {}
 
   /// Where this user and device's database lives.
-  public func databasePath(environment: [String: String]) throws(UsageError) -> String {
+  public func databasePath(environment: [String: String]) throws(ValidationError) -> String {
     if let dataFolder { return dataFolder + "/chat.sqlite" }
     guard let user else {
-      throw UsageError("say who you are: --user ID (or CHAT_USER)")
+      throw ValidationError("say who you are: --user ID (or CHAT_USER)")
     }
     let base =
       environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -84,5 +58,26 @@ public struct GlobalOptions: Sendable, Equatable {
       text = "ws://" + text.dropFirst("http://".count)
     }
     return text + "/v1/live"
+  }
+
+  @Sendable static func serverURL(_ text: String) throws -> URL {
+    guard let url = URL(string: text), let scheme = url.scheme, url.host != nil else {
+      throw ValidationError("an http:// URL")
+    }
+    // The socket client speaks ws:// only: put a TLS proxy in front of a remote server.
+    guard scheme == "http" else {
+      throw ValidationError("an http:// URL (this client has no TLS; use a local TLS proxy)")
+    }
+    return url
+  }
+
+  @Sendable static func userID(_ text: String) throws -> UserID {
+    guard let id = UserID(rawValue: text) else { throw ValidationError("1-64 of a-z 0-9 . _ -") }
+    return id
+  }
+
+  @Sendable static func deviceID(_ text: String) throws -> DeviceID {
+    guard let id = DeviceID(rawValue: text) else { throw ValidationError("1-64 of a-z 0-9 . _ -") }
+    return id
   }
 }

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import Foundation
@@ -5,16 +6,17 @@ import SQLite
 
 /// `chat login`: signs this device in (a server in dev mode) and creates its database.
 struct LoginCommand: ChatCommand {
-  static let name = "login"
-  static let abstract = "Sign in as --user on this device (the server must run with --dev)."
-  static let usage = "chat --user ID [--device ID] login"
+  static let configuration = CommandConfiguration(
+    commandName: "login",
+    abstract: "Sign in as --user on this device (the server must run with --dev).",
+    usage: "chat --user ID [--device ID] login [<options>]")
 
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {}
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
 
   func run(_ context: CommandContext) async -> ExitCode {
     guard let user = context.options.user else {
       context.output.error("say who you are: chat --user ID login")
-      return .usage
+      return .validationFailure
     }
     let path: String
     do {
@@ -54,11 +56,10 @@ struct LoginCommand: ChatCommand {
 
 /// `chat logout`: deletes this device's database and tokens.
 struct LogoutCommand: ChatCommand {
-  static let name = "logout"
-  static let abstract = "Sign out: delete this device's database and tokens."
-  static let usage = "chat --user ID logout"
+  static let configuration = CommandConfiguration(
+    commandName: "logout", abstract: "Sign out: delete this device's database and tokens.")
 
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {}
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
 
   func run(_ context: CommandContext) async -> ExitCode {
     let engine: ChatEngine

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import ChatTransports
@@ -5,16 +6,25 @@ import Foundation
 import SQLite
 import Support
 
-/// One subcommand: its help, its parsing, its work (the shape of swift-argument-parser's
-/// `ParsableCommand`, written by hand because the package cannot be fetched here).
-public protocol ChatCommand: Sendable {
-  static var name: String { get }
-  /// One line for the command list.
-  static var abstract: String { get }
-  /// `chat <name> …` and the command's own options.
-  static var usage: String { get }
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError)
+/// One `chat` command: a `ParsableCommand` whose work gets what it runs with (the global
+/// options, the environment, where to write) as a `CommandContext`, so tests can run it with
+/// their own.
+public protocol ChatCommand: ParsableCommand, Sendable {
+  /// The options every command takes: `@OptionGroup(title: "GLOBAL OPTIONS")`.
+  var options: GlobalOptions { get }
+
   func run(_ context: CommandContext) async -> ExitCode
+}
+
+extension ChatCommand {
+  /// Runs with the process's environment and standard output and error.
+  public mutating func run() async throws {
+    let context = CommandContext(
+      options: options, environment: ProcessInfo.processInfo.environment,
+      output: Output(json: options.json))
+    let code = await run(context)
+    if !code.isSuccess { throw code }
+  }
 }
 
 /// What a running command has: the global options, the environment, where to write.
@@ -44,7 +54,7 @@ public struct CommandContext: Sendable {
   }
 
   /// The database path, with its folder created (mode 0700) when missing.
-  public func databasePath() throws(UsageError) -> String {
+  public func databasePath() throws(ValidationError) -> String {
     let path = try options.databasePath(environment: environment)
     let folder = (path as NSString).deletingLastPathComponent
     try? FileManager.default.createDirectory(
@@ -101,7 +111,7 @@ public struct CommandContext: Sendable {
     switch failure {
     case .usage(let error):
       output.error(error.message)
-      return .usage
+      return .validationFailure
     case .failed(let error, let message):
       output.error(message)
       return ExitCode(error)
@@ -111,7 +121,8 @@ public struct CommandContext: Sendable {
 
 /// Why a command stopped.
 public enum CommandFailure: Error {
-  case usage(UsageError)
+  /// A wrong command line found while running: one line, exit status 64.
+  case usage(ValidationError)
   case failed(ChatError, String)
 
   init(_ error: ChatError) {
@@ -137,13 +148,8 @@ func attempt<T>(_ body: () async throws -> T) async throws(CommandFailure) -> T 
   }
 }
 
-/// Reads a conversation ID argument.
-func conversationArgument(_ arguments: inout ArgumentCursor, command: String) throws(UsageError)
-  -> ConversationID
-{
-  let text = try arguments.positional("conversationId")
-  guard let id = ConversationID(rawValue: text) else {
-    throw UsageError("'\(text)' is not a conversation id", command: command)
-  }
+/// The transform of a `<conversationId>` argument.
+@Sendable func conversationID(_ text: String) throws -> ConversationID {
+  guard let id = ConversationID(rawValue: text) else { throw ValidationError("a conversation id") }
   return id
 }

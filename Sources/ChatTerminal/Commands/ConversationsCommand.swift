@@ -1,14 +1,15 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import Foundation
 
 /// `chat conversations`: the list, caught up from the server when it can be reached.
 struct ConversationsCommand: ChatCommand {
-  static let name = "conversations"
-  static let abstract = "List your conversations with unread counts (works offline)."
-  static let usage = "chat conversations"
+  static let configuration = CommandConfiguration(
+    commandName: "conversations",
+    abstract: "List your conversations with unread counts (works offline).")
 
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {}
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
 
   func run(_ context: CommandContext) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in

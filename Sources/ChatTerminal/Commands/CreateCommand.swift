@@ -1,37 +1,32 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import Foundation
 
 /// `chat create`: creates a conversation (needs the server).
 struct CreateCommand: ChatCommand {
-  static let name = "create"
-  static let abstract = "Create a conversation with other members (needs the server)."
-  static let usage = """
-    chat create --title TITLE --members ID[,ID…]
-      --title TITLE     The conversation's name.
-      --members IDS     Comma-separated user ids (you are added yourself); up to 255.
-    """
+  static let configuration = CommandConfiguration(
+    commandName: "create",
+    abstract: "Create a conversation with other members (needs the server).")
 
-  let title: String
-  let members: [UserID]
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Option(help: ArgumentHelp("The conversation's name.", valueName: "TITLE")) var title: String
+  @Option(
+    help: ArgumentHelp(
+      "Comma-separated user ids (you are added yourself); up to 255.", valueName: "ID[,ID…]"),
+    transform: CreateCommand.memberIDs)
+  var members: [UserID]
 
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {
-    guard let title = try arguments.option("title") else {
-      throw UsageError("missing --title", command: Self.name)
-    }
-    guard let members = try arguments.option("members") else {
-      throw UsageError("missing --members", command: Self.name)
-    }
+  @Sendable static func memberIDs(_ text: String) throws -> [UserID] {
     var ids: [UserID] = []
-    for text in members.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) })
-    where !text.isEmpty {
-      guard let id = UserID(rawValue: text) else {
-        throw UsageError("'\(text)' is not a user id", command: Self.name)
+    for part in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) })
+    where !part.isEmpty {
+      guard let id = UserID(rawValue: part) else {
+        throw ValidationError("user ids separated by commas ('\(part)' is not one)")
       }
       ids.append(id)
     }
-    self.title = title
-    self.members = ids
+    return ids
   }
 
   func run(_ context: CommandContext) async -> ExitCode {

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ChatData
 import Foundation
 
@@ -6,7 +7,7 @@ struct InteractiveCommand {
   func run(_ context: CommandContext) async -> ExitCode {
     guard RawTerminal.isAvailable else {
       context.output.error("the interactive screen needs a terminal; see chat --help")
-      return .usage
+      return .validationFailure
     }
     let conditions = NetworkConditions()
     return await context.withEngine(conditions: conditions) { engine throws(CommandFailure) in

@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import Dispatch
@@ -6,14 +7,12 @@ import Foundation
 /// `chat listen`: stays connected, sends what waits, and prints every change as one JSON line
 /// until SIGINT or SIGTERM.
 struct ListenCommand: ChatCommand {
-  static let name = "listen"
-  static let abstract = "Stay connected and print each change as a JSON line (until Ctrl-C)."
-  static let usage = """
-    chat listen
-      Prints {"type":"connection"|"conversation"|"message", …} lines.
-    """
+  static let configuration = CommandConfiguration(
+    commandName: "listen",
+    abstract: "Stay connected and print each change as a JSON line (until Ctrl-C).",
+    discussion: #"Prints {"type":"connection"|"conversation"|"message", …} lines."#)
 
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {}
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
 
   func run(_ context: CommandContext) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in

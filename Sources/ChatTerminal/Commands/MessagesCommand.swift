@@ -1,31 +1,23 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import Foundation
 
 /// `chat messages`: the local view of a conversation, in display order.
 struct MessagesCommand: ChatCommand {
-  static let name = "messages"
-  static let abstract = "Show a conversation as this device holds it, in display order."
-  static let usage = """
-    chat messages <conversationId> [--limit N]
-      --limit N     How many of the newest to show (default 50).
-    """
+  static let configuration = CommandConfiguration(
+    commandName: "messages",
+    abstract: "Show a conversation as this device holds it, in display order.")
 
-  let conversation: ConversationID
-  let limit: Int
-
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {
-    let limitText = try arguments.option("limit")
-    conversation = try conversationArgument(&arguments, command: Self.name)
-    if let limitText {
-      guard let limit = Int(limitText), limit > 0 else {
-        throw UsageError("--limit must be a positive number", command: Self.name)
-      }
-      self.limit = limit
-    } else {
-      limit = 50
-    }
-  }
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp("The conversation.", valueName: "conversationId"),
+    transform: conversationID)
+  var conversation: ConversationID
+  @Option(
+    help: ArgumentHelp("How many of the newest to show.", valueName: "N"),
+    transform: Int.inRange(1...))
+  var limit = 50
 
   func run(_ context: CommandContext) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in

@@ -1,18 +1,18 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import Foundation
 
 /// `chat read`: marks a conversation read up to its newest message.
 struct ReadCommand: ChatCommand {
-  static let name = "read"
-  static let abstract = "Mark a conversation read up to its newest message."
-  static let usage = "chat read <conversationId>"
+  static let configuration = CommandConfiguration(
+    commandName: "read", abstract: "Mark a conversation read up to its newest message.")
 
-  let conversation: ConversationID
-
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {
-    conversation = try conversationArgument(&arguments, command: Self.name)
-  }
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp("The conversation.", valueName: "conversationId"),
+    transform: conversationID)
+  var conversation: ConversationID
 
   func run(_ context: CommandContext) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in

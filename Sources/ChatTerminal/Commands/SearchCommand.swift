@@ -1,19 +1,20 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import Foundation
 
 /// `chat search`: the local full-text index, offline.
 struct SearchCommand: ChatCommand {
-  static let name = "search"
-  static let abstract = "Search the messages on this device (works offline)."
-  static let usage = "chat search <words…>"
+  static let configuration = CommandConfiguration(
+    commandName: "search", abstract: "Search the messages on this device (works offline).")
 
-  let query: String
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(help: "The words to find.") var words: [String] = []
 
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {
-    var words: [String] = [try arguments.positional("words")]
-    while let word = arguments.nextPositional() { words.append(word) }
-    query = words.joined(separator: " ")
+  var query: String { words.joined(separator: " ") }
+
+  func validate() throws {
+    guard !words.isEmpty else { throw ValidationError("missing <words>") }
   }
 
   func run(_ context: CommandContext) async -> ExitCode {

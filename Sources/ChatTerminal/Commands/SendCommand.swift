@@ -1,20 +1,21 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import Foundation
 
 /// `chat send`: saves first, then tries to deliver; a message left queued is not an error.
 struct SendCommand: ChatCommand {
-  static let name = "send"
-  static let abstract = "Send a message: saved at once, delivered now or at the next sync."
-  static let usage = "chat send <conversationId> <text>"
+  static let configuration = CommandConfiguration(
+    commandName: "send",
+    abstract: "Send a message: saved at once, delivered now or at the next sync.",
+    discussion: "A text that starts with -- goes after --: chat send <conversationId> -- --text")
 
-  let conversation: ConversationID
-  let text: String
-
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {
-    conversation = try conversationArgument(&arguments, command: Self.name)
-    text = try arguments.positional("text")
-  }
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp("The conversation.", valueName: "conversationId"),
+    transform: conversationID)
+  var conversation: ConversationID
+  @Argument(help: "The message.") var text: String
 
   func run(_ context: CommandContext) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in

@@ -1,14 +1,15 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import Foundation
 
 /// `chat sync`: catches up everything and flushes the outbox.
 struct SyncCommand: ChatCommand {
-  static let name = "sync"
-  static let abstract = "Catch up every conversation and send what waits (exit 75 if offline)."
-  static let usage = "chat sync"
+  static let configuration = CommandConfiguration(
+    commandName: "sync",
+    abstract: "Catch up every conversation and send what waits (exit 75 if offline).")
 
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {}
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
 
   func run(_ context: CommandContext) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in

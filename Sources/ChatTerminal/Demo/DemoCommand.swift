@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import ChatTransports
@@ -8,21 +9,14 @@ import Foundation
 /// bob and carol, both played by bots that read and answer; then the interactive screen.
 /// Everything is removed on exit.
 struct DemoCommand: ChatCommand {
-  static let name = "demo"
-  static let abstract = "Start a server and two bot friends, sign in as alice, open the screen."
-  static let usage = """
-    chat demo [--script] [--keep]
-      --script    Run a short scripted session and print it (the default without a terminal).
-      --keep      Keep the temporary data folder and print where it is.
-    """
+  static let configuration = CommandConfiguration(
+    commandName: "demo",
+    abstract: "Start a server and two bot friends, sign in as alice, open the screen.")
 
-  let script: Bool
-  let keep: Bool
-
-  init(parsing arguments: inout ArgumentCursor) throws(UsageError) {
-    script = arguments.flag("script")
-    keep = arguments.flag("keep")
-  }
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Flag(help: "Run a short scripted session and print it (the default without a terminal).")
+  var script = false
+  @Flag(help: "Keep the temporary data folder and print where it is.") var keep = false
 
   func run(_ context: CommandContext) async -> ExitCode {
     let output = context.output

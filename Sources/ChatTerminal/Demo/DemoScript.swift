@@ -1,3 +1,4 @@
+import ArgumentParsing
 import ChatData
 import ChatDomain
 import ChatPresentation

@@ -1,24 +1,47 @@
+import ArgumentParsing
 import Foundation
 import Wire
 
 /// Runs our client once: connect, send, print what arrives, print how it closed.
-struct ClientCommand {
-  let options: Options
+struct ClientCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "client",
+    abstract: "Our client, once: connect, send, print what arrives and how it closed.",
+    discussion: """
+      Prints "open", "rejected STATUS", "error …", "message TEXT" and "closed CODE MS".
+      """)
+
+  @Option(help: ArgumentHelp("Where to connect: ws://host:port/path.", valueName: "URL"))
+  var url: String
+  @Option(help: ArgumentHelp("A request header, 'Name: value'.", valueName: "HEADER"))
+  var header: [String] = []
+  @Option(help: ArgumentHelp("A text message to send once open.", valueName: "TEXT"))
+  var send: [String] = []
+  @Option(help: ArgumentHelp("Close after this many messages.", valueName: "N")) var expect: Int?
+  @Option(
+    help: ArgumentHelp(
+      "Milliseconds to wait, after the last expected message, before closing.",
+      valueName: "N"))
+  var lingerMs: Int?
+  @Flag(help: "Send every message received back.") var echo = false
+  @Option(help: ArgumentHelp("Milliseconds allowed to connect.", valueName: "N"))
+  var connectTimeoutMs = 5000
+  @OptionGroup var webSocket: WebSocketOptions
 
   func run() async {
     var headers = HTTPHeaders()
-    for header in options.strings("--header") {
-      guard let colon = header.firstIndex(of: ":") else { continue }
+    for line in header {
+      guard let colon = line.firstIndex(of: ":") else { continue }
       headers.add(
-        name: String(header[..<colon]),
-        value: header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        name: String(line[..<colon]),
+        value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
     }
     let started = ContinuousClock.now
     let socket: WebSocket
     do {
       socket = try await WebSocketClient.connect(
-        to: options.string("--url") ?? "", headers: headers, configuration: options.webSocket,
-        connectTimeout: options.milliseconds("--connect-timeout-ms") ?? .seconds(5))
+        to: url, headers: headers, configuration: webSocket.configuration,
+        connectTimeout: .milliseconds(connectTimeoutMs))
     } catch .handshakeRejected(let status, _) {
       emit("rejected \(status)")
       return
@@ -27,17 +50,16 @@ struct ClientCommand {
       return
     }
     emit("open")
-    for text in options.strings("--send") {
+    for text in send {
       try? socket.send(text: text)
     }
-    let expected = options.int("--expect")
     var received = 0
     for await text in socket.messages {
       received += 1
       emit("message \(text)")
-      if options.flag("--echo") { try? socket.send(text: text) }
-      if let expected, received >= expected {
-        if let linger = options.int("--linger-ms") {
+      if echo { try? socket.send(text: text) }
+      if let expect, received >= expect {
+        if let linger = lingerMs {
           try? await Task.sleep(for: .milliseconds(linger))
         }
         socket.close()
@@ -53,13 +75,20 @@ struct ClientCommand {
 
 /// The echo client of the conformance suite: for each case, connect to `/case/N`, echo every
 /// message back (text and binary), and report how the case closed.
-struct ClientCasesCommand {
-  let options: Options
+struct ClientCasesCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "client-cases",
+    abstract: "The conformance suite's echo client: connects to /case/1 … /case/N in turn.")
+
+  @Option(help: ArgumentHelp("The suite's server: ws://host:port.", valueName: "URL"))
+  var url: String
+  @Option(help: ArgumentHelp("How many cases.", valueName: "N")) var cases: Int
+  @OptionGroup var webSocket: WebSocketOptions
 
   func run() async {
-    let base = options.string("--url") ?? ""
-    let count = options.int("--cases") ?? 0
-    var configuration = options.webSocket
+    let base = url
+    let count = cases
+    var configuration = webSocket.configuration
     configuration.binaryMessageHandler = { socket, bytes in try? socket.send(binary: bytes) }
     for number in 1...max(1, count) {
       do {

@@ -1,23 +1,40 @@
+import ArgumentParsing
 import Foundation
 import Wire
 
 /// Runs our server with the routes the Python suites use.
-struct ServerCommand {
-  let options: Options
+struct ServerCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "server",
+    abstract: "Our server with the test routes.",
+    discussion: """
+      Prints "port N"; "shutdown" on standard input (or its end) stops it gracefully, and it
+      prints "stopped" when done.
+      """)
 
-  func run() async {
-    var configuration = HTTPServer.Configuration(port: options.int("--port") ?? 0)
-    if let loops = options.int("--loops") { configuration.loopCount = loops }
-    if let timeout = options.milliseconds("--header-timeout-ms") {
-      configuration.headerTimeout = timeout
-    }
-    if let timeout = options.milliseconds("--idle-timeout-ms") {
-      configuration.idleTimeout = timeout
-    }
-    if let limit = options.int("--body-limit") { configuration.limits.body = limit }
-    if let limit = options.int("--max-connections") { configuration.maxConnections = limit }
+  @Option(help: ArgumentHelp("The port; 0 picks a free one.", valueName: "N")) var port = 0
+  @Option(help: ArgumentHelp("Event loops (threads).", valueName: "N")) var loops: Int?
+  @Option(
+    help: ArgumentHelp("Milliseconds allowed for a request's headers.", valueName: "N"))
+  var headerTimeoutMs: Int?
+  @Option(
+    help: ArgumentHelp("Milliseconds a kept-alive connection may stay idle.", valueName: "N"))
+  var idleTimeoutMs: Int?
+  @Option(help: ArgumentHelp("The largest request body, in bytes.", valueName: "N"))
+  var bodyLimit: Int?
+  @Option(help: ArgumentHelp("Connections open at once.", valueName: "N"))
+  var maxConnections: Int?
+  @OptionGroup var webSocket: WebSocketOptions
+
+  func run() async throws {
+    var configuration = HTTPServer.Configuration(port: port)
+    if let loops { configuration.loopCount = loops }
+    if let headerTimeoutMs { configuration.headerTimeout = .milliseconds(headerTimeoutMs) }
+    if let idleTimeoutMs { configuration.idleTimeout = .milliseconds(idleTimeoutMs) }
+    if let bodyLimit { configuration.limits.body = bodyLimit }
+    if let maxConnections { configuration.maxConnections = maxConnections }
     configuration.shutdownTimeout = .seconds(5)
-    var webSocket = options.webSocket
+    var webSocket = webSocket.configuration
     webSocket.binaryMessageHandler = { socket, bytes in try? socket.send(binary: bytes) }
     configuration.webSocket = webSocket
 
@@ -27,7 +44,7 @@ struct ServerCommand {
       port = try server.start()
     } catch {
       emit("error \(error)")
-      exit(1)
+      throw ExitCode.failure
     }
     emit("port \(port)")
     await waitForShutdownLine()
