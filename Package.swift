@@ -117,7 +117,7 @@ let package = Package(
       dependencies: ["ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite"],
       swiftSettings: engineSettings),
     .executableTarget(
-      name: "chat-sim", dependencies: ["ArgumentParsing", "ChatSimulation"],
+      name: "chat-sim", dependencies: ["ArgumentParsing", "ChatData", "ChatSimulation"],
       swiftSettings: engineSettings),
     .testTarget(
       name: "SimulationTests",

@@ -1,4 +1,5 @@
 import ArgumentParsing
+import ChatData
 import ChatSimulation
 import Foundation
 
@@ -38,6 +39,28 @@ struct ChatSim: ParsableCommand {
   var jobs = ProcessInfo.processInfo.activeProcessorCount
   @Flag(name: .customLong("trace"), help: "With --seed: print the whole trace.")
   var printsTrace = false
+  @Option(
+    name: .customLong("known-bug"),
+    help: ArgumentHelp(
+      "Put a known bug back, to find seeds that reach it (the regression seeds' search): "
+        + KnownBugs.byName.map(\.name).joined(separator: ", ") + ".",
+      valueName: "NAME"),
+    transform: ChatSim.knownBug)
+  var knownBug: KnownBugs = []
+
+  @Sendable static func knownBug(_ text: String) throws -> KnownBugs {
+    guard let bug = KnownBugs.byName.first(where: { $0.name == text })?.bug else {
+      throw ValidationError("one of " + KnownBugs.byName.map(\.name).joined(separator: ", "))
+    }
+    return bug
+  }
+
+  /// The run's options: `profile`, the trace kept or not, and the known bug if any.
+  func options(keepsTrace: Bool = true) -> SimulationOptions {
+    var options = SimulationOptions(profile: profile, keepsTrace: keepsTrace)
+    options.knownBugs = knownBug
+    return options
+  }
 
   @Sendable static func profile(_ text: String) throws -> Profile {
     guard let profile = Profile(rawValue: text) else {
@@ -49,8 +72,7 @@ struct ChatSim: ParsableCommand {
   /// Exits with 1 when any seed broke an invariant.
   func run() async throws {
     if let seed {
-      let result = await SimulationRunner.run(
-        seed: seed, options: SimulationOptions(profile: profile))
+      let result = await SimulationRunner.run(seed: seed, options: options())
       if printsTrace { print(result.trace.joined(separator: "\n")) }
       print("seed \(seed) profile \(profile.rawValue) trace \(result.hashText)")
       guard result.passed else {
@@ -66,7 +88,7 @@ struct ChatSim: ParsableCommand {
     // their own.
     let results = SimulationRunner.run(
       seeds: (0..<UInt64(seeds)).map { first + $0 },
-      options: SimulationOptions(profile: profile, keepsTrace: false), threads: jobs
+      options: options(keepsTrace: false), threads: jobs
     ) { result in
       progress.finished(result)
     }
@@ -74,7 +96,7 @@ struct ChatSim: ParsableCommand {
     var failures: [SeedResult] = []
     for failed in results where !failed.passed {
       failures.append(
-        await SimulationRunner.run(seed: failed.seed, options: SimulationOptions(profile: profile)))
+        await SimulationRunner.run(seed: failed.seed, options: options()))
     }
     let summary = RunSummary(results: results, wallTime: ContinuousClock.now - started)
     print("")

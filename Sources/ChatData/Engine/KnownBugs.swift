@@ -26,4 +26,11 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let skipCatchUpAfterReconnect = KnownBugs(rawValue: 1 << 2)
   package static let stopOutboxAtFirst4xx = KnownBugs(rawValue: 1 << 3)
   package static let noRetryOfFailedSync = KnownBugs(rawValue: 1 << 4)
+
+  /// Each switch by the name tools and tests use for it.
+  package static let byName: [(name: String, bug: KnownBugs)] = [
+    ("retryWithNewID", .retryWithNewID), ("orderByDeviceClock", .orderByDeviceClock),
+    ("skipCatchUpAfterReconnect", .skipCatchUpAfterReconnect),
+    ("stopOutboxAtFirst4xx", .stopOutboxAtFirst4xx), ("noRetryOfFailedSync", .noRetryOfFailedSync),
+  ]
 }
