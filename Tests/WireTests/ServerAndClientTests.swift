@@ -1,4 +1,3 @@
-import Support
 import Testing
 
 @testable import Wire

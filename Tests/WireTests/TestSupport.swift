@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Support
+import Synchronization
 
 @testable import Wire
 
@@ -36,38 +36,40 @@ func withTimeout<T: Sendable>(
 }
 
 /// The first of several outcomes resumes the continuation; the others are dropped.
-private final class FirstOutcome<T: Sendable>: @unchecked Sendable {
-  // @unchecked: every mutable field is touched only while holding `lock`.
-  private let lock = NSLock()
-  private var continuation: CheckedContinuation<T, any Error>?
-  private var outcome: Result<T, any Error>?
-  private var cleanup: (@Sendable () -> Void)?
+private final class FirstOutcome<T: Sendable>: Sendable {
+  private struct State {
+    var continuation: CheckedContinuation<T, any Error>?
+    var outcome: Result<T, any Error>?
+    var cleanup: (@Sendable () -> Void)?
+  }
+
+  private let state = Mutex(State())
 
   func set(_ continuation: CheckedContinuation<T, any Error>) {
-    lock.withLock { self.continuation = continuation }
+    state.withLock { $0.continuation = continuation }
   }
 
   /// Runs `body` once an outcome is in (at once if it already is).
   func onFinish(_ body: @escaping @Sendable () -> Void) {
-    let finished = lock.withLock {
-      if outcome == nil { cleanup = body }
-      return outcome != nil
+    let finished = state.withLock { state in
+      if state.outcome == nil { state.cleanup = body }
+      return state.outcome != nil
     }
     if finished { body() }
   }
 
   func finish(_ result: Result<T, any Error>) {
-    lock.lock()
-    guard outcome == nil else {
-      lock.unlock()
-      return
+    let taken = state.withLock {
+      state -> (CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?)? in
+      guard state.outcome == nil else { return nil }
+      state.outcome = result
+      defer {
+        state.continuation = nil
+        state.cleanup = nil
+      }
+      return (state.continuation, state.cleanup)
     }
-    outcome = result
-    let continuation = self.continuation
-    let cleanup = self.cleanup
-    self.continuation = nil
-    self.cleanup = nil
-    lock.unlock()
+    guard let (continuation, cleanup) = taken else { return }
     continuation?.resume(with: result)
     cleanup?()
   }
