@@ -38,6 +38,7 @@ extension Checker {
     }
     checkOperations(history: history, byText: byText, finals: finals, simulation: simulation)
     checkAcknowledgements(history: history, log: log, simulation: simulation)
+    checkSendOrder(history: history, log: log, simulation: simulation)
     for final in finals {
       checkDevice(final, log: log, history: history, simulation: simulation)
     }
@@ -88,6 +89,47 @@ extension Checker {
           .lost,
           "\(Simulation.tag(of: send.text)) (\(saved)) was saved as sending on \(send.device) and never reached the server",
           keys: [saved.rawValue, Simulation.tag(of: send.text)])
+      }
+    }
+  }
+
+  /// One outbox per conversation, one send in flight at a time in each: a device's sends in one
+  /// conversation reach the server in the order they were written. A send invoked after
+  /// another one returned (was saved) must end at a later sequence; a send a retry was tapped
+  /// for went to the back of its queue, so it is left out.
+  private func checkSendOrder(history: History, log: [LoggedConversation], simulation: Simulation) {
+    var sequences: [String: Int] = [:]
+    for conversation in log {
+      for message in conversation.messages {
+        sequences["\(message.senderId) \(message.clientMessageId.lowercased())"] = message.sequence
+      }
+    }
+    // A send names the incarnation that wrote it (`alice.phone#2`); the outbox is the device's,
+    // across its incarnations.
+    func device(_ send: History.Send) -> String {
+      String(send.device.prefix { $0 != "#" })
+    }
+    let placed = history.sends.compactMap { send -> (History.Send, Int, Int)? in
+      guard let id = send.savedAs, let savedAt = send.savedAt,
+        !everRetried.contains(DeviceMessage(device: device(send), id: id)),
+        let sequence = sequences["\(send.user.rawValue) \(id.rawValue)"]
+      else { return nil }
+      return (send, savedAt, sequence)
+    }
+    let groups = Dictionary(grouping: placed) { "\(device($0.0)) \($0.0.conversation.rawValue)" }
+    for key in groups.keys.sorted() {
+      let sends = groups[key] ?? []
+      for earlier in sends {
+        for later in sends
+        where later.0.invokedAt > earlier.1 && later.2 < earlier.2 {
+          report(
+            .sendOrder,
+            "\(later.0.device) wrote \(earlier.0.savedAs?.rawValue ?? "?") before "
+              + "\(later.0.savedAs?.rawValue ?? "?") in \(simulation.label(later.0.conversation)), "
+              + "but the server holds them at \(earlier.2) and \(later.2)",
+            keys: [earlier.0.savedAs?.rawValue ?? "", later.0.savedAs?.rawValue ?? ""])
+          return
+        }
       }
     }
   }

@@ -25,6 +25,9 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
     case sequenceChanged = "sequence-changed"
     /// A device held a message or conversation its user is not a member of.
     case foreign
+    /// A device's sends in one conversation were accepted in another order than written (a
+    /// send written after another returned must get a later sequence, unless retried).
+    case sendOrder = "send-order"
     /// A bubble changed its identity (the same send under two IDs).
     case identity
     /// The world did not go quiet in the healed phase.
@@ -58,7 +61,7 @@ final class Checker: @unchecked Sendable {
     var ticks: Ticks?
   }
 
-  private struct DeviceMessage: Hashable {
+  struct DeviceMessage: Hashable {
     let device: String
     let id: MessageID
   }
@@ -79,6 +82,8 @@ final class Checker: @unchecked Sendable {
   private var shown: [DeviceMessage: Shown] = [:]
   /// Retry taps not yet answered by a failed message going back to the clock.
   private var retryTaps: [DeviceMessage: Int] = [:]
+  /// Every message a retry was ever tapped for (a tap sends it to the back of its queue).
+  private(set) var everRetried: Set<DeviceMessage> = []
   /// What was shown at each sequence, first seen.
   private(set) var claims: [Slot: Claim] = [:]
   /// Each text's message ID, first seen (texts are unique per send).
@@ -104,6 +109,7 @@ final class Checker: @unchecked Sendable {
   /// clock.
   func retryTapped(_ id: MessageID, on device: SimDevice) {
     retryTaps[DeviceMessage(device: device.name, id: id), default: 0] += 1
+    everRetried.insert(DeviceMessage(device: device.name, id: id))
   }
 
   /// A screen of `device` shows `messages` for `conversation`.

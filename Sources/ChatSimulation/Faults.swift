@@ -32,6 +32,12 @@ struct FaultPlan: Sendable {
   var loseReply = 0.0
   var delay = 0.0
   var serverError = 0.0
+  /// Per `GET /v1/sync` on top of the others: the server answers 503 (the plan of
+  /// `Focus.failingSync`; 0 in the seeds' own plans).
+  var syncFailure = 0.0
+  /// Per live `conversation` event: the socket goes silent there, as `skipEvent` makes it
+  /// (`Focus.failingSync` only).
+  var dropConversationEvent = 0.0
   var rateLimit = 0.0
   /// Per message posted for the first time: the server refuses it for good (422).
   var rejectSend = 0.0

@@ -15,6 +15,10 @@ final class History: @unchecked Sendable {
     let text: String
     /// Set when `send` returned: the row is saved as sending, under this ID.
     var savedAs: MessageID?
+    /// When `send` was called and when it returned, as positions in the history's order of
+    /// operations: a send invoked after another returned was written after it.
+    let invokedAt: Int
+    var savedAt: Int?
   }
 
   /// A reply the server produced to `POST …/messages` (whether or not it reached the device).
@@ -31,6 +35,8 @@ final class History: @unchecked Sendable {
   private(set) var acknowledgements: [Acknowledgement] = []
   /// Client message IDs a device got a 4xx for (the only ones allowed to end failed).
   private(set) var refusedIDs: Set<String> = []
+  /// Operations so far (invocations and returns), to order sends.
+  private var operations = 0
   private let world: World
   private let keepsLines: Bool
 
@@ -66,15 +72,18 @@ final class History: @unchecked Sendable {
 
   func invokeSend(device: String, user: UserID, conversation: ConversationID, text: String) -> Int {
     let number = sends.count
+    operations += 1
     sends.append(
       Send(
         number: number, device: device, user: user, conversation: conversation, text: text,
-        savedAs: nil))
+        savedAs: nil, invokedAt: operations))
     return number
   }
 
   func sendSaved(_ number: Int, as id: MessageID) {
+    operations += 1
     sends[number].savedAs = id
+    sends[number].savedAt = operations
   }
 
   func acknowledged(_ acknowledgement: Acknowledgement) {

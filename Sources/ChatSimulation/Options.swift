@@ -36,6 +36,33 @@ public enum Profile: String, Sendable, CaseIterable {
   }
 }
 
+/// A fault plan aimed at one rule, on top of each seed's own.
+package enum Focus: String, Sendable, CaseIterable {
+  /// The seed's plan as it is.
+  case none
+  /// Through the fault phase every `/v1/sync` fails (503), and a socket that should carry a
+  /// `conversation` event goes silent there and is found dead (as a lost event is lost over
+  /// TCP: with the connection); nothing else drops a socket (no drops, kills, restarts or
+  /// offline spells). A member of a conversation created meanwhile reconnects, and the sync of
+  /// its reconnect fails: a device that does not try it again never lists the conversation.
+  case failingSync
+
+  func apply(to plan: inout FaultPlan) {
+    switch self {
+    case .none:
+      break
+    case .failingSync:
+      plan.syncFailure = 1
+      plan.dropConversationEvent = 1
+      plan.socketDropEvery = nil
+      plan.killEvery = nil
+      plan.serverRestartEvery = nil
+      plan.offlineEvery = nil
+      plan.skipEvent = 0
+    }
+  }
+}
+
 /// What to run.
 public struct SimulationOptions: Sendable {
   public var profile: Profile
@@ -46,6 +73,9 @@ public struct SimulationOptions: Sendable {
   public var folder: String
   /// Test-only: known bugs put back (see `KnownBugs`).
   package var knownBugs: KnownBugs = []
+  /// Test-only: a fault plan aimed at one rule, so a bug that breaks it rarely under the seeds'
+  /// own plans shows within a few seeds.
+  package var focus: Focus = .none
 
   public init(profile: Profile = .quick, keepsTrace: Bool = true, folder: String? = nil) {
     self.profile = profile

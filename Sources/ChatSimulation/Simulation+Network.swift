@@ -113,6 +113,12 @@ extension Simulation {
         return Self.errorResponse(422, "invalid", retryAfter: nil)
       }
     }
+    if request.method == "GET", request.path == Endpoint.sync.path,
+      faultRandom.chance(faults.syncFailure)
+    {
+      count(.serverError)
+      return Self.errorResponse(503, "unavailable", retryAfter: nil)
+    }
     if faultRandom.chance(faults.serverError) {
       count(.serverError)
       return Self.errorResponse(faultRandom.pick([500, 502, 503]), "unavailable", retryAfter: nil)
@@ -262,7 +268,10 @@ extension Simulation {
       return [frame, held]
     }
     if socket.isSilent { return [] }
-    if faultRandom.chance(faults.skipEvent) {
+    let isConversationEvent = frame.hasPrefix(#"{"type":"conversation""#)
+    if faultRandom.chance(faults.skipEvent)
+      || (isConversationEvent && faultRandom.chance(faults.dropConversationEvent))
+    {
       // Over TCP an event is lost only with the connection: it looks open but nothing
       // arrives, until the pings find it dead and it drops.
       count(.eventSkipped)

@@ -68,7 +68,9 @@ final class Simulation: @unchecked Sendable {
       options.folder + "/chat-sim-\(getpid())-\(seed)-\(UInt32.random(in: 0...UInt32.max))"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     var planRandom = SimRandom(seed: seed, stream: "plan")
-    plan = FaultPlan.draw(&planRandom)
+    var plan = FaultPlan.draw(&planRandom)
+    options.focus.apply(to: &plan)
+    self.plan = plan
     faultRandom = SimRandom(seed: seed, stream: "faults")
     workloadRandom = SimRandom(seed: seed, stream: "workload")
     let ttl = Duration.seconds(planRandom.int(in: 60...900))

@@ -47,6 +47,20 @@ struct ChatSim: ParsableCommand {
       valueName: "NAME"),
     transform: ChatSim.knownBug)
   var knownBug: KnownBugs = []
+  @Option(
+    help: ArgumentHelp(
+      "A fault plan aimed at one rule, on top of each seed's own: "
+        + Focus.allCases.map(\.rawValue).joined(separator: ", ") + ".",
+      valueName: "NAME"),
+    transform: ChatSim.focus)
+  var focus = Focus.none
+
+  @Sendable static func focus(_ text: String) throws -> Focus {
+    guard let focus = Focus(rawValue: text) else {
+      throw ValidationError("one of " + Focus.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+    return focus
+  }
 
   @Sendable static func knownBug(_ text: String) throws -> KnownBugs {
     guard let bug = KnownBugs.byName.first(where: { $0.name == text })?.bug else {
@@ -59,6 +73,7 @@ struct ChatSim: ParsableCommand {
   func options(keepsTrace: Bool = true) -> SimulationOptions {
     var options = SimulationOptions(profile: profile, keepsTrace: keepsTrace)
     options.knownBugs = knownBug
+    options.focus = focus
     return options
   }
 

@@ -150,6 +150,48 @@ struct EngineSendingTests {
     await p.close()
   }
 
+  /// Seed 003: one in flight at a time *per chat*. Two conversations send side by side, the
+  /// first of each at once, and each keeps its own order.
+  @Test func conversationsSendSideBySideEachInItsOwnOrder() async throws {
+    let p = try await Pair.make()
+    let group = try await p.alice.list.createConversation(title: "G", memberIDs: [UserID("bob")])
+    p.alice.network.isOnline = false
+    for text in ["a1", "a2"] { _ = try await p.alice.messages.send(text, in: p.chat) }
+    for text in ["g1", "g2"] { _ = try await p.alice.messages.send(text, in: group) }
+    await p.world.settle()
+    let triedOffline = p.alice.network.postedTexts.count
+    p.alice.network.hold()
+    p.alice.network.isOnline = true
+    await p.alice.engine.outbox.wake()
+    await p.world.settle()
+    #expect(p.alice.network.postedTexts.dropFirst(triedOffline).sorted() == ["a1", "g1"])
+    p.alice.network.release()
+    await p.world.advance(by: .seconds(60))
+    #expect(try await p.world.serverLog(p.chat, as: "alice").map(\.text) == ["a1", "a2"])
+    #expect(try await p.world.serverLog(group, as: "alice").map(\.text) == ["g1", "g2"])
+    await p.close()
+  }
+
+  /// A conversation whose sends get 429s waits out its Retry-After alone: another
+  /// conversation's message goes out meanwhile.
+  @Test func aConversationHeldBy429sDoesNotHoldTheOthers() async throws {
+    let p = try await Pair.make()
+    let group = try await p.alice.list.createConversation(title: "G", memberIDs: [UserID("bob")])
+    let held = "/v1/conversations/\(p.chat)/messages"
+    p.alice.network.failNext(
+      2, with: .status(429, retryAfter: 30),
+      where: RequestMatch { $0.method == "POST" && $0.path == held })
+    _ = try await p.alice.messages.send("held", in: p.chat)
+    await p.world.settle()
+    _ = try await p.alice.messages.send("free", in: group)
+    await p.world.settle()
+    #expect(try await p.world.serverLog(group, as: "alice").map(\.text) == ["free"])
+    #expect(try await p.world.serverLog(p.chat, as: "alice").isEmpty)
+    await p.world.advance(by: .seconds(120))
+    #expect(try await p.world.serverLog(p.chat, as: "alice").map(\.text) == ["held"])
+    await p.close()
+  }
+
   @Test func aNewEngineOverTheSameFileResendsWhatTheOldOneLeft() async throws {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent(
       "engine-\(UUID().uuidString).sqlite"

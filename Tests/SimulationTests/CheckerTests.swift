@@ -86,6 +86,31 @@ import Testing
     #expect(s.violations == [])
   }
 
+  /// One outbox per conversation: a send written after another was saved must be accepted
+  /// after it.
+  @Test func sendsAcceptedInAnotherOrderThanWrittenAreOutOfOrder() throws {
+    let s = try Scenario()
+    s.sent("sim 1", as: Self.id1)
+    s.sent("sim 2", as: Self.id2)
+    s.checkEnd([Self.chat: [(Self.id2, 1, "sim 2"), (Self.id1, 2, "sim 1")]])
+    #expect(s.violations == [.sendOrder])
+  }
+
+  /// Sends written side by side (the second invoked before the first returned) may go in
+  /// either order.
+  @Test func sendsWrittenSideBySideMayGoInEitherOrder() throws {
+    let s = try Scenario()
+    let history = s.simulation.history
+    let first = history.invokeSend(
+      device: "alice.phone#1", user: Self.alice, conversation: Self.chat, text: "sim 1")
+    let second = history.invokeSend(
+      device: "alice.phone#1", user: Self.alice, conversation: Self.chat, text: "sim 2")
+    history.sendSaved(second, as: MessageID(rawValue: Self.id2)!)
+    history.sendSaved(first, as: MessageID(rawValue: Self.id1)!)
+    s.checkEnd([Self.chat: [(Self.id2, 1, "sim 2"), (Self.id1, 2, "sim 1")]])
+    #expect(s.violations == [])
+  }
+
   @Test func aHoleInTheSequencesIsAGap() throws {
     let s = try Scenario()
     s.sent("sim 1", as: Self.id1)

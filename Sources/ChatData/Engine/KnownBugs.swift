@@ -2,8 +2,8 @@
 /// catches each of them (`Tests/SimulationTests/KnownBugTests.swift`). Off by default; nothing
 /// outside the package can turn them on, and the app never does.
 ///
-/// Each one is one line of the engine: the first four are the traps named in seed 000, the last
-/// a bug the simulation found.
+/// Each one is one line of the engine: the first four are the traps named in seed 000, the
+/// fifth a bug the simulation found, the sixth the order rule of seed 003's outbox.
 /// - `retryWithNewID`: every post carries a fresh client message ID, so the server cannot
 ///   recognise a retry after a lost reply (`Outbox.post`).
 /// - `orderByDeviceClock`: a conversation is sorted by `sentAt`, the phone's clock for its own
@@ -16,6 +16,8 @@
 ///   conversation's message) is not tried again while the socket stays up, so a conversation
 ///   created meanwhile stays unknown (`ConversationsRepository.learnLater`). Found by the
 ///   simulation before it was fixed.
+/// - `postNewestFirst`: a conversation's queue posts its newest unsent row first, so messages
+///   written offline arrive in the reverse order (`Outbox.postNext`).
 package struct KnownBugs: OptionSet, Sendable, Hashable {
   package let rawValue: Int
 
@@ -26,11 +28,13 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let skipCatchUpAfterReconnect = KnownBugs(rawValue: 1 << 2)
   package static let stopOutboxAtFirst4xx = KnownBugs(rawValue: 1 << 3)
   package static let noRetryOfFailedSync = KnownBugs(rawValue: 1 << 4)
+  package static let postNewestFirst = KnownBugs(rawValue: 1 << 5)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: KnownBugs)] = [
     ("retryWithNewID", .retryWithNewID), ("orderByDeviceClock", .orderByDeviceClock),
     ("skipCatchUpAfterReconnect", .skipCatchUpAfterReconnect),
     ("stopOutboxAtFirst4xx", .stopOutboxAtFirst4xx), ("noRetryOfFailedSync", .noRetryOfFailedSync),
+    ("postNewestFirst", .postNewestFirst),
   ]
 }

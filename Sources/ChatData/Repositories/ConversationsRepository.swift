@@ -15,8 +15,10 @@ actor ConversationsRepository: ConversationListRepository {
 
   private var syncing: Task<Result<[ConversationID], RequestFailure>, Never>?
   private var isRunning = false
-  /// A retry of learning the conversations is waiting (`learnLater`).
-  private var learning: Task<Void, Never>?
+  /// A retry of learning the conversations is waiting (`learnLater`), and which one: a retry
+  /// cancelled by `stop()` may still be ending when the next start begins another.
+  private var learning: (id: Int, task: Task<Void, Never>)?
+  private var learningRuns = 0
 
   init(context: EngineContext) {
     self.context = context
@@ -30,7 +32,8 @@ actor ConversationsRepository: ConversationListRepository {
   /// No retry waits any more.
   func stop() {
     isRunning = false
-    learning?.cancel()
+    learning?.task.cancel()
+    learning = nil
   }
 
   private var store: MessageStore { context.store }
@@ -89,10 +92,12 @@ actor ConversationsRepository: ConversationListRepository {
   func learnLater() {
     guard learning == nil, isRunning else { return }
     guard !context.knownBugs.contains(.noRetryOfFailedSync) else { return }
-    learning = context.spawn { await self.retryLearning() }
+    learningRuns += 1
+    let id = learningRuns
+    learning = (id, context.spawn { await self.retryLearning(id) })
   }
 
-  private func retryLearning() async {
+  private func retryLearning(_ id: Int) async {
     let pause = RetryPause(context: context)
     while isRunning, !Task.isCancelled {
       await pause.wait()
@@ -104,7 +109,7 @@ actor ConversationsRepository: ConversationListRepository {
         continue
       }
     }
-    learning = nil
+    if learning?.id == id { learning = nil }
   }
 
   /// A conversation event from the socket: created, or its members changed.

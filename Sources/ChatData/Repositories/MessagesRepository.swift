@@ -103,7 +103,7 @@ actor MessagesRepository {
     await context.metrics.recordSaved(id, at: context.clock.uptime())
     context.log.write(LogRecord(.info, "send.saved", [("conversation", "\(conversation)")]))
     await outbox.reportSize()
-    await outbox.flush()
+    await outbox.flush(conversation)
     return id
   }
 

@@ -2,42 +2,52 @@ import ChatAPI
 import ChatDomain
 import Support
 
-/// Sending (seed 000 §10): the outbox is the unsent rows of the store, posted oldest first, one
-/// at a time, each with the client message ID it was saved with. No queue of its own: the
-/// database survives a relaunch, so rows left sending by a killed app are simply still queued
-/// at the next start.
+/// Sending (seed 000 §10, seed 003 deep dive 1): the outbox is the unsent rows of the store,
+/// posted oldest first and one at a time *per conversation* ("send in order per chat, one in
+/// flight at a time per chat"), each with the client message ID it was saved with; the
+/// conversations send side by side, so one held by 429s or a slow reply holds up no other. No
+/// queue of its own: the database survives a relaunch, so rows left sending by a killed app are
+/// simply still queued at the next start.
 ///
-/// The retry policy:
+/// The retry policy, per conversation:
 /// - accepted (201, or 200 for a retry the server recognised) → saved as sent, with its
 ///   sequence (through `CatchUp`, like any message from the server);
-/// - timeout, offline, 5xx, 429, or an answer that could not be saved → stays sending; the
-///   queue pauses (`RetryPause`: backoff with jitter, never shorter than `Retry-After`) and then
-///   posts the same row again, same ID; when the network comes back, a pause the network
-///   caused ends at once;
-/// - any other 4xx → only that message turns failed; the queue moves on to the next;
-/// - a tapped retry puts a failed message at the back of the queue, same ID
+/// - timeout, offline, 5xx, 429, or an answer that could not be saved → stays sending; that
+///   conversation's queue pauses (`RetryPause`: backoff with jitter, never shorter than
+///   `Retry-After`) and then posts the same row again, same ID; when the network comes back,
+///   every pause the network caused ends at once;
+/// - any other 4xx → only that message turns failed; its queue moves on to the next;
+/// - a tapped retry puts a failed message at the back of its conversation's queue, same ID
 ///   (`MessagesRepository.retry`).
-/// The queue runs while the engine is started.
+/// The queues run while the engine is started.
 actor Outbox {
   nonisolated let context: EngineContext
   nonisolated var unownedExecutor: UnownedSerialExecutor {
     context.executor.asUnownedSerialExecutor()
   }
 
+  /// One conversation's queue: its loop, its pause.
+  private final class Lane {
+    var loop: Task<Void, Never>?
+    /// Someone asked for a flush while the loop was posting: it looks again before it ends.
+    var wanted = false
+    let pause: RetryPause
+    var pausedByNetwork = false
+
+    init(context: EngineContext) {
+      pause = RetryPause(context: context)
+    }
+  }
+
   private let catchUp: CatchUp
   private var isRunning = false
-  private var loop: Task<Void, Never>?
-  /// Someone asked for a flush while the loop was posting: it looks again before it ends.
-  private var wanted = false
-  private let pause: RetryPause
-  private var pausedByNetwork = false
-  /// One post at a time, whoever posts (the loop, or a one-shot `drain`).
-  private let posting = KeyedLock<Int>()
+  private var lanes: [ConversationID: Lane] = [:]
+  /// One post at a time per conversation, whoever posts (its loop, or a one-shot `drain`).
+  private let posting = KeyedLock<ConversationID>()
 
   init(context: EngineContext, catchUp: CatchUp) {
     self.context = context
     self.catchUp = catchUp
-    pause = RetryPause(context: context)
   }
 
   private var store: MessageStore { context.store }
@@ -45,81 +55,112 @@ actor Outbox {
   // MARK: - Lifecycle
 
   /// The app came to the foreground: post what waits.
-  func start() {
+  func start() async {
     isRunning = true
-    flush()
+    await flush()
   }
 
-  /// The app is going away: no new post starts. A post in flight finishes and its answer is
+  /// The app is going away: no new post starts. Posts in flight finish and their answers are
   /// saved; what is left stays queued.
   func stop() {
     isRunning = false
-    pause.end()
+    for conversation in lanes.keys.sorted() { lanes[conversation]?.pause.end() }
   }
 
-  /// Waits for the loop to end (after `stop()`).
+  /// Waits for every loop to end (after `stop()`).
   func drained() async {
-    await loop?.value
+    for conversation in lanes.keys.sorted() { await lanes[conversation]?.loop?.value }
   }
 
-  /// Starts the loop unless it is running; a running loop looks again before it ends.
-  func flush() {
-    wanted = true
-    guard isRunning, loop == nil else { return }
-    loop = context.spawn { await self.run() }
+  /// Starts the loop of every conversation with rows to send.
+  func flush() async {
+    for conversation in await conversationsWaiting() { flush(conversation) }
   }
 
-  /// The network is back (or a retry was tapped): a pause the network caused ends now.
-  func wake() {
-    if pausedByNetwork {
-      pause.reset()
-      pause.end()
+  /// Starts `conversation`'s loop unless it is running; a running loop looks again before it
+  /// ends.
+  func flush(_ conversation: ConversationID) {
+    let lane = lane(conversation)
+    lane.wanted = true
+    guard isRunning, lane.loop == nil else { return }
+    lane.loop = context.spawn { await self.run(conversation) }
+  }
+
+  /// The network is back (or a retry was tapped): the pauses the network caused end now.
+  func wake() async {
+    for conversation in lanes.keys.sorted() {
+      guard let lane = lanes[conversation], lane.pausedByNetwork else { continue }
+      lane.pause.reset()
+      lane.pause.end()
     }
-    flush()
+    await flush()
   }
 
-  private func run() async {
-    defer { loop = nil }
+  private func lane(_ conversation: ConversationID) -> Lane {
+    if let lane = lanes[conversation] { return lane }
+    let lane = Lane(context: context)
+    lanes[conversation] = lane
+    return lane
+  }
+
+  private func run(_ conversation: ConversationID) async {
+    let lane = lane(conversation)
+    defer { lane.loop = nil }
     while isRunning {
-      wanted = false
-      switch await postNext() {
+      lane.wanted = false
+      switch await postNext(in: conversation) {
       case nil:
-        if wanted { continue }
+        if lane.wanted { continue }
         return
       case .accepted?, .rejected?:
-        pause.reset()
+        lane.pause.reset()
       case .signedOut?:
         stop()
       case .temporary(let error)?:
-        await wait(after: error)
+        await wait(lane, after: error)
       }
     }
   }
 
-  /// Waits out the backoff after a temporary failure.
-  private func wait(after error: RequestFailure) async {
+  /// Waits out a conversation's backoff after a temporary failure.
+  private func wait(_ lane: Lane, after error: RequestFailure) async {
     // `stop()` may have run while the post was in flight: a pause must not begin after it.
     guard isRunning else { return }
-    let delay = pause.delay(retryAfter: error.retryAfter)
+    let delay = lane.pause.delay(retryAfter: error.retryAfter)
     context.log.write(
       LogRecord(
         .info, "send.will_retry",
-        [("reason", error.label), ("attempt", "\(pause.failures)"), ("delay", "\(delay)")]))
-    pausedByNetwork = error.isNetworkFailure
-    await pause.sleep(delay)
-    pausedByNetwork = false
+        [("reason", error.label), ("attempt", "\(lane.pause.failures)"), ("delay", "\(delay)")]))
+    lane.pausedByNetwork = error.isNetworkFailure
+    await lane.pause.sleep(delay)
+    lane.pausedByNetwork = false
   }
 
-  /// Posts every queued message once, in order, without waiting out a backoff: returns at the
-  /// first temporary failure with the number of rows left (the command-line `sync`).
+  /// Posts every queued message once, in order per conversation, without waiting out a
+  /// backoff: a conversation stops at its first temporary failure, the others go on. Returns
+  /// the number of rows left (the command-line `sync`).
   func drain() async -> Int {
-    posting: while true {
-      switch await postNext() {
-      case .accepted?, .rejected?: continue posting
-      case nil, .signedOut?, .temporary?: break posting
+    conversations: for conversation in await conversationsWaiting() {
+      while true {
+        switch await postNext(in: conversation) {
+        case .accepted?, .rejected?: continue
+        case .signedOut?: break conversations
+        case nil, .temporary?: continue conversations
+        }
       }
     }
     return await size() ?? 0
+  }
+
+  /// The conversations with rows waiting; none (logged) when the store cannot be read: the
+  /// next flush looks again.
+  private func conversationsWaiting() async -> [ConversationID] {
+    do {
+      return try await store.conversationsWithUnsent()
+    } catch {
+      context.log.write(LogRecord(.error, "outbox.read_failed", [("error", "\(error)")]))
+      return []
+    }
   }
 
   /// How many rows wait; nil (logged) when the store cannot be read.
@@ -145,13 +186,17 @@ actor Outbox {
     case temporary(RequestFailure)
   }
 
-  /// Posts the oldest queued message, one post at a time whoever posts; nil when nothing is
-  /// queued (or the store cannot be read, which is logged: the next flush looks again).
-  private func postNext() async -> Outcome? {
-    await posting.withLock(0) { () async -> Outcome? in
+  /// Posts the conversation's oldest queued message, one post at a time per conversation
+  /// whoever posts; nil when nothing is queued (or the store cannot be read, which is logged:
+  /// the next flush looks again).
+  private func postNext(in conversation: ConversationID) async -> Outcome? {
+    await posting.withLock(conversation) { () async -> Outcome? in
       let next: MessageRecord?
       do {
-        next = try await store.nextUnsent()
+        next =
+          context.knownBugs.contains(.postNewestFirst)
+          ? try await store.unsent().last { $0.conversationID == conversation }
+          : try await store.nextUnsent(in: conversation)
       } catch {
         context.log.write(LogRecord(.error, "outbox.read_failed", [("error", "\(error)")]))
         return nil

@@ -66,16 +66,30 @@ extension MessageStore {
     }
   }
 
-  /// The next row the outbox sends, if any.
-  func nextUnsent() throws(StoreError) -> MessageRecord? {
+  /// The next row the outbox sends in `conversation`, if any.
+  func nextUnsent(in conversation: ConversationID) throws(StoreError) -> MessageRecord? {
     try read { db in
       try db.query(
         """
         SELECT \(Self.messageColumns) FROM messages
-        WHERE \(Self.inOutbox)
+        WHERE \(Self.inOutbox) AND conversation_id = ?
         ORDER BY outbox_position LIMIT 1
-        """
+        """, conversation.rawValue
       ) { Self.messageRecord($0) }.first ?? nil
+    }
+  }
+
+  /// The conversations with rows in the outbox, the one whose next row was written first
+  /// first.
+  func conversationsWithUnsent() throws(StoreError) -> [ConversationID] {
+    try read { db in
+      try db.query(
+        """
+        SELECT conversation_id FROM messages
+        WHERE \(Self.inOutbox)
+        GROUP BY conversation_id ORDER BY min(outbox_position)
+        """
+      ) { ConversationID(rawValue: $0.string(0)) }.compactMap { $0 }
     }
   }
 
