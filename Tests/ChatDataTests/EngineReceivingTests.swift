@@ -102,6 +102,31 @@ struct EngineReceivingTests {
     await p.close()
   }
 
+  /// A device that knows it is far behind asks for the next pages side by side (at most four
+  /// at once) and saves them in order.
+  @Test func aLongCatchUpAsksForSeveralPagesAtOnceAndSavesThemInOrder() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    try await p.world.post("first", in: p.chat, as: "bob")
+    await p.world.settle()
+    p.alice.network.isOnline = false
+    await p.world.settle()
+    for index in 1...900 { try await p.world.post("missed \(index)", in: p.chat, as: "bob") }
+    let before = p.alice.network.catchUpAfters.count
+    p.alice.network.failNext(4, with: .holdReply, where: .fetches)
+    p.alice.network.isOnline = true
+    await p.world.advance(by: .seconds(1))
+    #expect(Array(p.alice.network.catchUpAfters.dropFirst(before)).sorted() == [1, 201, 401, 601])
+    p.alice.network.release()
+    await p.world.advance(by: .seconds(1))
+    let texts = screen.latest?.texts ?? []
+    #expect(texts.last == "missed 900")
+    #expect(
+      try await p.alice.engine.localMessages(in: p.chat, limit: 1_000).map(\.sequence)
+        == Array(1...901))
+    await p.close()
+  }
+
   @Test func theSocketDropsAndComesBackWithBackoff() async throws {
     let p = try await Pair.make()
     let states = Probe(p.alice.engine.connectionStates(), on: p.world.executor)
@@ -156,10 +181,10 @@ struct EngineReceivingTests {
     _ = try await p.alice.messages.send("queued 1", in: p.chat)
     _ = try await p.alice.messages.send("queued 2", in: p.chat)
     try await p.world.post("from bob", in: p.chat, as: "bob")
-    p.alice.network.failNext(1, with: .status(503), where: .sends)
+    p.alice.network.failNext(1, with: .status(503, retryAfter: 5), where: .sends)
     p.alice.network.isOnline = true
     await p.world.advance(by: .seconds(1))
-    // Bob's message is caught up while alice's first post is refused for now.
+    // Bob's message is caught up while alice's first post waits out its Retry-After.
     #expect(screen.latest?.texts == ["from bob", "queued 1", "queued 2"])
     #expect(screen.latest?.map(\.sequence) == [1, nil, nil])
     await p.world.advance(by: .seconds(10))

@@ -24,6 +24,9 @@ actor CatchUp {
   static let pageSize = 50
   /// Page size for catching up (the server's maximum).
   static let catchUpPageSize = APILimits.pageSizes.upperBound
+  /// Pages of a catch-up asked for at once when the device knows how far behind it is: the
+  /// next pages travel while one is saved.
+  static let pagesInFlight = 4
 
   private let onSynced: @Sendable (ConversationID, Int) async -> Void
   private var isRunning = false
@@ -262,21 +265,33 @@ actor CatchUp {
         historyFloor: page.hasMore ? (sequences.min() ?? 1) : 1)
     }
     while true {
-      guard let synced = await self.record(conversation)?.syncedUpTo else { break }
-      let page = try await context.api.messages(
-        in: conversation, after: synced, limit: Self.catchUpPageSize)
-      fetched += await save(page.items, in: conversation)
-      // The server promises no holes: a contiguous page moves the position to its end even
-      // over a message this client could not read (and dropped), so one bad message cannot
-      // hold every later one back.
-      let sequences = page.items.map(\.sequence)
-      if let last = sequences.last, sequences == Array((synced + 1)...last) {
-        await setPosition(conversation, syncedUpTo: last, historyFloor: nil)
+      guard let record = await self.record(conversation), let synced = record.syncedUpTo else {
+        break
+      }
+      // As many pages as the newest sequence heard of says are missing (at least one, which
+      // also asks whether there is more), fetched side by side and saved in order.
+      let behind = record.lastSequence - synced
+      let count = min(
+        Self.pagesInFlight,
+        max(1, (behind + Self.catchUpPageSize - 1) / Self.catchUpPageSize))
+      let afters = (0..<count).map { synced + $0 * Self.catchUpPageSize }
+      var hasMore = false
+      for page in try await pages(of: conversation, after: afters) {
+        let start = await self.record(conversation)?.syncedUpTo ?? synced
+        fetched += await save(page.items, in: conversation)
+        // The server promises no holes: a contiguous page moves the position to its end even
+        // over a message this client could not read (and dropped), so one bad message cannot
+        // hold every later one back.
+        let sequences = page.items.map(\.sequence)
+        if let last = sequences.last, sequences == Array((start + 1)...last) {
+          await setPosition(conversation, syncedUpTo: last, historyFloor: nil)
+        }
+        hasMore = page.hasMore
       }
       progress?(fetched)
       let now = await self.record(conversation)?.syncedUpTo ?? synced
       // No progress means the server broke its no-holes promise: stop rather than spin.
-      guard page.hasMore, now > synced else { break }
+      guard hasMore, now > synced else { break }
     }
     await context.metrics.recordCatchUp(messages: fetched)
     if fetched > 0 {
@@ -286,6 +301,42 @@ actor CatchUp {
           [("conversation", "\(conversation)"), ("messages", "\(fetched)")]))
     }
     return fetched
+  }
+
+  /// The pages `?after=` each of `afters`, asked for side by side and returned in the order
+  /// asked. A failure ends the list there (the next round asks again from the position); a
+  /// failure of the first page throws.
+  private func pages(of conversation: ConversationID, after afters: [Int])
+    async throws(RequestFailure) -> [ItemPage]
+  {
+    let api = context.api
+    let size = Self.catchUpPageSize
+    let results = await withTaskGroup(of: (Int, Result<ItemPage, RequestFailure>).self) { group in
+      for (index, after) in afters.enumerated() {
+        group.addTask {
+          do throws(RequestFailure) {
+            return (
+              index, .success(try await api.messages(in: conversation, after: after, limit: size))
+            )
+          } catch {
+            return (index, .failure(error))
+          }
+        }
+      }
+      var results: [(Int, Result<ItemPage, RequestFailure>)] = []
+      for await result in group { results.append(result) }
+      return results.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+    var pages: [ItemPage] = []
+    for result in results {
+      switch result {
+      case .success(let page): pages.append(page)
+      case .failure(let error):
+        if pages.isEmpty { throw error }
+        return pages
+      }
+    }
+    return pages
   }
 
   // MARK: - History
