@@ -276,14 +276,16 @@ actor CatchUp {
         max(1, (behind + Self.catchUpPageSize - 1) / Self.catchUpPageSize))
       let afters = (0..<count).map { synced + $0 * Self.catchUpPageSize }
       var hasMore = false
-      for page in try await pages(of: conversation, after: afters) {
-        let start = await self.record(conversation)?.syncedUpTo ?? synced
+      for (after, page) in zip(afters, try await pages(of: conversation, after: afters)) {
         fetched += await save(page.items, in: conversation)
-        // The server promises no holes: a contiguous page moves the position to its end even
-        // over a message this client could not read (and dropped), so one bad message cannot
-        // hold every later one back.
+        // The server promises no holes: a contiguous page that starts at or below what is held
+        // moves the position to its end even over a message this client could not read (and
+        // dropped), so one bad message cannot hold every later one back.
         let sequences = page.items.map(\.sequence)
-        if let last = sequences.last, sequences == Array((start + 1)...last) {
+        let held = await self.record(conversation)?.syncedUpTo ?? synced
+        if let last = sequences.last, after <= held, last > held,
+          sequences == Array((after + 1)...last)
+        {
           await setPosition(conversation, syncedUpTo: last, historyFloor: nil)
         }
         hasMore = page.hasMore
