@@ -27,8 +27,10 @@ enum ClientConnect {
   static func connect(
     host: String, port: Int, timeout: Duration, deadline: Int64? = nil, on loop: EventLoop
   ) async throws(ConnectError) -> TCPConnection {
-    let addresses = try await resolve(host: host, port: port)
-    return try await connect(to: addresses, timeout: timeout, deadline: deadline, on: loop)
+    // A numeric address needs no DNS: resolved here, without a hop to another executor.
+    var resolved = try addresses(of: host, port: port, flags: AI_NUMERICHOST)
+    if resolved == nil { resolved = try await resolve(host: host, port: port) }
+    return try await connect(to: resolved ?? [], timeout: timeout, deadline: deadline, on: loop)
   }
 
   /// Tries each of `addresses` in order, as ``connect(host:port:timeout:deadline:on:)`` does
@@ -61,11 +63,20 @@ enum ClientConnect {
   static func resolve(host: String, port: Int) async throws(ConnectError)
     -> [SocketAddress]
   {
+    try addresses(of: host, port: port, flags: 0) ?? []
+  }
+
+  /// `getaddrinfo` with `flags`; nil when `AI_NUMERICHOST` was asked and `host` is a name.
+  private static func addresses(of host: String, port: Int, flags: Int32) throws(ConnectError)
+    -> [SocketAddress]?
+  {
     var hints = addrinfo()
     hints.ai_family = AF_UNSPEC
     hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    hints.ai_flags = flags
     var result: UnsafeMutablePointer<addrinfo>?
     let status = getaddrinfo(host, String(port), &hints, &result)
+    if status == EAI_NONAME && flags & AI_NUMERICHOST != 0 { return nil }
     guard status == 0 else {
       throw .unknownHost(host, reason: String(cString: gai_strerror(status)))
     }
