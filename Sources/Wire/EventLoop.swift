@@ -124,6 +124,11 @@ final class EventLoop: @unchecked Sendable {
     return id
   }
 
+  /// Removes a channel added with ``addTicker(_:)``.
+  func removeTicker(id: UInt64) {
+    channels[id] = nil
+  }
+
   /// Removes `fd` from the interest list (before closing it, or to stop accepting).
   func deregister(id: UInt64, fd: Int32) {
     channels[id] = nil
@@ -205,12 +210,13 @@ final class EventLoopGroup: Sendable {
     for loop in loops { loop.stop() }
   }
 
-  /// The group the WebSocket client uses: one loop, started on first use, never stopped.
+  /// The group the clients (WebSocket and HTTP) use: one loop, started on first use, never
+  /// stopped.
   static let shared: EventLoopGroup = {
     do {
       return try EventLoopGroup(count: 1, name: "wire-client", tickMilliseconds: 100)
     } catch {
-      fatalError("Cannot start the WebSocket client's event loop: \(error)")
+      fatalError("Cannot start the clients' event loop: \(error)")
     }
   }()
 }

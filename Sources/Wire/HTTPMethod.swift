@@ -14,5 +14,14 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
   public static let delete = HTTPMethod(rawValue: "DELETE")
   public static let options = HTTPMethod(rawValue: "OPTIONS")
 
+  /// Whether sending the request twice has the effect of sending it once, by the method alone
+  /// (RFC 9110 section 9.2.2): GET, HEAD, OPTIONS, TRACE, PUT and DELETE.
+  public var isIdempotent: Bool {
+    switch rawValue {
+    case "GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE": true
+    default: false
+    }
+  }
+
   public var description: String { rawValue }
 }

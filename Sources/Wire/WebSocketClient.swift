@@ -34,14 +34,21 @@ public enum WebSocketClient {
     connectTimeout: Duration = .seconds(10)
   ) async throws(WebSocketClientError) -> WebSocket {
     guard let target = WebSocketURL(url) else { throw .invalidURL(url) }
-    let address = try await resolve(target)
-    let fd: Int32
+    let deadline = monotonicMilliseconds() + connectTimeout.milliseconds
+    let loop = EventLoopGroup.shared.nextLoop()
+    let connection: TCPConnection
     do {
-      fd = try Socket.startConnect(to: address)
+      connection = try await ClientConnect.connect(
+        host: target.host, port: target.port, timeout: connectTimeout, deadline: deadline,
+        on: loop)
+    } catch .timedOut {
+      throw .timedOut
+    } catch .cancelled {
+      throw .cancelled
     } catch {
       throw .connectionFailed("\(error)")
     }
-    let loop = EventLoopGroup.shared.nextLoop()
+    // A TLS step (wss://) goes here: on the connected socket, before the upgrade request.
     let key = WebSocketHandshake.makeKey()
     var request = "GET \(target.requestTarget) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
     request += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -49,9 +56,9 @@ public enum WebSocketClient {
     for field in headers.fields { request += "\(field.name): \(field.value)\r\n" }
     request += "\r\n"
     let handshake = WebSocketClientHandshake(
-      fd: fd, loop: loop, remoteAddress: address.description, request: Array(request.utf8),
+      connection: connection, request: Array(request.utf8),
       expectedAccept: WebSocketHandshake.acceptValue(for: key), configuration: configuration,
-      timeout: connectTimeout.milliseconds)
+      deadline: deadline)
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         loop.execute { handshake.start(continuation) }
@@ -60,18 +67,6 @@ public enum WebSocketClient {
       loop.execute { handshake.cancel() }
     }
     return try result.get()
-  }
-
-  /// Resolves the host off the caller's executor: a name may block on DNS.
-  @concurrent
-  private static func resolve(_ target: WebSocketURL) async throws(WebSocketClientError)
-    -> SocketAddress
-  {
-    do {
-      return try Socket.resolve(host: target.host, port: target.port)
-    } catch {
-      throw .connectionFailed("\(error)")
-    }
   }
 }
 
@@ -146,8 +141,8 @@ struct WebSocketURL {
   }
 }
 
-/// The client's side of the opening handshake, on the loop: connect, send the upgrade
-/// request, check the response, then hand the socket to a ``WebSocketChannel``.
+/// The client's side of the opening handshake, on the loop: send the upgrade request on the
+/// connected socket, check the response, then hand the socket to a ``WebSocketChannel``.
 final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
   // @unchecked: created on the caller's thread, then touched only on the loop's thread.
   typealias Outcome = Result<WebSocket, WebSocketClientError>
@@ -156,55 +151,51 @@ final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
   private let request: [UInt8]
   private let expectedAccept: String
   private let configuration: WebSocketConfiguration
-  private let timeout: Int64
-  private var deadline: Int64 = .max
+  private let deadline: Int64
   private var continuation: CheckedContinuation<Outcome, Never>?
-  private var sentRequest = false
+  private var cancelled = false
   private var response: [UInt8] = []
 
+  /// - Parameter connection: from ``ClientConnect``: connected, reading paused, no handler.
   init(
-    fd: Int32, loop: EventLoop, remoteAddress: String, request: [UInt8], expectedAccept: String,
-    configuration: WebSocketConfiguration, timeout: Int64
+    connection: TCPConnection, request: [UInt8], expectedAccept: String,
+    configuration: WebSocketConfiguration, deadline: Int64
   ) {
-    connection = TCPConnection(
-      fd: fd, loop: loop, remoteAddress: remoteAddress, maxBufferedBytes: 1 << 20,
-      writeTimeout: timeout)
+    self.connection = connection
     self.request = request
     self.expectedAccept = expectedAccept
     self.configuration = configuration
-    self.timeout = timeout
+    self.deadline = deadline
   }
 
   func start(_ continuation: CheckedContinuation<Outcome, Never>) {
     self.continuation = continuation
-    deadline = connection.loop.now + timeout
-    connection.handler = self
-    do {
-      try connection.register()
-    } catch {
-      finish(.failure(.connectionFailed("\(error)")))
-      close(connection.fd)
+    guard !cancelled else {
+      // Cancelled before the loop got to it: the cancel job ran first.
+      finish(.failure(.cancelled))
+      connection.close()
+      return
     }
+    guard connection.loop.now < deadline else {
+      finish(.failure(.timedOut))
+      connection.close()
+      return
+    }
+    connection.handler = self
+    connection.writeTimeout = deadline - connection.loop.now
+    connection.write(request)
+    connection.resumeReading()
   }
 
   /// Cancels the attempt; does nothing once the handshake has finished either way.
   func cancel() {
+    cancelled = true
     guard continuation != nil else { return }
     finish(.failure(.cancelled))
     connection.close()
   }
 
-  func writeDrained(on connection: TCPConnection) {
-    guard !sentRequest else { return }
-    let error = Socket.pendingError(connection.fd)
-    guard error == 0 else {
-      finish(.failure(.connectionFailed("\(SystemError("connect", errno: error))")))
-      connection.close()
-      return
-    }
-    sentRequest = true
-    connection.write(request)
-  }
+  func writeDrained(on connection: TCPConnection) {}
 
   func received(_ bytes: UnsafeRawBufferPointer, on connection: TCPConnection) {
     response.append(contentsOf: bytes)
@@ -264,7 +255,7 @@ final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
   func closed(on connection: TCPConnection) {
     let reason =
       connection.lastError != 0
-      ? "\(SystemError("connect", errno: connection.lastError))"
+      ? "The connection closed during the handshake: \(SystemError("recv", errno: connection.lastError))"
       : "The connection closed during the handshake."
     finish(.failure(.connectionFailed(reason)))
   }

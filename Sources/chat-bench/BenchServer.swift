@@ -71,7 +71,7 @@ final class BenchServer: Sendable {
   /// A device signed in over the network, with its database in the server's folder.
   func device(_ user: String, device: String = "phone") async throws -> ChatEngine {
     let environment = ChatEngine.Environment(
-      http: URLSessionTransport(baseURL: baseURL), live: WireLiveTransport(url: liveURL),
+      http: try WireHTTPTransport(baseURL: baseURL), live: WireLiveTransport(url: liveURL),
       clock: BenchClock())
     return try await ChatEngine.devSignIn(
       user: UserID(user), device: DeviceID(device),

@@ -3,6 +3,7 @@ import ChatData
 import ChatDomain
 import ChatLoad
 import ChatPresentation
+import ChatTransports
 import Foundation
 import Glibc
 
@@ -84,7 +85,10 @@ enum SendFigure {
 
     // The physical limit: a raw HTTP round trip to the same server, and one fsync.
     let roundTrips = try rawRoundTrips(port: server.port, count: counts.roundTrips)
-    let urlSession = try await urlSessionRoundTrips(server: server, count: counts.roundTrips / 2)
+    let wire = try await transportRoundTrips(
+      try WireHTTPTransport(baseURL: server.baseURL), count: counts.roundTrips / 2)
+    let urlSession = try await transportRoundTrips(
+      URLSessionTransport(baseURL: server.baseURL), count: counts.roundTrips / 2)
     fsyncs.append(contentsOf: try fsyncTimes(folder: server.folder, count: counts.roundTrips / 2))
     let limit = Samples([roundTrips.median + fsyncs.median])
 
@@ -111,9 +115,13 @@ enum SendFigure {
           "B4", "baseline: HTTP round trip, raw", workload: "GET /healthz, keep-alive socket",
           samples: roundTrips, target: ""),
         .latency(
+          "B4", "baseline: HTTP round trip, Wire",
+          workload: "GET /healthz, the engine's HTTP client", samples: wire, target: "",
+          note: "the client the engine uses on Linux (WireHTTPTransport, keep-alive)"),
+        .latency(
           "B4", "baseline: HTTP round trip, URLSession",
-          workload: "GET /healthz, the engine's HTTP client", samples: urlSession, target: "",
-          note: "the client the engine uses (FoundationNetworking, libcurl)"),
+          workload: "GET /healthz, URLSessionTransport", samples: urlSession, target: "",
+          note: "the client Apple platforms use; on Linux FoundationNetworking, libcurl"),
         .latency(
           "B4", "baseline: fsync",
           workload: "4 KiB pwrite + fdatasync, server's folder, before and after",
@@ -143,9 +151,10 @@ enum SendFigure {
     return samples
   }
 
-  /// GET /healthz through the engine's HTTP client.
-  static func urlSessionRoundTrips(server: BenchServer, count: Int) async throws -> Samples {
-    let transport = URLSessionTransport(baseURL: server.baseURL)
+  /// GET /healthz through an engine transport, one at a time.
+  static func transportRoundTrips(_ transport: any HTTPTransport, count: Int) async throws
+    -> Samples
+  {
     var samples = Samples()
     for index in 0..<(count + 50) {
       let started = Nanos.now()

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 import Wire
 
-/// Real engines (URLSessionTransport + WireLiveTransport) against the reference server started
+/// Real engines (WireHTTPTransport + WireLiveTransport) against the reference server started
 /// in-process on an ephemeral loopback port: everything crosses real sockets.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct EnginesOverLoopbackTests {
@@ -98,7 +98,7 @@ struct EnginesOverLoopbackTests {
   }
 
   static func get(_ path: String, from server: LoopbackServer) async throws -> String {
-    let response = try await URLSessionTransport(baseURL: server.baseURL).send(
+    let response = try await WireHTTPTransport(baseURL: server.baseURL).send(
       APIRequest(method: "GET", path: path))
     #expect(response.status == 200)
     return String(decoding: response.body, as: UTF8.self)
@@ -107,7 +107,7 @@ struct EnginesOverLoopbackTests {
   static func post(_ path: String, _ body: String, to server: LoopbackServer) async throws
     -> [UInt8]
   {
-    let response = try await URLSessionTransport(baseURL: server.baseURL).send(
+    let response = try await WireHTTPTransport(baseURL: server.baseURL).send(
       APIRequest(
         method: "POST", path: path, headers: ["Content-Type": "application/json"],
         body: Array(body.utf8)))

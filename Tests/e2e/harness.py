@@ -65,9 +65,10 @@ def free_port():
 class Server:
     """The real `chat-server` binary on a free loopback port, data in `folder`."""
 
-    def __init__(self, folder, port=None):
+    def __init__(self, folder, port=None, extra=()):
         self.folder = folder
         self.port = port or free_port()
+        self.extra = list(extra)
         self.process = None
 
     @property
@@ -76,7 +77,8 @@ class Server:
 
     def start(self):
         self.process = subprocess.Popen(
-            [f"{bin_path()}/chat-server", "--dev", "--port", str(self.port), "--data", self.folder],
+            [f"{bin_path()}/chat-server", "--dev", "--port", str(self.port), "--data", self.folder,
+             *self.extra],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -2,7 +2,8 @@ import ChatAPI
 
 /// Why a request got no HTTP response. Each case is temporary for the outbox.
 public enum TransportError: Error, Equatable, Sendable {
-  /// The server could not be reached (no route, refused, DNS, reset before any reply).
+  /// The server could not be reached (no route, refused, DNS), or the connection was cut
+  /// before the reply was complete.
   case offline(String)
   /// No reply in time. The server may have acted on the request: only idempotent requests
   /// (and sends, thanks to the client message ID) are retried.
@@ -10,7 +11,8 @@ public enum TransportError: Error, Equatable, Sendable {
 }
 
 /// The seam to the network for requests and replies: one `APIRequest` (a path relative to the
-/// server's base URL) in, one `APIResponse` out. Live: `URLSessionTransport`.
+/// server's base URL) in, one `APIResponse` out. Live: `URLSessionTransport` on Apple
+/// platforms, `ChatTransports.WireHTTPTransport` on Linux.
 public protocol HTTPTransport: Sendable {
   func send(_ request: APIRequest) async throws(TransportError) -> APIResponse
 }

@@ -24,11 +24,17 @@ struct LoginCommand: ChatCommand {
     } catch {
       return context.report(.usage(error))
     }
+    let environment: ChatEngine.Environment
+    do {
+      environment = try context.engineEnvironment()
+    } catch {
+      return context.report(error)
+    }
     let engine: ChatEngine
     do {
       engine = try await ChatEngine.devSignIn(
         user: user, device: context.options.device, database: .file(path),
-        environment: context.engineEnvironment())
+        environment: environment)
     } catch {
       return context.report(CommandFailure(error))
     }

@@ -39,10 +39,18 @@ public struct CommandContext: Sendable {
     self.output = output
   }
 
-  /// The engine's seams for this server: URLSession for requests, Wire's WebSocket for the
-  /// socket, standard error for logs when `--verbose`.
-  public func engineEnvironment(conditions: NetworkConditions? = nil) -> ChatEngine.Environment {
-    var http: any HTTPTransport = URLSessionTransport(baseURL: options.server)
+  /// The engine's seams for this server: Wire's HTTP client for requests, Wire's WebSocket
+  /// for the socket, standard error for logs when `--verbose`. A server URL the transport
+  /// refuses (https, for now) is a usage error.
+  public func engineEnvironment(conditions: NetworkConditions? = nil) throws(CommandFailure)
+    -> ChatEngine.Environment
+  {
+    var http: any HTTPTransport
+    do {
+      http = try WireHTTPTransport(baseURL: options.server)
+    } catch {
+      throw .usage(ValidationError("--server \(error)"))
+    }
     var live: any LiveTransport = WireLiveTransport(url: options.liveURL)
     if let conditions {
       http = conditions.http(http)
@@ -75,9 +83,9 @@ public struct CommandContext: Sendable {
     guard FileManager.default.fileExists(atPath: path) else {
       throw .failed(.signedOut, "not signed in on this device: run chat login --user ID first")
     }
+    let environment = try engineEnvironment(conditions: conditions)
     do {
-      return try await ChatEngine.open(
-        .file(path), environment: engineEnvironment(conditions: conditions))
+      return try await ChatEngine.open(.file(path), environment: environment)
     } catch .signedOut {
       throw .failed(.signedOut, "not signed in on this device: run chat login --user ID first")
     } catch {

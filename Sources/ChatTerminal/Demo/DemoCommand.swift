@@ -76,7 +76,8 @@ struct DemoWorld {
     async throws(ChatError) -> DemoWorld
   {
     func environment(_ conditions: NetworkConditions? = nil) -> ChatEngine.Environment {
-      var http: any HTTPTransport = URLSessionTransport(baseURL: server.url)
+      // The demo's own loopback http:// URL, which the transport never refuses.
+      var http: any HTTPTransport = try! WireHTTPTransport(baseURL: server.url)
       var live: any LiveTransport = WireLiveTransport(url: "ws://127.0.0.1:\(server.port)/v1/live")
       if let conditions {
         http = conditions.http(http)

@@ -33,7 +33,7 @@ final class LoopbackServer: Sendable {
   /// A signed-in engine over the real transports, its database in the temporary folder.
   func engine(_ user: String, device: String = "phone") async throws -> ChatEngine {
     let environment = ChatEngine.Environment(
-      http: URLSessionTransport(baseURL: baseURL, timeout: 10),
+      http: try WireHTTPTransport(baseURL: baseURL, timeout: .seconds(10)),
       live: WireLiveTransport(url: liveURL, connectTimeout: .seconds(10)))
     return try await ChatEngine.devSignIn(
       user: UserID(user), device: DeviceID(device),

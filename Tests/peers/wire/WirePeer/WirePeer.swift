@@ -3,15 +3,17 @@ import Foundation
 import Wire
 
 /// The peer fixture the Python suites in Tests/peers/wire drive: our HTTP/WebSocket server
-/// with test routes, or our WebSocket client in one of a few scripted modes. Output is one
-/// line per event on stdout, so a script can follow it.
+/// with test routes, our WebSocket client in one of a few scripted modes, or our HTTP client.
+/// Output is one line per event on stdout, so a script can follow it.
 @main
 struct WirePeer: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "wire-peer",
     abstract: "Wire's server or client, driven by the Python suites in Tests/peers/wire.",
     discussion: "Prints one line per event on standard output, so a script can follow it.",
-    subcommands: [ServerCommand.self, ClientCommand.self, ClientCasesCommand.self])
+    subcommands: [
+      ServerCommand.self, ClientCommand.self, ClientCasesCommand.self, HTTPClientCommand.self,
+    ])
 }
 
 /// The WebSocket settings every mode takes; each one left out keeps Wire's default.

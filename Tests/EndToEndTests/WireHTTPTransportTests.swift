@@ -1,0 +1,158 @@
+import ChatAPI
+import ChatData
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+import Wire
+
+@testable import ChatTransports
+
+/// The engine's Linux transport over Wire's HTTP client: what it writes, which URLs it refuses,
+/// and how it maps failures to the engine's two classes.
+@Suite(.timeLimit(.minutes(1)))
+struct WireHTTPTransportTests {
+  @Test func httpsAndOtherSchemesAreRefusedClearly() {
+    #expect(throws: WireHTTPTransport.BaseURLError.self) {
+      try WireHTTPTransport(baseURL: URL(string: "https://chat.example")!)
+    }
+    do {
+      _ = try WireHTTPTransport(baseURL: URL(string: "https://chat.example:8443/api")!)
+    } catch {
+      #expect(error.reason == "https needs TLS: not yet in this transport")
+    }
+    for text in ["ftp://h/", "http://h/?q=1", "http://user@h/"] {
+      #expect(throws: WireHTTPTransport.BaseURLError.self, "\(text)") {
+        try WireHTTPTransport(baseURL: URL(string: text)!)
+      }
+    }
+  }
+
+  @Test func thePrefixTheQueryAndTheHeadersReachTheServerAsWritten() async throws {
+    let server = HTTPServer(configuration: .init(port: 0, loopCount: 1)) { request in
+      var seen = "\(request.method) \(request.path)"
+      for item in request.queryItems { seen += " [\(item.name)=\(item.value)]" }
+      seen += " auth=\(request.headers["Authorization"] ?? "-") body=\(request.bodyText)"
+      return .text(seen)
+    }
+    let port = try server.start()
+    let transport = try WireHTTPTransport(baseURL: URL(string: "http://127.0.0.1:\(port)/api/")!)
+    let response = try await transport.send(
+      APIRequest(
+        method: "POST", path: "/v1/conversations/c1/messages",
+        query: ["cursor": "a+b&c=d é", "limit": "5"], headers: ["Authorization": "Bearer t"],
+        body: Array("{}".utf8)))
+    #expect(response.status == 200)
+    #expect(
+      String(decoding: response.body, as: UTF8.self)
+        == "POST /api/v1/conversations/c1/messages [cursor=a+b&c=d é] [limit=5] auth=Bearer t body={}"
+    )
+    #expect(response.headers["Content-Type"] == "text/plain; charset=utf-8")
+    await server.shutdown()
+  }
+
+  @Test func aServerThatIsNotThereIsOffline() async throws {
+    let port = closedLoopbackPort()
+    let transport = try WireHTTPTransport(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
+    do {
+      _ = try await transport.send(APIRequest(.healthz))
+      Issue.record("reached a closed port")
+    } catch {
+      guard case .offline(let reason) = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(reason == "127.0.0.1:\(port) refused the connection")
+    }
+  }
+
+  /// A reply too late for a request the server got is `.timeout`. (On a machine busy enough to
+  /// keep the caller from running until the deadline, the request is never written and is
+  /// rightly `.offline`; the check is made on an attempt the server saw.)
+  @Test func aReplyTooLateIsATimeout() async throws {
+    let arrived = Mutex<Set<String>>([])
+    var router = Router()
+    router.get("/healthz") { request in
+      arrived.withLock { _ = $0.insert(request.queryParameters["n"] ?? "") }
+      try? await Task.sleep(for: .seconds(3))
+      return .text("late")
+    }
+    let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), router: router)
+    let port = try server.start()
+    let transport = try WireHTTPTransport(
+      baseURL: URL(string: "http://127.0.0.1:\(port)")!, timeout: .milliseconds(300))
+    var seenByTheServer = false
+    for attempt in 1...5 where !seenByTheServer {
+      do {
+        _ = try await transport.send(APIRequest(.healthz, query: ["n": "\(attempt)"]))
+        Issue.record("no timeout")
+      } catch {
+        if arrived.withLock({ $0.contains("\(attempt)") }) {
+          seenByTheServer = true
+          #expect(error == .timeout)
+        } else {
+          // Not seen yet: either not written in time, or written and not yet handled.
+          #expect(
+            error == .timeout || error == .offline("the request timed out before it was sent"))
+        }
+      }
+    }
+    #expect(seenByTheServer)
+    await server.shutdown()
+  }
+
+  /// A timeout is `.timeout` only once the whole request was written: before that the server
+  /// cannot have acted on it.
+  @Test func failuresMapToOfflineUnlessTheServerMayHaveActed() {
+    let timedOut = HTTPClientError.Reason.timedOut
+    #expect(WireHTTPTransport.map(HTTPClientError(timedOut, progress: .sent)) == .timeout)
+    #expect(
+      WireHTTPTransport.map(HTTPClientError(timedOut, progress: .responseStarted)) == .timeout)
+    for progress in [HTTPRequestProgress.notSent, .partlySent] {
+      #expect(
+        WireHTTPTransport.map(HTTPClientError(timedOut, progress: progress))
+          == .offline("the request timed out before it was sent"))
+    }
+    #expect(
+      WireHTTPTransport.map(HTTPClientError(.connectionClosed, progress: .responseStarted))
+        == .offline("the connection closed before the response was complete"))
+    #expect(
+      WireHTTPTransport.map(
+        HTTPClientError(.connectFailed(.refused(address: "h:1")), progress: .notSent))
+        == .offline("h:1 refused the connection"))
+  }
+
+  @Test func onlyPOSTsTheServerRecognisesTwiceAreMarkedSafeToRepeat() {
+    let safe = [
+      APIRequest(.postItem(conversation: "c"), json: ["text": "x"]),
+      APIRequest(.read(conversation: "c"), json: ["upToSequence": 1]),
+      APIRequest(.delivered(conversation: "c"), json: ["upToSequence": 1]),
+    ]
+    let unsafe = [
+      APIRequest(.refresh, json: ["refreshToken": "r"]),
+      APIRequest(.devLogin, json: ["userId": "u"]),
+      APIRequest(.createConversation, json: ["title": "t"]),
+    ]
+    #expect(safe.allSatisfy(WireHTTPTransport.isSafeToRepeat))
+    #expect(!unsafe.contains(where: WireHTTPTransport.isSafeToRepeat))
+  }
+}
+
+/// A loopback port with nothing listening: bound, then closed.
+func closedLoopbackPort() -> Int {
+  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+  defer { close(fd) }
+  var address = sockaddr_in()
+  address.sin_family = sa_family_t(AF_INET)
+  address.sin_addr.s_addr = inet_addr("127.0.0.1")
+  _ = withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+      bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+    }
+  }
+  var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+  _ = withUnsafeMutablePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+  }
+  return Int(UInt16(bigEndian: address.sin_port))
+}
