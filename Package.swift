@@ -28,6 +28,8 @@ let package = Package(
       name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(
       name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(
+      name: "CTLS", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CEpoll"),
 
     // Support with no chat meaning: time, randomness, logging, the retry policy, a lock.
@@ -53,7 +55,8 @@ let package = Package(
       swiftSettings: engineSettings),
 
     // Network.
-    .target(name: "Wire", dependencies: ["CEpoll", "CCrypto"], swiftSettings: engineSettings),
+    .target(
+      name: "Wire", dependencies: ["CEpoll", "CCrypto", "CTLS"], swiftSettings: engineSettings),
 
     // The engine's transports built on Wire, for Linux (an Apple app plugs in URLSession's and
     // its own WebSocket instead).
@@ -156,10 +159,8 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad", "ChatTransports",
-
         "ArgumentParsing", "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad",
-        "SQLite", "Wire",
+        "ChatTransports", "SQLite", "Wire",
       ],
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.

@@ -6,6 +6,9 @@ public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
   case notFound(String)
   /// The network is unreachable or timed out: try again when online. Nothing is lost.
   case offline
+  /// The server was reached but not trusted (its certificate did not verify, or it does not
+  /// speak TLS): fix the server's certificate or the trusted CAs. Nothing is lost; sends wait.
+  case serverNotTrusted(String)
   /// The server is busy or failing: try again later.
   case unavailable(retryAfterSeconds: Int?)
   /// The server refused the request (a 4xx other than the above).
@@ -20,6 +23,7 @@ public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
     case .invalidInput(let reason): "invalid input: \(reason)"
     case .notFound(let what): "not found: \(what)"
     case .offline: "the server cannot be reached; try again when online"
+    case .serverNotTrusted(let reason): "cannot trust the server: \(reason)"
     case .unavailable(let seconds?): "the server is busy; try again in \(seconds) s"
     case .unavailable(nil): "the server is unavailable; try again later"
     case .rejected(let code, let message): "the server refused the request (\(code)): \(message)"

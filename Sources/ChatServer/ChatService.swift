@@ -168,6 +168,12 @@ public actor ChatService {
       code: code, detail: nil)
   }
 
+  /// A TLS handshake that failed: one log line with the reason's code (`handshake_timed_out`,
+  /// `rejected_by_peer`, `plaintext_peer`, …), never the peer's address.
+  public func recordTLSFailure(code: String) {
+    log.write(LogRecord(.info, "tls_failed", [("code", code)]))
+  }
+
   /// Methods outside this list are counted as `other`, so a client cannot grow the metrics.
   private static let knownMethods: Set<String> = [
     "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS",

@@ -34,18 +34,29 @@ public final class ReferenceServer: Sendable {
 
   public var service: ChatService { http.service }
 
-  /// `http://host:port`, with brackets around an IPv6 address.
+  /// `http://host:port` (`https://` with TLS), with brackets around an IPv6 address.
   public var url: String {
     let host = options.host.contains(":") ? "[\(options.host)]" : options.host
-    return "http://\(host):\(port)"
+    return "\(options.usesTLS ? "https" : "http")://\(host):\(port)"
   }
 
-  /// Creates the data folder if needed, opens the store, and starts listening.
+  /// Checks the TLS files (when given), creates the data folder if needed, opens the store,
+  /// and starts listening.
   ///
   /// - Parameter clock: the service's time; tests pass one they can move (token expiry).
   public static func start(
     _ options: ServerOptions, log: any LogSink, clock: any TimeSource = SystemTimeSource()
   ) throws(ServerStartError) -> ReferenceServer {
+    var tls: TLSContext?
+    if let certificate = options.tlsCertificate, let key = options.tlsKey {
+      do {
+        tls = try TLSContext(
+          configuration: .makeServerConfiguration(
+            certificateChainFile: certificate, privateKeyFile: key))
+      } catch {
+        throw .tls(error)
+      }
+    }
     let folder = options.dataFolder
     try prepareDataFolder(folder)
     let storeExecutor = ThreadExecutor(name: "chat-server.store")
@@ -74,6 +85,7 @@ public final class ReferenceServer: Sendable {
     http.webSocket.pingInterval = .seconds(options.pingInterval)
     http.webSocket.pingTimeout = .seconds(options.pingTimeout)
     http.shutdownTimeout = .seconds(options.shutdownTimeout)
+    http.tls = tls
     let server = ChatHTTPServer(service: service, configuration: http)
     let port: Int
     do {
@@ -124,12 +136,16 @@ public enum ServerStartError: Error, CustomStringConvertible {
   case listen(String, String)
   /// The log file could not be opened.
   case log(String)
+  /// The TLS certificate chain or key cannot be used (unreadable, not PEM, encrypted,
+  /// mismatched, expired, not yet valid).
+  case tls(TLSError)
 
   public var description: String {
     switch self {
     case .dataFolder(let folder, let reason): "cannot use the data folder \(folder): \(reason)"
     case .listen(let address, let reason): "cannot listen on \(address): \(reason)"
     case .log(let reason): reason
+    case .tls(let error): "cannot serve TLS: \(error)"
     }
   }
 }

@@ -12,8 +12,9 @@ public struct ServerCommand: ParsableCommand {
     commandName: "chat-server",
     abstract: "The reference chat server.",
     discussion: """
-      Every route and live event of the v1 API over HTTP/1.1 and WebSocket, stored in SQLite
-      (WAL, synchronous=FULL). Stops gracefully on SIGINT or SIGTERM. Each option is also read
+      Every route and live event of the v1 API over HTTP/1.1 and WebSocket (over TLS with
+      --tls-cert and --tls-key), stored in SQLite (WAL, synchronous=FULL). Stops gracefully on
+      SIGINT or SIGTERM. Each option is also read
       from the environment variable shown; the option wins.
 
       EXIT STATUS: 0 after a graceful stop, 64 for a wrong command line, 1 when it could not
@@ -38,6 +39,9 @@ public struct ServerCommand: ParsableCommand {
       throw ExitCode.failure
     }
     Self.say("chat-server listening on \(server.url)")
+    if let certificate = options.tlsCertificate {
+      Self.say("tls: \(certificate) (TLS 1.2 and 1.3; a plain http:// request gets 400)")
+    }
     let folder =
       options.dataFolder.hasPrefix("/")
       ? options.dataFolder

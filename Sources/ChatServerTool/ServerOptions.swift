@@ -103,6 +103,24 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_SHUTDOWN_TIMEOUT", transform: Int.inRange(0...3_600))
   public var shutdownTimeout = 10
 
+  /// With `tlsKey`: serve HTTPS and WSS with this certificate chain.
+  @Option(
+    name: .customLong("tls-cert"),
+    help: ArgumentHelp(
+      "Serve HTTPS and WSS (TLS 1.2+) with this PEM certificate chain: the server's "
+        + "certificate, then its intermediates. Needs --tls-key.",
+      valueName: "FILE"),
+    environment: "CHAT_SERVER_TLS_CERT")
+  public var tlsCertificate: String?
+
+  /// The private key of `tlsCertificate`.
+  @Option(
+    name: .customLong("tls-key"),
+    help: ArgumentHelp(
+      "The PEM private key of --tls-cert, unencrypted (keep it mode 0600).", valueName: "FILE"),
+    environment: "CHAT_SERVER_TLS_KEY")
+  public var tlsKey: String?
+
   public init() {}
 
   /// The defaults, with the data in `dataFolder`: how tests start a server in-process.
@@ -113,7 +131,17 @@ public struct ServerOptions: ParsableArguments, Sendable {
   public mutating func validate() throws {
     guard !host.isEmpty else { throw ValidationError("--host needs an address") }
     guard !dataFolder.isEmpty else { throw ValidationError("--data needs a folder") }
+    guard tlsCertificate != "" else { throw ValidationError("--tls-cert needs a file") }
+    guard tlsKey != "" else { throw ValidationError("--tls-key needs a file") }
+    guard (tlsCertificate == nil) == (tlsKey == nil) else {
+      throw ValidationError(
+        "--tls-cert and --tls-key go together (CHAT_SERVER_TLS_CERT, CHAT_SERVER_TLS_KEY): "
+          + "give both, or neither for plain HTTP")
+    }
   }
+
+  /// Whether the server speaks TLS (both `--tls-cert` and `--tls-key` given).
+  public var usesTLS: Bool { tlsCertificate != nil && tlsKey != nil }
 
   /// `$XDG_DATA_HOME/chat-server`, else `$HOME/.local/share/chat-server`, else
   /// `./chat-server-data`.

@@ -8,11 +8,12 @@ import Wire
 /// URLSession can take the whole process down when a connection is cut mid-exchange;
 /// `URLSessionTransport` stays for Apple platforms.)
 ///
-/// Errors map to the two classes the engine knows, as `URLSessionTransport` maps them:
+/// Errors map to the classes the engine knows, as `URLSessionTransport` maps them:
 /// `.timeout` for a request that timed out after it was fully written (the server may have
 /// acted on it), `.offline` for everything else, a failure before the request was fully
 /// written (refused, no such host, a connect or write that timed out, a reset) or a connection
-/// cut before the reply was complete.
+/// cut before the reply was complete. A TLS handshake that failed for a reason waiting does
+/// not fix (a certificate that does not verify, a plaintext server) is `.tlsFailed`.
 ///
 /// Besides the idempotent methods, the POSTs the server recognises when they come twice (a
 /// message, by its client message ID; the read and delivered numbers, only ever raised) are
@@ -31,14 +32,15 @@ public final class WireHTTPTransport: HTTPTransport {
   public let baseURL: URL
   public let timeout: Duration
   private let client: HTTPClient
-  /// `http://host[:port]`.
+  /// `http://host[:port]` or `https://host[:port]`.
   private let origin: String
   /// The base URL's path, without a trailing slash (`""` for none).
   private let pathPrefix: String
 
   /// - Parameters:
-  ///   - baseURL: the server, `http://host[:port][/prefix]`. An `https` URL is refused until
-  ///     the client has TLS.
+  ///   - baseURL: the server, `http[s]://host[:port][/prefix]`. Over `https` the server's
+  ///     certificate is verified with `configuration.tls` (nil: the system's store, or
+  ///     `SSL_CERT_FILE`); a handshake that fails is `.offline` with the reason.
   ///   - timeout: how long one request may take, connect included, before it counts as a
   ///     timeout.
   public init(
@@ -48,10 +50,9 @@ public final class WireHTTPTransport: HTTPTransport {
     let text = baseURL.absoluteString
     func refuse(_ reason: String) -> BaseURLError { BaseURLError(url: text, reason: reason) }
     guard let schemeEnd = text.range(of: "://") else { throw refuse("not an http:// URL") }
-    switch text[..<schemeEnd.lowerBound].lowercased() {
-    case "http": break
-    case "https": throw refuse("https needs TLS: not yet in this transport")
-    default: throw refuse("not an http:// URL")
+    let scheme = text[..<schemeEnd.lowerBound].lowercased()
+    guard scheme == "http" || scheme == "https" else {
+      throw refuse("not an http:// or https:// URL")
     }
     let rest = text[schemeEnd.upperBound...]
     let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
@@ -59,13 +60,13 @@ public final class WireHTTPTransport: HTTPTransport {
     let path = rest[authorityEnd...]
     guard !authority.isEmpty, !authority.contains("@"), !authority.contains("?"),
       !authority.contains("#")
-    else { throw refuse("not http://host[:port][/prefix]") }
+    else { throw refuse("not \(scheme)://host[:port][/prefix]") }
     guard !path.contains("?"), !path.contains("#") else {
       throw refuse("a base URL has no query or fragment")
     }
     self.baseURL = baseURL
     self.timeout = timeout
-    origin = "http://" + authority
+    origin = scheme + "://" + authority
     pathPrefix = path.hasSuffix("/") ? String(path.dropLast()) : String(path)
     client = HTTPClient(configuration: configuration)
   }
@@ -96,8 +97,11 @@ public final class WireHTTPTransport: HTTPTransport {
   /// A timeout after the whole request was written may have reached the server; every other
   /// failure is "could not reach it".
   static func map(_ error: HTTPClientError) -> TransportError {
-    if case .timedOut = error.reason, error.mayHaveReachedServer { return .timeout }
-    return .offline(error.description)
+    switch error.reason {
+    case .timedOut where error.mayHaveReachedServer: .timeout
+    case .tls(let failure) where !failure.isTemporary: .tlsFailed(failure.description)
+    default: .offline(error.description)
+    }
   }
 
   /// Whether the server keeps one effect when this POST arrives twice.

@@ -9,16 +9,22 @@ public struct WireLiveTransport: LiveTransport {
   public let url: String
   public let configuration: WebSocketConfiguration
   public let connectTimeout: Duration
+  public let tls: TLSContext?
 
   /// - Parameters:
-  ///   - url: `ws://host:port/v1/live`.
+  ///   - url: `ws://host:port/v1/live`, or `wss://host:port/v1/live` for TLS.
+  ///   - tls: for `wss://`, the client context the server's certificate is verified with (a
+  ///     CA file); nil trusts the system's store, or the file named by `SSL_CERT_FILE`. A
+  ///     certificate that does not verify is reported as `.offline` with the reason, and
+  ///     retried like any connect failure.
   public init(
     url: String, configuration: WebSocketConfiguration = Self.defaultConfiguration,
-    connectTimeout: Duration = .seconds(10)
+    connectTimeout: Duration = .seconds(10), tls: TLSContext? = nil
   ) {
     self.url = url
     self.configuration = configuration
     self.connectTimeout = connectTimeout
+    self.tls = tls
   }
 
   /// A ping after 20 s of silence, dead 10 s later.
@@ -34,7 +40,8 @@ public struct WireLiveTransport: LiveTransport {
     for (name, value) in headers { fields.add(name: name, value: value) }
     do {
       let socket = try await WebSocketClient.connect(
-        to: url, headers: fields, configuration: configuration, connectTimeout: connectTimeout)
+        to: url, headers: fields, configuration: configuration, connectTimeout: connectTimeout,
+        tls: tls)
       return WireSocket(socket: socket)
     } catch .handshakeRejected(let status, _) {
       throw .rejected(status: status)

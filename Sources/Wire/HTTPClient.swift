@@ -1,5 +1,7 @@
-/// An HTTP/1.1 client (`http://` only, for now) over Wire's event loop, in the shape of
-/// AsyncHTTPClient: `execute(request, timeout:)` in, a complete response out.
+/// An HTTP/1.1 client (`http://` and `https://`) over Wire's event loop, in the shape of
+/// AsyncHTTPClient: `execute(request, timeout:)` in, a complete response out. Over TLS the
+/// server's certificate is verified against ``Configuration/tls``'s trust roots and for the
+/// URL's host; a failed handshake is ``HTTPClientError/Reason/tls(_:)``.
 ///
 /// Connections are kept alive and reused: a small pool per host and port, each connection
 /// carrying one request at a time (see ``Configuration``). The timeout bounds the whole
@@ -46,6 +48,9 @@ public final class HTTPClient: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// Response size limits.
     public var limits = HTTPResponseParser.Limits()
+    /// For `https://`: the client context whose trust roots verify servers; nil is the
+    /// system's store (or `SSL_CERT_FILE`). There is no way to turn verification off.
+    public var tls: TLSContext?
 
     public init() {}
   }
@@ -170,7 +175,35 @@ public final class HTTPClient: Sendable {
           HTTPExchange.Failure(
             error: HTTPClientError(reason, progress: .notSent), onReusedConnection: false)))
     }
-    // A TLS step (https://) goes here: on `tcp`, before the pool puts a request on it.
-    return await run(exchange) { pool.start(exchange, on: tcp) }
+    guard key.secure else { return await run(exchange) { pool.start(exchange, on: tcp) } }
+    let context: TLSContext
+    do {
+      context = try TLSContext.client(configuration.tls)
+    } catch {
+      tcp.loop.execute { tcp.close() }
+      loop.execute { pool.connectFailed(key) }
+      return .done(
+        .failure(
+          HTTPExchange.Failure(
+            error: HTTPClientError(.tls(error), progress: .notSent), onReusedConnection: false)))
+    }
+    // The request waits in the connection until the handshake is done; a failed handshake
+    // reaches the connection's handler (`tlsFailed`).
+    return await run(exchange) {
+      do throws(TLSError) {
+        try tcp.startTLS(client: context, serverName: key.host)
+      } catch {
+        tcp.close()
+        pool.connectFailed(key)
+        exchange.resume(
+          .done(
+            .failure(
+              HTTPExchange.Failure(
+                error: HTTPClientError(.tls(error), progress: .notSent),
+                onReusedConnection: false))))
+        return
+      }
+      pool.start(exchange, on: tcp)
+    }
   }
 }

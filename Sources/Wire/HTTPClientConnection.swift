@@ -105,6 +105,13 @@ final class HTTPClientConnection: ConnectionHandler, @unchecked Sendable {
     }
   }
 
+  /// The handshake failed: the request never left in the clear, so it never reached the server.
+  func tlsFailed(_ error: TLSError, on connection: TCPConnection) {
+    progress = .notSent
+    fail(.tls(error))
+    connection.close()
+  }
+
   func closed(on connection: TCPConnection) {
     // A reset, a socket error, or this side closing: an exchange still running is cut short.
     if exchange != nil { fail(.connectionClosed) }

@@ -7,13 +7,16 @@ public struct HTTPClientError: Error, Hashable, Sendable, CustomStringConvertibl
   public enum Reason: Hashable, Sendable {
     /// The URL is not `http://host[:port][/path]`: fix the configuration.
     case invalidURL(String)
-    /// A scheme this client does not speak (`https` needs TLS, which it does not have yet).
+    /// A scheme this client does not speak (only `http` and `https`).
     case unsupportedScheme(String)
     /// A method or header that cannot be written (not a token, a CR or LF in a value): fix
     /// the request.
     case invalidRequest(String)
     /// The TCP connect failed: retry later.
     case connectFailed(ConnectError)
+    /// The TLS handshake failed: the server's certificate is expired, untrusted or for
+    /// another name, or the server does not speak TLS. Fix the server or the trust roots.
+    case tls(TLSError)
     /// No complete response within the request's timeout: retry later, if it is safe to.
     case timedOut
     /// The connection closed (FIN or reset) before the response was complete: retry later,
@@ -50,14 +53,14 @@ public struct HTTPClientError: Error, Hashable, Sendable, CustomStringConvertibl
     switch reason {
     case .invalidURL(let url): "not an http:// URL: \(url)"
     case .unsupportedScheme(let scheme):
-      scheme == "https"
-        ? "https needs TLS, which this client does not have yet" : "unsupported scheme \(scheme)"
+      "unsupported scheme \(scheme)"
     case .invalidRequest(let problem): "the request cannot be written: \(problem)"
     case .connectFailed(let error): "\(error)"
     case .timedOut:
       mayHaveReachedServer
         ? "no response within the timeout (the server may have acted on the request)"
         : "the request timed out before it was sent"
+    case .tls(let error): "\(error)"
     case .connectionClosed: "the connection closed before the response was complete"
     case .invalidResponse(let error): "invalid response: \(error)"
     case .cancelled: "cancelled"

@@ -37,17 +37,19 @@ struct PreparedRequest: Sendable {
     head += "\r\n"
     var bytes = Array(head.utf8)
     bytes.append(contentsOf: request.body)
-    key = HTTPConnectionPool.Key(host: url.host, port: url.port)
+    key = HTTPConnectionPool.Key(host: url.host, port: url.port, secure: url.secure)
     method = request.method
     self.bytes = bytes
     closesConnection = request.headers.containsToken("close", in: "Connection")
   }
 }
 
-/// The parts of an `http://` URL a request needs.
+/// The parts of an `http://` or `https://` URL a request needs.
 struct ClientURL: Sendable {
   var host: String
   var port: Int
+  /// `https`: over TLS, the server's certificate verified for `host`.
+  var secure: Bool
   /// The authority as written, for the `Host` field.
   var hostHeader: String
   /// The origin-form target: the path and query.
@@ -59,10 +61,11 @@ struct ClientURL: Sendable {
     }
     guard let schemeEnd = text.range(of: "://") else { throw invalid() }
     let scheme = text[..<schemeEnd.lowerBound].lowercased()
-    guard scheme == "http" else {
+    guard scheme == "http" || scheme == "https" else {
       guard !scheme.isEmpty, scheme.utf8.allSatisfy(isTokenByte) else { throw invalid() }
       throw HTTPClientError(.unsupportedScheme(scheme), progress: .notSent)
     }
+    secure = scheme == "https"
     var rest = text[schemeEnd.upperBound...]
     if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
     let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
@@ -73,7 +76,7 @@ struct ClientURL: Sendable {
       target.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
     else { throw invalid() }
     var hostPart = Substring(authority)
-    var port = 80
+    var port = secure ? 443 : 80
     if authority.hasPrefix("[") {
       guard let close = authority.firstIndex(of: "]") else { throw invalid() }
       hostPart = authority[authority.index(after: authority.startIndex)..<close]

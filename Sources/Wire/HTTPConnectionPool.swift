@@ -12,6 +12,8 @@ final class HTTPConnectionPool: Selectable, @unchecked Sendable {
   struct Key: Hashable, Sendable, CustomStringConvertible {
     let host: String
     let port: Int
+    /// Over TLS: an `https` and an `http` origin on one port never share a connection.
+    let secure: Bool
 
     var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
   }

@@ -45,7 +45,9 @@ public final class HTTPServer: Sendable {
     /// Request size limits (request line, headers, body).
     public var limits = HTTPRequestParser.Limits()
     /// Time from the first byte of a request to the end of its header section (408 after);
-    /// also the time a new connection has to send its first byte (closed silently after).
+    /// also the time a new connection has to send its first byte (closed silently after), and
+    /// with TLS the time it has to finish the handshake (then it has this again for its first
+    /// byte of plaintext).
     public var headerTimeout: Duration = .seconds(10)
     /// Time to receive a body once the headers are in (408 after).
     public var bodyTimeout: Duration = .seconds(30)
@@ -64,6 +66,14 @@ public final class HTTPServer: Sendable {
     /// timeout, a refused WebSocket handshake (for a log line and a metric). Runs on a loop's
     /// thread: return quickly.
     public var onRejected: (@Sendable (HTTPRejection) -> Void)?
+    /// TLS for every connection (HTTPS, and WSS for the upgrades), made from the server's
+    /// certificate chain and key; nil serves plaintext. On a TLS server a peer that speaks
+    /// plaintext gets a plaintext 400 (`tls_required`, reported to ``onRejected``) and is closed.
+    public var tls: TLSContext?
+    /// Told of every TLS handshake that failed (a stalled one, a plaintext peer, a client that
+    /// refused the certificate), with the peer's address. Runs on a loop's thread: return
+    /// quickly.
+    public var onTLSFailure: (@Sendable (TLSFailure) -> Void)?
 
     public init(host: String = "127.0.0.1", port: Int = 0, loopCount: Int? = nil) {
       self.host = host
@@ -139,6 +149,13 @@ public final class HTTPServer: Sendable {
     close(running.listener)
     running.group.stop()
   }
+}
+
+/// A TLS handshake that failed, as ``HTTPServer/Configuration/onTLSFailure`` hears of it.
+public struct TLSFailure: Sendable, Equatable {
+  public let error: TLSError
+  /// The peer's numeric IP address.
+  public let remoteAddress: String
 }
 
 /// A request the server answered itself, as ``HTTPServer/Configuration/onRejected`` hears of it.

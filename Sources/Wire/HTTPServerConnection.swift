@@ -88,6 +88,26 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
     server.connectionClosed(connection)
   }
 
+  func tlsEstablished(on connection: TCPConnection) {
+    // The handshake took from the header timeout; the first request gets a whole one.
+    idleSince = connection.loop.now
+  }
+
+  func tlsFailed(_ error: TLSError, on connection: TCPConnection) {
+    server.configuration.onTLSFailure?(
+      TLSFailure(error: error, remoteAddress: connection.remoteAddress))
+    state = .closing
+    guard error == .plaintextPeer else { return }
+    // An HTTP client on the HTTPS port: tell it so, in plaintext, as nginx does.
+    reportRejection(.badRequest, code: "tls_required", method: nil)
+    let response = HTTPResponse.error(
+      .badRequest, code: "tls_required",
+      message: "This port speaks HTTPS only: use https:// (or wss://).")
+    connection.writeUnencrypted(
+      response.serialized(
+        includeBody: true, keepAlive: false, minorVersion: 1, date: server.httpDate()))
+  }
+
   /// The server is stopping: close now when idle, else after the current response.
   func beginShutdown() {
     closeAfterResponse = true

@@ -76,8 +76,14 @@ final class ServerLoop: Selectable, @unchecked Sendable {
       writeTimeout: configuration.writeTimeout.milliseconds)
     connection.handler = HTTPServerConnection(server: self, connection: connection)
     do {
+      if let tls = configuration.tls {
+        try connection.startTLS(server: tls, handshakeTimeout: configuration.headerTimeout)
+      }
       try connection.register()
     } catch {
+      if let error = error as? TLSError {
+        configuration.onTLSFailure?(TLSFailure(error: error, remoteAddress: remote))
+      }
       close(fd)
       return
     }

@@ -12,14 +12,31 @@ protocol ConnectionHandler: AnyObject {
   func tick(now: Int64, on connection: TCPConnection)
   /// The socket is closed; called once.
   func closed(on connection: TCPConnection)
+  /// The TLS handshake is done: plaintext flows both ways from now on.
+  func tlsEstablished(on connection: TCPConnection)
+  /// The TLS handshake failed; the connection closes after this returns (once an alert
+  /// OpenSSL queued, or what the handler wrote with `writeUnencrypted`, has gone out).
+  func tlsFailed(_ error: TLSError, on connection: TCPConnection)
 }
 
-/// A non-blocking TCP socket on one loop, with a bounded write buffer.
+extension ConnectionHandler {
+  func tlsEstablished(on connection: TCPConnection) {}
+  func tlsFailed(_ error: TLSError, on connection: TCPConnection) {}
+}
+
+/// A non-blocking TCP socket on one loop, with a bounded write buffer, and optionally TLS.
 ///
 /// Writes go straight to the kernel when they can; the rest waits in `outbound` for
 /// writability. A peer that does not read makes `outbound` grow: past `maxBufferedBytes`, or
 /// after `writeTimeout` milliseconds without progress, the connection is dropped, so memory
 /// never grows without limit and one slow reader costs nobody else anything.
+///
+/// With TLS (``startTLS(server:handshakeTimeout:)``, ``startTLS(client:serverName:handshakeTimeout:)``)
+/// the socket carries ciphertext and the handler still sees only plaintext: what is read goes
+/// through the ``TLSSession`` before `received`, what the handler writes goes through it before
+/// `outbound`. The handler hears of the handshake through `tlsEstablished` or `tlsFailed`, and
+/// `writeDrained` only once the handshake is done; plaintext written earlier waits, counted in
+/// `bufferedBytes`. Closing sends close_notify first.
 final class TCPConnection: Selectable, @unchecked Sendable {
   // @unchecked: every property is touched only on `loop`'s thread; other threads reach a
   // connection only through `loop.execute`.
@@ -40,6 +57,10 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   private var closeWhenFlushed = false
   private var lingerWhenClosing = false
   private var lingerDeadline: Int64?
+  private var tls: TLSSession?
+  private var tlsDeadline: Int64?
+  /// Plaintext written before the handshake finished.
+  private var pendingPlaintext: [UInt8] = []
 
   init(
     fd: Int32, loop: EventLoop, remoteAddress: String, maxBufferedBytes: Int, writeTimeout: Int64
@@ -60,7 +81,37 @@ final class TCPConnection: Selectable, @unchecked Sendable {
         | EventLoop.edgeTriggered)
   }
 
-  var bufferedBytes: Int { outbound.count - outboundStart }
+  var bufferedBytes: Int { outboundCount + pendingPlaintext.count }
+
+  /// Bytes waiting for the kernel.
+  private var outboundCount: Int { outbound.count - outboundStart }
+
+  /// Makes the connection the server side of TLS: the handshake runs as the client's bytes
+  /// arrive, and must finish within `handshakeTimeout` (`tlsFailed(.handshakeTimedOut)` after).
+  /// Call before `register()`, on the loop's thread.
+  func startTLS(server context: TLSContext, handshakeTimeout: Duration) throws(TLSError) {
+    tls = try TLSSession(context: context, serverName: nil)
+    tlsDeadline = loop.now + handshakeTimeout.milliseconds
+  }
+
+  /// Makes the connection the client side of TLS and queues the ClientHello, which goes out on
+  /// the first writability (when the TCP connect completes), or at once on a connection already
+  /// registered and connected (``ClientConnect``'s). The server's certificate must chain to
+  /// `context`'s trust roots and be valid for `serverName` (a DNS name, also sent as SNI, or an
+  /// IP address). Without `handshakeTimeout`, the caller's own deadline bounds the handshake.
+  /// Call on the loop's thread, before the handler writes.
+  func startTLS(client context: TLSContext, serverName: String, handshakeTimeout: Duration? = nil)
+    throws(TLSError)
+  {
+    let session = try TLSSession(context: context, serverName: serverName)
+    if case .failed(let error) = session.handshake() { throw error }
+    tls = session
+    tlsDeadline = handshakeTimeout.map { loop.now + $0.milliseconds }
+    // Queued; sent now only if the socket is registered (a socket not yet registered may still
+    // be connecting, and its first writability sends it).
+    outbound.append(contentsOf: session.takeOutput())
+    if id != 0 { flush() }
+  }
 
   /// Whether the connection is closing: no more writes are taken.
   var isClosing: Bool { isClosed || closeWhenFlushed }
@@ -77,11 +128,15 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   }
 
   func tick(now: Int64) {
+    if let tlsDeadline, now >= tlsDeadline {
+      failTLS(.handshakeTimedOut, linger: false)
+      return
+    }
     if let lingerDeadline, now >= lingerDeadline {
       close()
       return
     }
-    if bufferedBytes > 0 && now - lastWriteProgress > writeTimeout {
+    if outboundCount > 0 && now - lastWriteProgress > writeTimeout {
       close()
       return
     }
@@ -100,10 +155,39 @@ final class TCPConnection: Selectable, @unchecked Sendable {
     loop.execute { [self] in readAvailable() }
   }
 
-  /// Queues `bytes` for the peer. Past the buffer bound the connection is dropped.
+  /// Queues `bytes` for the peer (encrypted, with TLS). Past the buffer bound the connection
+  /// is dropped.
   func write(_ bytes: [UInt8]) {
     guard !isClosing, !bytes.isEmpty else { return }
-    if bufferedBytes == 0 {
+    guard let tls else {
+      writeToSocket(bytes)
+      return
+    }
+    switch tls.state {
+    case .handshaking:
+      pendingPlaintext.append(contentsOf: bytes)
+      if bufferedBytes > maxBufferedBytes { close() }
+    case .established, .peerClosed:
+      guard tls.write(bytes) else {
+        close()
+        return
+      }
+      sendTLSOutput()
+    case .shutDown, .failed:
+      return
+    }
+  }
+
+  /// Writes `bytes` as they are, outside TLS: only after the handshake failed because the
+  /// peer speaks plaintext, to answer it in its own language (an HTTP 400).
+  func writeUnencrypted(_ bytes: [UInt8]) {
+    guard let tls, tls.state == .failed else { return }
+    writeToSocket(bytes)
+  }
+
+  private func writeToSocket(_ bytes: [UInt8]) {
+    guard !isClosed, !bytes.isEmpty else { return }
+    if outboundCount == 0 {
       let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       if sent == bytes.count {
         lastWriteProgress = loop.now
@@ -127,15 +211,27 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   /// the last response instead of a reset caused by bytes it sent that were never read.
   func closeAfterFlush(linger: Bool) {
     guard !isClosing else { return }
+    if let tls {
+      pendingPlaintext = []
+      tls.shutdown()
+      sendTLSOutput()
+    }
     closeWhenFlushed = true
     lingerWhenClosing = linger
-    if bufferedBytes == 0 { finishClosing() }
+    if outboundCount == 0 { finishClosing() }
   }
 
-  /// Closes the socket now; the handler hears `closed` once.
+  /// Closes the socket now; the handler hears `closed` once. With TLS, close_notify goes out
+  /// first when nothing else is waiting (one try: the socket is closed either way).
   func close() {
     guard !isClosed else { return }
+    if let tls, outboundCount == 0 {
+      tls.shutdown()
+      let notify = tls.takeOutput()
+      _ = notify.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
     isClosed = true
+    tlsDeadline = nil
     loop.deregister(id: id, fd: fd)
     Glibc.close(fd)
     outbound = []
@@ -158,6 +254,8 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   private func readAvailable() {
     var budget = 16
     while !isClosed && !isReadPaused {
+      if tls != nil && !deliverDecrypted() { return }
+      if isClosed || isReadPaused { return }
       if budget == 0 {
         // Be fair to the other sockets; edge-triggered epoll will not report this one again.
         loop.execute { [self] in readAvailable() }
@@ -167,11 +265,19 @@ final class TCPConnection: Selectable, @unchecked Sendable {
       let count = recv(fd, loop.readBuffer.baseAddress, loop.readBuffer.count, 0)
       if count > 0 {
         if lingerDeadline != nil || closeWhenFlushed { continue }
-        handler?.received(
-          UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]), on: self)
+        let bytes = UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count])
+        if let tls {
+          receiveCiphertext(bytes, tls)
+        } else {
+          handler?.received(bytes, on: self)
+        }
       } else if count == 0 {
         if lingerDeadline != nil || closeWhenFlushed {
           if lingerDeadline != nil { close() }
+          return
+        }
+        if let tls, tls.state == .handshaking {
+          failTLS(.closedDuringHandshake, linger: false)
           return
         }
         if let handler { handler.peerClosed(on: self) } else { close() }
@@ -181,7 +287,11 @@ final class TCPConnection: Selectable, @unchecked Sendable {
         if code == EINTR { continue }
         if code != EAGAIN && code != EWOULDBLOCK {
           lastError = code
-          close()
+          if code == ECONNRESET, let tls, tls.state == .handshaking {
+            failTLS(.closedDuringHandshake, linger: false)
+          } else {
+            close()
+          }
         }
         return
       }
@@ -189,9 +299,9 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   }
 
   private func flush() {
-    while bufferedBytes > 0 {
+    while outboundCount > 0 {
       let sent = outbound.withUnsafeBytes {
-        send(fd, $0.baseAddress! + outboundStart, bufferedBytes, Int32(MSG_NOSIGNAL))
+        send(fd, $0.baseAddress! + outboundStart, outboundCount, Int32(MSG_NOSIGNAL))
       }
       if sent > 0 {
         outboundStart += sent
@@ -212,8 +322,88 @@ final class TCPConnection: Selectable, @unchecked Sendable {
     }
     if closeWhenFlushed {
       if lingerDeadline == nil { finishClosing() }
-    } else {
+    } else if tls == nil || tls?.state != .handshaking {
       handler?.writeDrained(on: self)
     }
+  }
+
+  // MARK: TLS
+
+  /// Gives the handler what the session can decrypt; false when reading stops here (paused,
+  /// closed, or the peer's close_notify, which is the end of its stream).
+  private func deliverDecrypted() -> Bool {
+    guard let tls, lingerDeadline == nil, !closeWhenFlushed else { return true }
+    switch tls.state {
+    case .handshaking: return true
+    case .established: break
+    case .peerClosed, .shutDown, .failed: return false
+    }
+    while !isClosed && !isReadPaused && !closeWhenFlushed {
+      switch tls.read(into: loop.readBuffer) {
+      case .bytes(let count):
+        handler?.received(UnsafeRawBufferPointer(rebasing: loop.readBuffer[0..<count]), on: self)
+      case .needMore:
+        // Reading can produce output too (a TLS 1.3 key update's answer).
+        sendTLSOutput()
+        return true
+      case .closeNotify:
+        sendTLSOutput()
+        if let handler { handler.peerClosed(on: self) } else { close() }
+        return false
+      case .failed:
+        close()
+        return false
+      }
+    }
+    return !isClosed
+  }
+
+  private func receiveCiphertext(_ bytes: UnsafeRawBufferPointer, _ tls: TLSSession) {
+    if let error = tls.feed(bytes) {
+      failTLS(error, linger: true)
+      return
+    }
+    if tls.state == .handshaking { advanceHandshake(tls) }
+  }
+
+  private func advanceHandshake(_ tls: TLSSession) {
+    switch tls.handshake() {
+    case .pending:
+      sendTLSOutput()
+    case .failed(let error):
+      failTLS(error, linger: true)
+    case .done:
+      tlsDeadline = nil
+      sendTLSOutput()
+      handler?.tlsEstablished(on: self)
+      if !pendingPlaintext.isEmpty && !isClosing {
+        let plaintext = pendingPlaintext
+        pendingPlaintext = []
+        write(plaintext)
+      }
+      // Tells the handler the way is clear (`writeDrained`) once the kernel has everything.
+      if !isClosed { flush() }
+    }
+  }
+
+  /// Ends a failed handshake: the handler hears why, then the connection closes after
+  /// whatever is queued (OpenSSL's alert, the handler's plaintext answer). With `linger`, the
+  /// close waits for the peer to read it (see `closeAfterFlush`).
+  private func failTLS(_ error: TLSError, linger: Bool) {
+    tlsDeadline = nil
+    pendingPlaintext = []
+    tls?.markFailed()
+    sendTLSOutput()
+    handler?.tlsFailed(error, on: self)
+    if linger {
+      closeAfterFlush(linger: true)
+    } else {
+      close()
+    }
+  }
+
+  private func sendTLSOutput() {
+    guard let tls else { return }
+    writeToSocket(tls.takeOutput())
   }
 }

@@ -1,7 +1,7 @@
 import Glibc
 
-/// Opens client WebSockets (`ws://` only: in production TLS ends at a proxy in front of the
-/// server).
+/// Opens client WebSockets, `ws://` and `wss://` (TLS 1.2+, the server's certificate verified
+/// against the trust roots of the ``TLSContext`` given, the system's by default).
 ///
 /// The connection runs on a shared event loop thread of the Wire module, so the caller's
 /// executor is never blocked on I/O: `connect` suspends until the handshake is done, and the
@@ -20,20 +20,33 @@ public enum WebSocketClient {
   /// Connects and performs the opening handshake.
   ///
   /// - Parameters:
-  ///   - url: `ws://host[:port][/path][?query]`.
+  ///   - url: `ws://host[:port][/path][?query]` or `wss://…` (port 443 by default).
   ///   - headers: extra header fields for the upgrade request, such as `Authorization`.
   ///   - configuration: limits and keep-alive; a dead server is found within
   ///     `pingInterval + pingTimeout`.
-  ///   - connectTimeout: the limit for the TCP connect and the handshake together.
+  ///   - connectTimeout: the limit for the TCP connect, the TLS handshake and the WebSocket
+  ///     handshake together.
+  ///   - tls: for `wss://`, the client context whose trust roots verify the server (nil: the
+  ///     system store, or `SSL_CERT_FILE`); the certificate must be valid for the URL's host.
+  ///     Unused for `ws://`.
   /// - Throws: ``WebSocketClientError``; ``WebSocketClientError/handshakeRejected(status:headers:)``
   ///   when the server answered with an HTTP status instead of switching (401: refresh the
-  ///   token). Cancelling the calling task cancels the attempt.
+  ///   token); ``WebSocketClientError/tls(_:)`` when the TLS handshake failed. Cancelling the
+  ///   calling task cancels the attempt.
   public static func connect(
     to url: String, headers: HTTPHeaders = [:],
     configuration: WebSocketConfiguration = WebSocketConfiguration(),
-    connectTimeout: Duration = .seconds(10)
+    connectTimeout: Duration = .seconds(10), tls: TLSContext? = nil
   ) async throws(WebSocketClientError) -> WebSocket {
     guard let target = WebSocketURL(url) else { throw .invalidURL(url) }
+    var secure: (context: TLSContext, serverName: String)?
+    if target.isSecure {
+      do {
+        secure = (try TLSContext.client(tls), target.host)
+      } catch {
+        throw .tls(error)
+      }
+    }
     let deadline = monotonicMilliseconds() + connectTimeout.milliseconds
     let loop = EventLoopGroup.shared.nextLoop()
     let connection: TCPConnection
@@ -58,7 +71,7 @@ public enum WebSocketClient {
     let handshake = WebSocketClientHandshake(
       connection: connection, request: Array(request.utf8),
       expectedAccept: WebSocketHandshake.acceptValue(for: key), configuration: configuration,
-      deadline: deadline)
+      deadline: deadline, tls: secure)
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         loop.execute { handshake.start(continuation) }
@@ -72,7 +85,7 @@ public enum WebSocketClient {
 
 /// Why a WebSocket could not be opened; each case says what to do.
 public enum WebSocketClientError: Error, Sendable, CustomStringConvertible {
-  /// The URL is not `ws://host[:port]/path`: fix the configuration.
+  /// The URL is not `ws://host[:port]/path` or `wss://…`: fix the configuration.
   case invalidURL(String)
   /// The server could not be reached (refused, unreachable, unknown host): retry later.
   case connectionFailed(String)
@@ -86,36 +99,43 @@ public enum WebSocketClientError: Error, Sendable, CustomStringConvertible {
   case invalidHandshake(String)
   /// The calling task was cancelled.
   case cancelled
+  /// The TLS handshake of a `wss://` connection failed, or its context could not be made; the
+  /// ``TLSError`` says what to fix (most often the server's certificate or the trusted CA).
+  case tls(TLSError)
 
   public var description: String {
     switch self {
-    case .invalidURL(let url): "Not a ws:// URL: \(url)"
+    case .invalidURL(let url): "Not a ws:// or wss:// URL: \(url)"
     case .connectionFailed(let reason): "Connection failed: \(reason)"
     case .timedOut: "The WebSocket handshake timed out."
     case .handshakeRejected(let status, _): "The server refused the WebSocket with \(status)."
     case .invalidHandshake(let reason): "Invalid WebSocket handshake: \(reason)"
     case .cancelled: "Cancelled."
+    case .tls(let error): error.description
     }
   }
 }
 
-/// The parts of a `ws://` URL the handshake needs.
+/// The parts of a `ws://` or `wss://` URL the handshake needs.
 struct WebSocketURL {
   var host: String
   var port: Int
   var hostHeader: String
   var requestTarget: String
+  var isSecure = false
 
   init?(_ text: String) {
-    guard text.lowercased().hasPrefix("ws://") else { return nil }
-    let rest = text.dropFirst(5)
+    let lowercased = text.lowercased()
+    guard lowercased.hasPrefix("ws://") || lowercased.hasPrefix("wss://") else { return nil }
+    isSecure = lowercased.hasPrefix("wss://")
+    let rest = text.dropFirst(isSecure ? 6 : 5)
     let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
     let authority = rest[..<authorityEnd]
     var target = String(rest[authorityEnd...])
     if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
     guard !authority.isEmpty, !authority.contains("@") else { return nil }
     var hostPart = Substring(authority)
-    var port = 80
+    var port = isSecure ? 443 : 80
     if authority.hasPrefix("[") {
       guard let close = authority.firstIndex(of: "]") else { return nil }
       hostPart = authority[authority.index(after: authority.startIndex)..<close]
@@ -148,6 +168,7 @@ final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
   typealias Outcome = Result<WebSocket, WebSocketClientError>
 
   private let connection: TCPConnection
+  private let tls: (context: TLSContext, serverName: String)?
   private let request: [UInt8]
   private let expectedAccept: String
   private let configuration: WebSocketConfiguration
@@ -159,9 +180,11 @@ final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
   /// - Parameter connection: from ``ClientConnect``: connected, reading paused, no handler.
   init(
     connection: TCPConnection, request: [UInt8], expectedAccept: String,
-    configuration: WebSocketConfiguration, deadline: Int64
+    configuration: WebSocketConfiguration, deadline: Int64,
+    tls: (context: TLSContext, serverName: String)? = nil
   ) {
     self.connection = connection
+    self.tls = tls
     self.request = request
     self.expectedAccept = expectedAccept
     self.configuration = configuration
@@ -183,6 +206,16 @@ final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
     }
     connection.handler = self
     connection.writeTimeout = deadline - connection.loop.now
+    if let tls {
+      do {
+        // The upgrade request waits in the connection until the handshake is done.
+        try connection.startTLS(client: tls.context, serverName: tls.serverName)
+      } catch {
+        finish(.failure(.tls(error)))
+        connection.close()
+        return
+      }
+    }
     connection.write(request)
     connection.resumeReading()
   }
@@ -250,6 +283,10 @@ final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
       finish(.failure(.timedOut))
       connection.close()
     }
+  }
+
+  func tlsFailed(_ error: TLSError, on connection: TCPConnection) {
+    finish(.failure(.tls(error)))
   }
 
   func closed(on connection: TCPConnection) {

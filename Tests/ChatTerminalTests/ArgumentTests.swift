@@ -32,13 +32,36 @@ import Testing
         == "/home/a/.local/share/chat/alice/phone/chat.sqlite")
   }
 
+  /// An https:// server's live socket is wss:// on the same host and port; the CA file is
+  /// read when the command line is parsed.
+  @Test func anHTTPSServerHasAWSSLiveSocketAndCanBeGivenACAFile() throws {
+    let options = try GlobalOptions.parse(
+      ["--server", "https://chat.example:8443/"], environment: [:])
+    #expect(options.liveURL == "wss://chat.example:8443/v1/live")
+    #expect(options.tls == nil)
+    #expect(try GlobalOptions.parse([], environment: [:]).liveURL == "ws://127.0.0.1:8080/v1/live")
+  }
+
+  @Test func aCAFileThatCannotBeReadIsAUsageErrorFromTheFlagOrTheEnvironment() {
+    #expect {
+      _ = try GlobalOptions.parse(["--ca-file", "/nonexistent/ca.pem"], environment: [:])
+    } throws: { error in
+      GlobalOptions.exitCode(for: error) == .validationFailure
+        && GlobalOptions.message(for: error)
+          == "--ca-file must be a PEM file of CA certificates (No such file or directory), got "
+          + "'/nonexistent/ca.pem'"
+    }
+    #expect {
+      _ = try GlobalOptions.parse([], environment: ["CHAT_CA_FILE": "/nonexistent/ca.pem"])
+    } throws: { error in
+      GlobalOptions.message(for: error).hasPrefix("CHAT_CA_FILE must be a PEM file")
+    }
+  }
+
   @Test(arguments: [
     (["--user", "Alice"], "--user must be"),
-    (["--server", "ftp://x"], "--server must be an http:// URL"),
-    (
-      ["--server", "https://chat.example"],
-      "--server must be an http:// URL (this client has no TLS"
-    ),
+    (["--server", "ftp://x"], "--server must be an http:// or https:// URL"),
+    (["--server", "wss://chat.example"], "--server must be an http:// or https:// URL"),
     (["--device"], "--device needs a value"),
   ])
   func badGlobalOptionsAreUsageErrors(arguments: [String], message: String) {

@@ -19,6 +19,7 @@ struct ServerToolTests {
     #expect(options.accessTokenTTL == 900)
     #expect(options.rateLimit == RateLimit())
     #expect(options.log == .standardError)
+    #expect(options.tlsCertificate == nil && options.tlsKey == nil && !options.usesTLS)
     #expect(
       try ServerOptions.parse([], environment: ["HOME": "/h"]).dataFolder
         == "/h/.local/share/chat-server")
@@ -31,6 +32,7 @@ struct ServerToolTests {
       "CHAT_SERVER_DEV": "1", "CHAT_SERVER_ACCESS_TOKEN_TTL": "5", "CHAT_SERVER_RATE_LIMIT": "off",
       "CHAT_SERVER_LOG": "/tmp/x.log", "CHAT_SERVER_PING_INTERVAL": "7",
       "CHAT_SERVER_PING_TIMEOUT": "3", "CHAT_SERVER_SHUTDOWN_TIMEOUT": "2",
+      "CHAT_SERVER_TLS_CERT": "/env/chain.pem", "CHAT_SERVER_TLS_KEY": "/env/key.pem",
     ]
     let fromEnvironment = try ServerOptions.parse([], environment: environment)
     #expect(fromEnvironment.host == "::1")
@@ -43,11 +45,15 @@ struct ServerToolTests {
     #expect(fromEnvironment.pingInterval == 7)
     #expect(fromEnvironment.pingTimeout == 3)
     #expect(fromEnvironment.shutdownTimeout == 2)
+    #expect(fromEnvironment.tlsCertificate == "/env/chain.pem")
+    #expect(fromEnvironment.tlsKey == "/env/key.pem")
+    #expect(fromEnvironment.usesTLS)
 
     let fromArguments = try ServerOptions.parse(
       [
         "--host", "0.0.0.0", "--port=0", "--data", "/arg", "--access-token-ttl", "60",
         "--rate-limit", "10,2.5", "--log", "off", "--ping-interval", "1",
+        "--tls-cert", "/arg/chain.pem", "--tls-key=/arg/key.pem",
       ], environment: environment)
     #expect(fromArguments.host == "0.0.0.0")
     #expect(fromArguments.port == 0)
@@ -56,6 +62,8 @@ struct ServerToolTests {
     #expect(fromArguments.rateLimit == RateLimit(burst: 10, perSecond: 2.5))
     #expect(fromArguments.log == .off)
     #expect(fromArguments.pingInterval == 1)
+    #expect(fromArguments.tlsCertificate == "/arg/chain.pem")
+    #expect(fromArguments.tlsKey == "/arg/key.pem")
   }
 
   @Test(arguments: [
@@ -69,6 +77,10 @@ struct ServerToolTests {
     (["--ping-interval", "-1"], "--ping-interval must be a whole number in 1...86400"),
     (["--host="], "--host needs an address"),
     (["--data", ""], "--data needs a folder"),
+    (["--tls-cert", "chain.pem"], "--tls-cert and --tls-key go together"),
+    (["--tls-key", "key.pem"], "--tls-cert and --tls-key go together"),
+    (["--tls-cert=", "--tls-key", "key.pem"], "--tls-cert needs a file"),
+    (["--tls-cert"], "--tls-cert needs a value"),
   ])
   func aWrongCommandLineIsAUsageError(arguments: [String], message: String) {
     #expect {
@@ -92,6 +104,16 @@ struct ServerToolTests {
     }
   }
 
+  /// Half of the pair in the environment is as wrong as half on the command line.
+  @Test func halfATLSPairInTheEnvironmentIsAUsageErrorNamingBoth() {
+    #expect {
+      try ServerOptions.parse([], environment: ["CHAT_SERVER_TLS_KEY": "/k.pem"])
+    } throws: { error in
+      ServerOptions.exitCode(for: error) == .validationFailure
+        && ServerOptions.message(for: error).contains("CHAT_SERVER_TLS_CERT, CHAT_SERVER_TLS_KEY")
+    }
+  }
+
   @Test func aUsageErrorPrintsAHintToHelp() {
     #expect {
       try ServerCommand.parseAsRoot(["--port"], environment: [:])
@@ -105,7 +127,8 @@ struct ServerToolTests {
     let help = ServerCommand.helpMessage()
     for option in [
       "--host", "--port", "--data", "--dev", "--access-token-ttl", "--rate-limit", "--log",
-      "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--help",
+      "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--tls-cert", "--tls-key",
+      "--help",
     ] {
       #expect(help.contains(option), "\(option) is not in --help")
       guard option != "--help" else { continue }

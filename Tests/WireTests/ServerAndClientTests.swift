@@ -193,7 +193,9 @@ import Testing
   }
 
   @Test func invalidURLsAreRefused() async {
-    for url in ["wss://example/x", "http://example/", "ws://", "ws://host:99999/"] {
+    for url in [
+      "wsx://example/x", "http://example/", "ws://", "ws://host:99999/", "wss://", "wss://h:0/",
+    ] {
       do {
         _ = try await WebSocketClient.connect(to: url)
         Issue.record("\(url) was accepted")

@@ -75,34 +75,54 @@ private final class FirstOutcome<T: Sendable>: Sendable {
   }
 }
 
-/// Sends raw bytes to 127.0.0.1:`port` and reads until the server closes (or 5 s pass), off
-/// the caller's executor.
-@concurrent
+/// Sends raw bytes to 127.0.0.1:`port` and reads until the server closes (or 5 s pass), on a
+/// thread of its own.
 func rawExchange(port: Int, _ request: String) async -> String {
-  let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-  defer { close(fd) }
-  var address = sockaddr_in()
-  address.sin_family = sa_family_t(AF_INET)
-  address.sin_port = in_port_t(UInt16(port).bigEndian)
-  address.sin_addr.s_addr = inet_addr("127.0.0.1")
-  var timeout = timeval(tv_sec: 5, tv_usec: 0)
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-  let connected = withUnsafePointer(to: &address) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+  String(decoding: await rawBytesExchange(port: port, Array(request.utf8)).reply, as: UTF8.self)
+}
+
+/// Connects to 127.0.0.1:`port`, sends `bytes` (then shuts its write side with
+/// `closeAfterSending`), and reads until the server closes (or 5 s pass): what came back and
+/// how long the server took to close.
+func rawBytesExchange(port: Int, _ bytes: [UInt8], closeAfterSending: Bool = false) async
+  -> (reply: [UInt8], elapsed: Duration)
+{
+  await onOwnThread {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
     }
+    guard connected == 0 else { return ([], .zero) }
+    let started = ContinuousClock.now
+    _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    if closeAfterSending { shutdown(fd, Int32(SHUT_WR)) }
+    var reply: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = recv(fd, &buffer, buffer.count, 0)
+      if count <= 0 { break }
+      reply.append(contentsOf: buffer[..<count])
+    }
+    return (reply, ContinuousClock.now - started)
   }
-  guard connected == 0 else { return "" }
-  let bytes = Array(request.utf8)
-  _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-  var response: [UInt8] = []
-  var buffer = [UInt8](repeating: 0, count: 65536)
-  while true {
-    let count = recv(fd, &buffer, buffer.count, 0)
-    if count <= 0 { break }
-    response.append(contentsOf: buffer[..<count])
+}
+
+/// Runs blocking `work` on a thread of its own, never on one of the cooperative pool's few
+/// threads: on a 2-core machine two blocking waits there (two raw exchanges from tests running
+/// in parallel) would starve the server's handler tasks they wait for, until their time-outs.
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+  await withCheckedContinuation { continuation in
+    Thread { continuation.resume(returning: work()) }.start()
   }
-  return String(decoding: response, as: UTF8.self)
 }
 
 /// A serial executor with its own thread, like the client engine's `ThreadExecutor`.
@@ -157,6 +177,9 @@ func startTestServer(
 ) throws -> (HTTPServer, Int) {
   var router = Router()
   router.get("/healthz") { _ in .text("ok") }
+  router.get("/big") { request in
+    .text(String(repeating: "x", count: Int(request.queryParameters["size"] ?? "") ?? 0))
+  }
   router.get("/echo") { request in
     guard request.headers["Authorization"] == "Bearer good" else {
       return .error(.unauthorized, code: "unauthorized", message: "Sign in again.")

@@ -144,6 +144,7 @@ struct APIClient: Sendable {
     switch error {
     case .offline(let reason): .offline(reason)
     case .timeout: .timeout
+    case .tlsFailed(let reason): .tlsFailed(reason)
     }
   }
 

@@ -7,6 +7,9 @@ enum RequestFailure: Error, Equatable, Sendable {
   case offline(String)
   /// No reply in time; the server may have acted.
   case timeout
+  /// TLS with the server failed (see `TransportError.tlsFailed`). Temporary, but not a
+  /// network failure: the network coming back does not fix it.
+  case tlsFailed(String)
   /// 5xx or 429: try again later, not before `retryAfter` when the server said so.
   case unavailable(status: Int, retryAfter: Duration?)
   /// A 4xx other than 401 and 429: this request will never succeed as it is.
@@ -18,7 +21,7 @@ enum RequestFailure: Error, Equatable, Sendable {
 
   var isTemporary: Bool {
     switch self {
-    case .offline, .timeout, .unavailable, .malformedReply: true
+    case .offline, .timeout, .tlsFailed, .unavailable, .malformedReply: true
     case .rejected, .signedOut: false
     }
   }
@@ -41,6 +44,7 @@ enum RequestFailure: Error, Equatable, Sendable {
     switch self {
     case .offline: "offline"
     case .timeout: "timeout"
+    case .tlsFailed: "tls_failed"
     case .unavailable(let status, _): "status_\(status)"
     case .rejected(let status, let code, _): "\(status)_\(code)"
     case .signedOut: "signed_out"
@@ -51,6 +55,7 @@ enum RequestFailure: Error, Equatable, Sendable {
   var chatError: ChatError {
     switch self {
     case .offline, .timeout: .offline
+    case .tlsFailed(let reason): .serverNotTrusted(reason)
     case .unavailable(_, let retryAfter):
       .unavailable(retryAfterSeconds: retryAfter.map { Int($0.components.seconds) })
     case .rejected(404, _, _): .notFound("conversation")

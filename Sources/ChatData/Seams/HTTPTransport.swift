@@ -8,6 +8,10 @@ public enum TransportError: Error, Equatable, Sendable {
   /// No reply in time. The server may have acted on the request: only idempotent requests
   /// (and sends, thanks to the client message ID) are retried.
   case timeout
+  /// The server was reached but TLS failed for a reason that needs fixing, not waiting (its
+  /// certificate did not verify, no common protocol version, a plaintext server): the reason
+  /// says what. The engine still treats it as temporary (a certificate may be renewed).
+  case tlsFailed(String)
 }
 
 /// The seam to the network for requests and replies: one `APIRequest` (a path relative to the

@@ -29,6 +29,10 @@ public final class ChatHTTPServer: Sendable {
           method: rejection.method, status: rejection.status.code, code: rejection.code)
       }
     }
+    // So do failed TLS handshakes (a stalled one, a client that refused the certificate).
+    configuration.onTLSFailure = { [executor = service.executor] failure in
+      executor.spawn { await service.recordTLSFailure(code: failure.error.code) }
+    }
     server = HTTPServer(configuration: configuration) { request in
       await Self.respond(to: request, service: service)
     }

@@ -12,6 +12,9 @@ extension ExitCode {
   public static let cannotCreate = ExitCode(73)
   /// The server cannot be reached (or is busy): nothing is lost, try again later.
   public static let temporaryFailure = ExitCode(75)
+  /// The server was reached but TLS failed (its certificate did not verify, or it does not
+  /// speak TLS): fix the certificate or `--ca-file`. Nothing is lost.
+  public static let protocolError = ExitCode(76)
   /// Not signed in, or the session ended: run `chat login`.
   public static let noPermission = ExitCode(77)
 
@@ -21,6 +24,7 @@ extension ExitCode {
     case .invalidInput, .rejected: self = .dataError
     case .notFound: self = .noInput
     case .offline, .unavailable: self = .temporaryFailure
+    case .serverNotTrusted: self = .protocolError
     case .signedOut: self = .noPermission
     case .storage: self = .cannotCreate
     }

@@ -5,6 +5,7 @@ import ChatTransports
 import Foundation
 import SQLite
 import Support
+import Wire
 
 /// One `chat` command: a `ParsableCommand` whose work gets what it runs with (the global
 /// options, the environment, where to write) as a `CommandContext`, so tests can run it with
@@ -39,19 +40,22 @@ public struct CommandContext: Sendable {
     self.output = output
   }
 
-  /// The engine's seams for this server: Wire's HTTP client for requests, Wire's WebSocket
-  /// for the socket, standard error for logs when `--verbose`. A server URL the transport
-  /// refuses (https, for now) is a usage error.
+  /// The engine's seams for this server: Wire's HTTP client for requests and Wire's WebSocket
+  /// for the socket (both over TLS for an `https://` server, trusting `--ca-file` when
+  /// given), standard error for logs when `--verbose`. A server URL the transport refuses is a
+  /// usage error.
   public func engineEnvironment(conditions: NetworkConditions? = nil) throws(CommandFailure)
     -> ChatEngine.Environment
   {
     var http: any HTTPTransport
     do {
-      http = try WireHTTPTransport(baseURL: options.server)
+      var configuration = HTTPClient.Configuration()
+      configuration.tls = options.tls
+      http = try WireHTTPTransport(baseURL: options.server, configuration: configuration)
     } catch {
       throw .usage(ValidationError("--server \(error)"))
     }
-    var live: any LiveTransport = WireLiveTransport(url: options.liveURL)
+    var live: any LiveTransport = WireLiveTransport(url: options.liveURL, tls: options.tls)
     if let conditions {
       http = conditions.http(http)
       live = conditions.live(live)

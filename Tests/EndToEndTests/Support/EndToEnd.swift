@@ -15,7 +15,11 @@ final class LoopbackServer: Sendable {
   let clock: ShiftableClock
   let log: CollectingLogSink
 
-  init(rateLimit: RateLimit? = nil, accessTokenTTL: Int = 900) throws {
+  /// - Parameter tls: the certificate chain and key files to serve HTTPS and WSS with.
+  init(
+    rateLimit: RateLimit? = nil, accessTokenTTL: Int = 900,
+    tls: (certificate: String, key: String)? = nil
+  ) throws {
     folder = try TemporaryFolder()
     clock = ShiftableClock()
     log = CollectingLogSink()
@@ -24,6 +28,8 @@ final class LoopbackServer: Sendable {
     options.devMode = true
     options.rateLimit = rateLimit
     options.accessTokenTTL = accessTokenTTL
+    options.tlsCertificate = tls?.certificate
+    options.tlsKey = tls?.key
     server = try ReferenceServer.start(options, log: log, clock: clock)
   }
 
@@ -59,12 +65,19 @@ final class ShiftableClock: TimeSource {
   }
 }
 
-/// Keeps the server's log records, to check what they hold.
+/// Keeps the server's log records, to check what they hold; `written` has each as it comes.
 final class CollectingLogSink: LogSink {
   private let records = Mutex<[LogRecord]>([])
+  let written: AsyncStream<LogRecord>
+  private let continuation: AsyncStream<LogRecord>.Continuation
+
+  init() {
+    (written, continuation) = AsyncStream.makeStream()
+  }
 
   func write(_ record: LogRecord) {
     records.withLock { $0.append(record) }
+    continuation.yield(record)
   }
 
   var lines: [String] { records.withLock { $0.map(\.line) } }

@@ -46,21 +46,22 @@ class Server:
             [binary(), "--port", "0", "--data", self.data, *self.arguments],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log, preexec_fn=self.preexec)
         line = self.process.stdout.readline().decode().strip()
-        match = re.match(r"chat-server listening on http://127\.0\.0\.1:(\d+)$", line)
+        match = re.match(r"chat-server listening on (https?)://127\.0\.0\.1:(\d+)$", line)
         if not match:
             self.process.kill()
             raise RuntimeError(f"chat-server did not start: {line!r}; log: {self.read_log()[-2000:]}")
-        self.port = int(match.group(1))
+        self.scheme = match.group(1)
+        self.port = int(match.group(2))
         self.lines.append(line)
         return self
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.port}"
+        return f"{self.scheme}://127.0.0.1:{self.port}"
 
     @property
     def ws_url(self):
-        return f"ws://127.0.0.1:{self.port}/v1/live"
+        return f"{'wss' if self.scheme == 'https' else 'ws'}://127.0.0.1:{self.port}/v1/live"
 
     def read_log(self):
         with open(self.log_path, "rb") as handle:

@@ -26,9 +26,23 @@ struct ClientCommand: ParsableCommand {
   @Flag(help: "Send every message received back.") var echo = false
   @Option(help: ArgumentHelp("Milliseconds allowed to connect.", valueName: "N"))
   var connectTimeoutMs = 5000
+  @Option(
+    help: ArgumentHelp(
+      "For wss://: trust only the CA certificates in this PEM file (default: the system's).",
+      valueName: "FILE"))
+  var caFile: String?
   @OptionGroup var webSocket: WebSocketOptions
 
   func run() async {
+    var tls: TLSContext?
+    if let caFile {
+      do {
+        tls = try TLSContext(configuration: .makeClientConfiguration(trustRoots: .file(caFile)))
+      } catch {
+        emit("error \(tlsCaseName(error)) \(error)")
+        return
+      }
+    }
     var headers = HTTPHeaders()
     for line in header {
       guard let colon = line.firstIndex(of: ":") else { continue }
@@ -41,9 +55,12 @@ struct ClientCommand: ParsableCommand {
     do {
       socket = try await WebSocketClient.connect(
         to: url, headers: headers, configuration: webSocket.configuration,
-        connectTimeout: .milliseconds(connectTimeoutMs))
+        connectTimeout: .milliseconds(connectTimeoutMs), tls: tls)
     } catch .handshakeRejected(let status, _) {
       emit("rejected \(status)")
+      return
+    } catch .tls(let error) {
+      emit("error \(tlsCaseName(error)) \(error)")
       return
     } catch {
       emit("error \(error)")

@@ -9,7 +9,8 @@ struct ServerCommand: ParsableCommand {
     abstract: "Our server with the test routes.",
     discussion: """
       Prints "port N"; "shutdown" on standard input (or its end) stops it gracefully, and it
-      prints "stopped" when done.
+      prints "stopped" when done. With --tls-cert and --tls-key it serves HTTPS and WSS, and
+      prints "tls-failure CASE ADDRESS" for every failed handshake.
       """)
 
   @Option(help: ArgumentHelp("The port; 0 picks a free one.", valueName: "N")) var port = 0
@@ -24,10 +25,34 @@ struct ServerCommand: ParsableCommand {
   var bodyLimit: Int?
   @Option(help: ArgumentHelp("Connections open at once.", valueName: "N"))
   var maxConnections: Int?
+  @Option(
+    help: ArgumentHelp("PEM certificate chain: serve TLS (with --tls-key).", valueName: "FILE"))
+  var tlsCert: String?
+  @Option(help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "FILE"))
+  var tlsKey: String?
   @OptionGroup var webSocket: WebSocketOptions
+
+  mutating func validate() throws {
+    guard (tlsCert == nil) == (tlsKey == nil) else {
+      throw ValidationError("--tls-cert and --tls-key go together")
+    }
+  }
 
   func run() async throws {
     var configuration = HTTPServer.Configuration(port: port)
+    if let tlsCert, let tlsKey {
+      do {
+        configuration.tls = try TLSContext(
+          configuration: .makeServerConfiguration(
+            certificateChainFile: tlsCert, privateKeyFile: tlsKey))
+      } catch {
+        emit("error \(tlsCaseName(error)) \(error)")
+        throw ExitCode.failure
+      }
+      configuration.onTLSFailure = { failure in
+        emit("tls-failure \(tlsCaseName(failure.error)) \(failure.remoteAddress)")
+      }
+    }
     if let loops { configuration.loopCount = loops }
     if let headerTimeoutMs { configuration.headerTimeout = .milliseconds(headerTimeoutMs) }
     if let idleTimeoutMs { configuration.idleTimeout = .milliseconds(idleTimeoutMs) }

@@ -50,3 +50,8 @@ struct WebSocketOptions: ParsableArguments {
 func emit(_ line: String) {
   FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
+
+/// `tls.` and the error's code (`tls.hostname_mismatch`), for the scripts to match.
+func tlsCaseName(_ error: TLSError) -> String {
+  "tls." + error.code
+}
