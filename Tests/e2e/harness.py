@@ -1,5 +1,9 @@
 """Shared helpers for the end-to-end tests: find the binaries, wait for conditions with a
-deadline (never a bare sleep), count results."""
+deadline (never a bare sleep), count results.
+
+With CHAT_E2E_TLS=1 in the environment, every `Server` serves HTTPS and WSS with certificates
+made for the run by scripts/make-test-certificates, and every `Device` reaches it at
+https://localhost:PORT trusting only that run's CA (`chat --ca-file`)."""
 
 import functools
 import json
@@ -7,6 +11,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -56,6 +61,20 @@ class Results:
 
 
 
+def tls_requested():
+    return os.environ.get("CHAT_E2E_TLS") == "1"
+
+
+@functools.cache
+def certificates():
+    """The folder of this run's test certificates (made once, removed at exit by the caller's
+    temporary folder clean-up of the system)."""
+    folder = tempfile.mkdtemp(prefix="chat-e2e-certs-")
+    subprocess.run([os.path.join(ROOT, "scripts", "make-test-certificates"), folder], check=True,
+                   capture_output=True)
+    return folder
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -65,20 +84,30 @@ def free_port():
 class Server:
     """The real `chat-server` binary on a free loopback port, data in `folder`."""
 
-    def __init__(self, folder, port=None, extra=()):
+    def __init__(self, folder, port=None, extra=(), tls=None):
         self.folder = folder
         self.port = port or free_port()
         self.extra = list(extra)
+        self.tls = tls_requested() if tls is None else tls
         self.process = None
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.port}"
+        return f"https://localhost:{self.port}" if self.tls else f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ca_file(self):
+        """The CA a client must trust to reach this server, or None over plain HTTP."""
+        return os.path.join(certificates(), "ca.pem") if self.tls else None
 
     def start(self):
+        tls = []
+        if self.tls:
+            tls = ["--tls-cert", os.path.join(certificates(), "server.pem"),
+                   "--tls-key", os.path.join(certificates(), "server.key")]
         self.process = subprocess.Popen(
             [f"{bin_path()}/chat-server", "--dev", "--port", str(self.port), "--data", self.folder,
-             *self.extra],
+             *tls, *self.extra],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -88,6 +117,9 @@ class Server:
     def healthy(self):
         try:
             with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as connection:
+                if self.tls:
+                    context = ssl.create_default_context(cafile=self.ca_file)
+                    connection = context.wrap_socket(connection, server_hostname="localhost")
                 connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 return b"200" in connection.recv(64)
         except OSError:
@@ -102,11 +134,13 @@ class Server:
 class Device:
     """One `chat` client with a database of its own."""
 
-    def __init__(self, server, user, device, root):
+    def __init__(self, server, user, device, root, trusts_server=True):
         self.server = server
         self.user = user
         self.device = device
         self.data = os.path.join(root, f"{user}-{device}")
+        # The CA file it trusts: the server's (over TLS), or none (the system's store).
+        self.ca_file = getattr(server, "ca_file", None) if trusts_server else None
 
     def args(self, *command):
         return [
@@ -119,6 +153,7 @@ class Device:
             self.device,
             "--data",
             self.data,
+            *(["--ca-file", self.ca_file] if self.ca_file else []),
             *command,
         ]
 

@@ -64,6 +64,18 @@ def main():
             assert all(m["send"] == "sent" for view in views for m in view)
 
         results.check("every message exactly once, same order on all three", same_everywhere)
+
+        if server.tls:
+            def untrusted():
+                # It trusts the system's store only, where the run's CA is not.
+                stranger = Device(server, "carol", "phone", root, trusts_server=False)
+                result = stranger.run("login", check=False)
+                assert result.returncode == 76, f"exit {result.returncode}: {result.stderr}"
+                assert "cannot trust the server: TLS: the peer's certificate is not trusted" in \
+                    result.stderr, result.stderr
+
+            results.check("a device that does not trust the CA gets exit 76 and the reason",
+                          untrusted)
     finally:
         server.stop()
         remove(root)

@@ -117,7 +117,9 @@ def main():
     results = Results("fault proxy")
     started = time.monotonic()
     root = temporary_folder("chat-e2e-faults-")
-    server = Server(os.path.join(root, "server"), extra=["--rate-limit", "off", "--log", "off"]).start()
+    # Plain HTTP: the cut positions are bytes of the request and response as written.
+    server = Server(os.path.join(root, "server"), extra=["--rate-limit", "off", "--log", "off"],
+                    tls=False).start()
     proxy = FaultProxy(server.port, wants_cut=FirstPosts())
     workers = [f"w{index}" for index in range(WORKERS)]
     direct_devices = [Device(server, "alice", name, root) for name in workers]
