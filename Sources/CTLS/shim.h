@@ -61,3 +61,8 @@ static inline X509 *ctls_presented_certificate(const SSL *ssl) {
   }
   return SSL_get0_peer_certificate(ssl);
 }
+
+// A new EC P-256 key (EVP_EC_gen is a macro over a variadic function).
+static inline EVP_PKEY *ctls_generate_p256_key(void) {
+  return EVP_EC_gen("P-256");
+}

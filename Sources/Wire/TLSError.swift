@@ -55,6 +55,8 @@ public enum TLSError: Error, Hashable, Sendable, CustomStringConvertible {
   case closedDuringHandshake
   /// Any other handshake failure, with OpenSSL's reason.
   case handshakeFailed(String)
+  /// ``LoopbackCertificate`` could not make its key or certificate (OpenSSL's reason).
+  case cannotMakeCertificate(String)
 
   /// Whether the same handshake may succeed later with nothing fixed: a stall or a cut
   /// connection, not a certificate, a protocol version or a plaintext peer.
@@ -85,6 +87,7 @@ public enum TLSError: Error, Hashable, Sendable, CustomStringConvertible {
     case .handshakeTimedOut: "handshake_timed_out"
     case .closedDuringHandshake: "closed_during_handshake"
     case .handshakeFailed: "handshake_failed"
+    case .cannotMakeCertificate: "cannot_make_certificate"
     }
   }
 
@@ -118,6 +121,7 @@ public enum TLSError: Error, Hashable, Sendable, CustomStringConvertible {
     case .handshakeTimedOut: "TLS: the handshake timed out"
     case .closedDuringHandshake: "TLS: the peer closed the connection during the handshake"
     case .handshakeFailed(let reason): "TLS: the handshake failed: \(reason)"
+    case .cannotMakeCertificate(let reason): "cannot make a loopback certificate: \(reason)"
     }
   }
 }

@@ -128,4 +128,61 @@ struct HTTPSClientTests {
     #expect(response.bodyText.contains("Protocol  : TLSv1.3"))
     await client.shutdown()
   }
+
+  /// `chat demo --tls`'s certificate: made in memory, 0600 on disk, served by our server and
+  /// trusted by our client for every loopback name, read by `openssl` as a valid self-signed
+  /// server certificate, and refused by a client that trusts another CA.
+  @Test func aLoopbackCertificateServesLocalhostAndIsTrustedOnlyByItsOwnClients() async throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("wire-loopback-\(UUID().uuidString.prefix(8))").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let certificate = try LoopbackCertificate.make(inFolder: folder)
+    for path in [certificate.certificateFile, certificate.privateKeyFile] {
+      let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+      #expect(mode == 0o600, "\(path)")
+    }
+    let context = try certificate.serverContext()
+    let (server, port) = try startTestServer { $0.tls = context }
+    var configuration = HTTPClient.Configuration()
+    configuration.tls = try certificate.clientContext()
+    let ownClient = HTTPClient(configuration: configuration)
+    for host in ["localhost", "127.0.0.1"] {
+      let response = try await ownClient.execute(
+        HTTPClientRequest(url: "https://\(host):\(port)/healthz"), timeout: .seconds(10))
+      #expect(response.bodyText == "ok", "\(host)")
+    }
+    let stranger = try client()
+    let refused = await failure("https://localhost:\(port)/healthz", client: stranger)
+    guard case .tls(.untrustedCertificate) = refused?.reason else {
+      Issue.record("expected an untrusted certificate, got \(String(describing: refused))")
+      return
+    }
+    let verified = try await runOpenSSL([
+      "verify", "-purpose", "sslserver", "-verify_hostname", "localhost", "-CAfile",
+      certificate.certificateFile, certificate.certificateFile,
+    ])
+    #expect(verified == "\(certificate.certificateFile): OK\n")
+    await ownClient.shutdown()
+    await stranger.shutdown()
+    await server.shutdown()
+  }
+}
+
+/// Runs the `openssl` command on a thread of its own and returns its standard output.
+func runOpenSSL(_ arguments: [String]) async throws -> String {
+  try await onOwnThread {
+    Result { () throws -> String in
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+      process.arguments = arguments
+      let output = Pipe()
+      process.standardOutput = output
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      let data = output.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      return String(decoding: data, as: UTF8.self)
+    }
+  }.get()
 }

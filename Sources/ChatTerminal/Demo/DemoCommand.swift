@@ -3,6 +3,7 @@ import ChatData
 import ChatDomain
 import ChatTransports
 import Foundation
+import Wire
 
 /// `chat demo`: the whole system in one command. A server on a free loopback port with a
 /// temporary data folder, alice signed in, a one-to-one conversation with bob and a group with
@@ -17,6 +18,11 @@ struct DemoCommand: ChatCommand {
   @Flag(help: "Run a short scripted session and print it (the default without a terminal).")
   var script = false
   @Flag(help: "Keep the temporary data folder and print where it is.") var keep = false
+  @Flag(
+    help: ArgumentHelp(
+      "Serve HTTPS and WSS with a certificate made for this run (trusted by the demo's own "
+        + "clients only)."))
+  var tls = false
 
   func run(_ context: CommandContext) async -> ExitCode {
     let output = context.output
@@ -40,10 +46,13 @@ struct DemoCommand: ChatCommand {
     }
     let server: DemoServer
     do {
-      server = try DemoServer.start(folder: folder + "/server")
+      server = try DemoServer.start(folder: folder + "/server", tls: tls)
     } catch {
       output.error("cannot start the demo server: \(error)")
       return .failure
+    }
+    if tls {
+      output.note("Serving \(server.url.absoluteString) with a certificate made for this run.")
     }
     let conditions = NetworkConditions()
     let code: ExitCode
@@ -75,10 +84,19 @@ struct DemoWorld {
   static func make(server: DemoServer, folder: String, conditions: NetworkConditions)
     async throws(ChatError) -> DemoWorld
   {
+    let trust: TLSContext?
+    do {
+      trust = try server.clientTLS()
+    } catch {
+      throw .invalidInput("the demo's certificate: \(error)")
+    }
     func environment(_ conditions: NetworkConditions? = nil) -> ChatEngine.Environment {
-      // The demo's own loopback http:// URL, which the transport never refuses.
-      var http: any HTTPTransport = try! WireHTTPTransport(baseURL: server.url)
-      var live: any LiveTransport = WireLiveTransport(url: "ws://127.0.0.1:\(server.port)/v1/live")
+      var configuration = HTTPClient.Configuration()
+      configuration.tls = trust
+      // The demo's own loopback URL, which the transport never refuses.
+      var http: any HTTPTransport = try! WireHTTPTransport(
+        baseURL: server.url, configuration: configuration)
+      var live: any LiveTransport = WireLiveTransport(url: server.liveURL, tls: trust)
       if let conditions {
         http = conditions.http(http)
         live = conditions.live(live)

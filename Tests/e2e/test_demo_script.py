@@ -1,0 +1,44 @@
+"""`chat demo --script`, the demo without a terminal, over plain HTTP and with `--tls` (HTTPS and
+WSS with a certificate the demo makes for the run): the same story, every message read, the
+queued one delivered after the network returns, exit 0."""
+
+import subprocess
+
+from harness import Results, bin_path
+
+
+def run_demo(*flags):
+    result = subprocess.run([f"{bin_path()}/chat", "demo", "--script", *flags],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, f"exit {result.returncode}: {result.stderr.strip()}"
+    return result.stdout + result.stderr
+
+
+def check_story(transcript):
+    for line in ['alice → bob: "hello bob"', 'alice → bob: "sent from a tunnel"', "back online",
+                 "3  alice: sent from a tunnel"]:
+        assert line in transcript, f"missing {line!r} in:\n{transcript}"
+    assert transcript.count("✓✓ read") == 2, transcript
+
+
+def main():
+    results = Results("demo script")
+
+    def plain():
+        transcript = run_demo()
+        check_story(transcript)
+        assert "https://" not in transcript, transcript
+
+    results.check("chat demo --script tells the whole story", plain)
+
+    def over_tls():
+        transcript = run_demo("--tls")
+        assert "Serving https://localhost:" in transcript, transcript
+        check_story(transcript)
+
+    results.check("chat demo --script --tls tells it over HTTPS and WSS", over_tls)
+    results.finish()
+
+
+if __name__ == "__main__":
+    main()
