@@ -6,9 +6,7 @@ import re
 import time
 import uuid
 
-import httpx
 from websockets.exceptions import InvalidStatus
-from websockets.sync.client import connect
 
 from chatserver import Device, Server
 
@@ -50,7 +48,7 @@ def other_user(token):
 def socket_status(server, headers):
     """The status of a /v1/live upgrade: 101 when it opened."""
     try:
-        with connect(server.ws_url, additional_headers=headers, open_timeout=10):
+        with server.connect_live(headers, open_timeout=10):
             return 101
     except InvalidStatus as error:
         return error.response.status_code
@@ -59,14 +57,14 @@ def socket_status(server, headers):
 def check_matrix(report, server, conversation, variants):
     for variant, headers in variants:
         for label, method, path, body in routes(conversation):
-            response = httpx.request(method, server.url + path, json=body, headers=headers, timeout=30)
+            response = server.request(method, path, json=body, headers=headers, timeout=30)
             report.expect_error(f"{variant}: {label}", response, 401, "unauthorized")
         report.check(f"{variant}: the /v1/live upgrade is refused 401", socket_status(server, headers) == 401)
 
 
 def run(report, server):
     report.start_group("auth")
-    anonymous = httpx.Client(base_url=server.url, timeout=30)
+    anonymous = server.client()
     login = anonymous.post("/v1/auth/dev-login", json={"userId": "auth-a", "deviceId": "phone"})
     body = login.json()
     report.check("dev-login 200 with every field",
@@ -131,11 +129,11 @@ def run_expiry(report):
         # Waiting for the clock is the point of this case: the token lives one second.
         time.sleep(1.3)
         check_matrix(report, server, conversation, [("expired", alice.auth)])
-        renewed = httpx.post(server.url + "/v1/auth/refresh", json={"refreshToken": issued["refreshToken"]})
+        renewed = server.request("POST", "/v1/auth/refresh", json={"refreshToken": issued["refreshToken"]})
         report.check("an expired session refreshes", renewed.status_code == 200, renewed.text)
         headers = {"Authorization": f"Bearer {renewed.json()['accessToken']}"}
         report.check("the refreshed token works",
-                     httpx.get(server.url + "/v1/conversations", headers=headers).status_code == 200)
+                     server.request("GET", "/v1/conversations", headers=headers).status_code == 200)
         alice.close()
 
 
@@ -143,6 +141,6 @@ def run_production(report):
     """Without --dev there is no dev-login: 404, the unknown-route answer."""
     report.start_group("dev mode off")
     with Server() as server:
-        response = httpx.post(server.url + "/v1/auth/dev-login", json={"userId": "a", "deviceId": "b"})
+        response = server.request("POST", "/v1/auth/dev-login", json={"userId": "a", "deviceId": "b"})
         report.expect_error("dev-login is 404 without --dev", response, 404, "not_found")
-        report.check("healthz still answers", httpx.get(server.url + "/healthz").text == "ok")
+        report.check("healthz still answers", server.request("GET", "/healthz").text == "ok")

@@ -4,8 +4,6 @@ import socket
 import time
 import uuid
 
-import httpx
-
 from chatserver import Device, Server, has_error_shape
 
 NIL = "00000000-0000-4000-8000-000000000000"  # a well-formed conversation id nobody has
@@ -13,7 +11,7 @@ NIL = "00000000-0000-4000-8000-000000000000"  # a well-formed conversation id no
 
 def raw_request(server, data, read_timeout=10):
     """Sends raw bytes, returns (status, headers text, body bytes) of the one answer."""
-    with socket.create_connection(("127.0.0.1", server.port), timeout=read_timeout) as conn:
+    with server.open_socket(read_timeout) as conn:
         try:
             conn.sendall(data)
         except (BrokenPipeError, ConnectionResetError):
@@ -59,7 +57,7 @@ def run(report, server):
     conversation = alice.create(["err-bob"])["id"]
     first = alice.send(conversation, "first")
     report.check("a send is 201", first.status_code == 201, first.text)
-    anonymous = httpx.Client(base_url=server.url, timeout=30)
+    anonymous = server.client()
     path = f"/v1/conversations/{conversation}/messages"
 
     # 400 bad_request
@@ -232,7 +230,7 @@ def run_parser_errors(report, server):
         time.sleep(0.05)
     report.check("every request the network layer refused has its log line", all(
         counts[key] >= wanted[key] for key in wanted), str(counts))
-    metrics = httpx.get(server.url + "/metrics").text
+    metrics = server.request("GET", "/metrics").text
     report.check("and its count in /metrics", 'route="unparsed",status="413"' in metrics, metrics[:300])
 
 
@@ -251,7 +249,7 @@ def run_rate_limit(report):
         retry = limited.headers.get("retry-after", "")
         report.check("429 has Retry-After in whole seconds", retry.isdigit() and int(retry) >= 1, retry)
         report.check("another user is not limited", alice.request("GET", "/v1/conversations").status_code == 200)
-        anonymous = httpx.Client(base_url=server.url, timeout=30)
+        anonymous = server.client()
         big = b"{" + b" " * (70 * 1024) + b"}"
         path = f"/v1/conversations/{conversation}/messages"
         report.expect_error("429 over 413 (big body)", spender.request("POST", path, content=big),
@@ -276,9 +274,8 @@ def run_rate_limit(report):
 
 def socket_refusal(server, headers):
     from websockets.exceptions import InvalidStatus
-    from websockets.sync.client import connect
     try:
-        with connect(server.ws_url, additional_headers=headers, open_timeout=10):
+        with server.connect_live(headers, open_timeout=10):
             return 101
     except InvalidStatus as error:
         return error.response.status_code

@@ -11,8 +11,6 @@ import tempfile
 import time
 import uuid
 
-from websockets.sync.client import connect
-
 from chatserver import Device, Server
 
 
@@ -21,8 +19,7 @@ class Live:
 
     def __init__(self, device):
         self.device = device
-        self.socket = connect(device.server.ws_url, additional_headers=device.auth, open_timeout=10,
-                              ping_interval=None)
+        self.socket = device.server.connect_live(device.auth, open_timeout=10, ping_interval=None)
 
     def next(self, timeout=10):
         return json.loads(self.socket.recv(timeout=timeout))
@@ -118,9 +115,10 @@ def run(report, server):
         device.close()
 
 
-def raw_upgrade(port, token):
-    """A bare WebSocket client over a raw socket: it never answers pings."""
-    conn = socket.create_connection(("127.0.0.1", port), timeout=10)
+def raw_upgrade(server, token):
+    """A bare WebSocket client over a raw socket (TLS when the server serves it): it never
+    answers pings."""
+    conn = server.open_socket(10)
     key = base64.b64encode(os.urandom(16)).decode()
     conn.sendall((f"GET /v1/live HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                   f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
@@ -165,7 +163,7 @@ def stop_and_restart(report, folder):
     data = os.path.join(folder, "data")
     with Server("--dev", "--ping-interval", "1", "--ping-timeout", "1", data=data) as server:
         alice = Device(server, "ka-alice")
-        conn, head = raw_upgrade(server.port, alice.token)
+        conn, head = raw_upgrade(server, alice.token)
         report.check("raw upgrade: 101", head.startswith(b"HTTP/1.1 101"), head[:40])
         started = time.monotonic()
         opcode, _ = read_frame(conn)
@@ -193,7 +191,7 @@ def stop_and_restart(report, folder):
         conversation = alice.create([])["id"]
         live.until(is_conversation(conversation))
         body = json.dumps({"clientMessageId": str(uuid.uuid4()), "text": "in flight"}).encode()
-        pending = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+        pending = server.open_socket(10)
         pending.sendall((f"POST /v1/conversations/{conversation}/messages HTTP/1.1\r\nHost: x\r\n"
                          f"Authorization: Bearer {alice.token}\r\nContent-Type: application/json\r\n"
                          f"Expect: 100-continue\r\nContent-Length: {len(body)}\r\n\r\n").encode())

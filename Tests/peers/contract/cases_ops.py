@@ -9,8 +9,6 @@ import signal
 import tempfile
 import uuid
 
-import httpx
-
 from chatserver import Device, Server
 
 
@@ -18,7 +16,7 @@ def run_limits(report, server):
     report.start_group("limits")
     alice = Device(server, "lim-alice")
     conversation = alice.create([])["id"]
-    anonymous = httpx.Client(base_url=server.url, timeout=30)
+    anonymous = server.client()
     for label, user, status in [("64-character user id", "u" * 64, 200), ("65-character user id", "u" * 65, 400),
                                 ("user id with . _ -", "a.b_c-9", 200), ("upper case", "Alice", 400),
                                 ("empty", "", 400)]:
@@ -48,7 +46,7 @@ def run_limits(report, server):
 
 def run_operations(report, server):
     report.start_group("operations")
-    anonymous = httpx.Client(base_url=server.url, timeout=30)
+    anonymous = server.client()
     health = anonymous.get("/healthz")
     report.check("/healthz: 200 ok text/plain", health.status_code == 200 and health.text == "ok" and
                  health.headers["content-type"].startswith("text/plain"), f"{health.status_code} {health.text!r}")

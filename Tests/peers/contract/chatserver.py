@@ -5,12 +5,15 @@ import os
 import re
 import shutil
 import signal
+import socket
+import ssl
 import subprocess
 import sys
 import tempfile
 import uuid
 
 import httpx
+from websockets.sync.client import connect
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
@@ -22,13 +25,51 @@ def binary():
     return path
 
 
+class Certificates:
+    """The test certificates of scripts/make-test-certificates, made in a new temporary folder:
+    `path("ca.pem")`, `arguments()` for the binary, `context()` for a client."""
+
+    def __init__(self):
+        self.folder = tempfile.mkdtemp(prefix="chat-tls-")
+        subprocess.run([os.path.join(ROOT, "scripts", "make-test-certificates"), self.folder], check=True)
+
+    def path(self, name):
+        return os.path.join(self.folder, name)
+
+    def arguments(self, name="server"):
+        """`--tls-cert NAME.pem --tls-key NAME.key`."""
+        return ["--tls-cert", self.path(f"{name}.pem"), "--tls-key", self.path(f"{name}.key")]
+
+    def context(self):
+        """A client context that trusts the test root CA and nothing else (hostname checked)."""
+        return ssl.create_default_context(cafile=self.path("ca.pem"))
+
+    def remove(self):
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+# The certificates every Server serves when a suite runs over TLS (contract.py --tls); None: plain.
+suite_tls = None
+
+
+def serve_tls(certificates):
+    """From now on every Server started serves TLS with these certificates, and its clients
+    (`client`, `request`, `connect_live`, `open_socket`) trust only their root CA."""
+    global suite_tls
+    suite_tls = certificates
+
+
 class Server:
     """The real binary on a free loopback port with a temporary data folder (or a given one).
 
-    `with Server("--dev") as server:` ... `server.url`, `server.log_path`.
+    `with Server("--dev") as server:` ... `server.url`, `server.log_path`. After `serve_tls`, it
+    serves TLS and its client helpers speak it; use them for every connection to it.
     """
 
     def __init__(self, *arguments, data=None, keep_data=False, preexec=None):
+        self.certificates = suite_tls
+        self.ssl_context = self.certificates.context() if self.certificates else None
+        arguments = [*arguments, *self.certificates.arguments()] if self.certificates else arguments
         self.arguments = list(arguments)
         self.preexec = preexec
         self.owns_folder = data is None
@@ -52,6 +93,9 @@ class Server:
             raise RuntimeError(f"chat-server did not start: {line!r}; log: {self.read_log()[-2000:]}")
         self.scheme = match.group(1)
         self.port = int(match.group(2))
+        if self.certificates and self.scheme != "https":
+            self.process.kill()
+            raise RuntimeError(f"chat-server was given certificates but serves {self.scheme}: {line!r}")
         self.lines.append(line)
         return self
 
@@ -62,6 +106,28 @@ class Server:
     @property
     def ws_url(self):
         return f"{'wss' if self.scheme == 'https' else 'ws'}://127.0.0.1:{self.port}/v1/live"
+
+    @property
+    def verify(self):
+        """httpx's `verify`: the test CA over TLS, httpx's default otherwise."""
+        return self.ssl_context if self.ssl_context else True
+
+    def client(self, timeout=30):
+        """A keep-alive httpx client for this server."""
+        return httpx.Client(base_url=self.url, timeout=timeout, verify=self.verify)
+
+    def request(self, method, path, **options):
+        """One request on a connection of its own (httpx.request)."""
+        return httpx.request(method, self.url + path, verify=self.verify, **options)
+
+    def connect_live(self, headers, **options):
+        """A websockets client on /v1/live (wss with the test CA over TLS)."""
+        return connect(self.ws_url, additional_headers=headers, ssl=self.ssl_context, **options)
+
+    def open_socket(self, timeout):
+        """A raw connection to the server: TCP, or over TLS the handshake done (the test CA,
+        127.0.0.1 as the name checked) and the socket an ssl.SSLSocket."""
+        return open_socket(self.port, timeout, self.ssl_context)
 
     def read_log(self):
         with open(self.log_path, "rb") as handle:
@@ -106,6 +172,18 @@ class Server:
         self.cleanup()
 
 
+def open_socket(port, timeout, ssl_context=None):
+    """socket.create_connection to 127.0.0.1:port, wrapped in TLS when given a context."""
+    conn = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    if ssl_context is None:
+        return conn
+    try:
+        return ssl_context.wrap_socket(conn, server_hostname="127.0.0.1")
+    except BaseException:
+        conn.close()
+        raise
+
+
 class Device:
     """A signed-in user on one device: tokens and an httpx client (keep-alive)."""
 
@@ -113,7 +191,7 @@ class Device:
         self.server = server
         self.user = user
         self.device = device
-        self.http = client or httpx.Client(base_url=server.url, timeout=30)
+        self.http = client or server.client()
         response = self.http.post("/v1/auth/dev-login", json={"userId": user, "deviceId": device})
         if response.status_code != 200:
             raise RuntimeError(f"dev-login {user}: {response.status_code} {response.text}")

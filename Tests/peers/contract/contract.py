@@ -1,7 +1,14 @@
 """The contract suite: API.md's every route, error, limit and event against the real chat-server
 binary over the network. Prints counts per group and ends with 'contract: N passed, N failed'.
 
-    .venv/bin/python Tests/peers/contract/contract.py [group ...]
+    .venv/bin/python Tests/peers/contract/contract.py [--tls] [group ...]
+
+With --tls the whole suite runs over TLS: certificates are made once for the run
+(scripts/make-test-certificates, in a temporary folder), every server the suite starts serves
+them (--tls-cert/--tls-key), and every client (httpx, websockets, the raw sockets) trusts only
+their root CA; it then ends with 'contract-tls: N passed, N failed'. Every case runs in both
+modes, the raw-socket ones (parser errors, the silent WebSocket, the request in flight at a stop)
+included: they send the same bytes inside TLS records.
 
 Groups: errors (with precedence and parser errors), rate-limit, auth (with refresh), expiry, production,
 conversations, messages, concurrency, paging, receipts, live, keepalive, limits, operations,
@@ -18,7 +25,8 @@ import cases_data
 import cases_errors
 import cases_live
 import cases_ops
-from chatserver import Report, Server
+import chatserver
+from chatserver import Certificates, Report, Server
 
 # Groups that share the main server (--dev, default rate limit), in order.
 SHARED = [
@@ -43,8 +51,26 @@ OWN = [
 ]
 
 
-def main(selected):
-    report = Report("contract")
+def main(arguments):
+    tls = "--tls" in arguments
+    selected = [argument for argument in arguments if argument != "--tls"]
+    known = {name for name, _ in SHARED + OWN}
+    unknown = [name for name in selected if name not in known]
+    if unknown:
+        sys.exit(f"contract.py: unknown group {', '.join(unknown)}; groups: {', '.join(sorted(known))}")
+    if not tls:
+        return run_groups(Report("contract"), selected)
+    certificates = Certificates()
+    chatserver.serve_tls(certificates)
+    print(f"over TLS: https and wss, trusting only {certificates.path('ca.pem')}", flush=True)
+    try:
+        return run_groups(Report("contract-tls"), selected)
+    finally:
+        chatserver.serve_tls(None)
+        certificates.remove()
+
+
+def run_groups(report, selected):
     started = time.monotonic()
     wanted = lambda name: not selected or name in selected  # noqa: E731
     with Server("--dev") as server:

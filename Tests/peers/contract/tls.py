@@ -6,7 +6,6 @@ for unusable files, 64 for half a pair). Ends with 'N passed, N failed'."""
 
 import json
 import os
-import ssl
 import subprocess
 import sys
 import tempfile
@@ -15,22 +14,22 @@ import time
 import httpx
 from websockets.sync.client import connect
 
-from chatserver import ROOT, Device, Report, Server, binary, error_code
+from chatserver import Certificates, Device, Report, Server, binary, error_code
 
 report = Report("tls")
-CERTS = tempfile.mkdtemp(prefix="chat-tls-")
+CERTS = None  # the Certificates of the run, made by main
 
 
 def cert(name):
-    return os.path.join(CERTS, name)
+    return CERTS.path(name)
 
 
 def trusting_ca():
-    return ssl.create_default_context(cafile=cert("ca.pem"))
+    return CERTS.context()
 
 
 def tls_arguments(name="server"):
-    return ["--tls-cert", cert(f"{name}.pem"), "--tls-key", cert(f"{name}.key")]
+    return CERTS.arguments(name)
 
 
 def wait_for_log(server, text, timeout=10):
@@ -158,11 +157,14 @@ def start_errors():
 
 
 def main():
-    subprocess.run([os.path.join(ROOT, "scripts", "make-test-certificates"), CERTS], check=True)
-    https_and_wss()
-    hostile_clients()
-    start_errors()
-    subprocess.run(["rm", "-rf", CERTS], check=False)
+    global CERTS
+    CERTS = Certificates()
+    try:
+        https_and_wss()
+        hostile_clients()
+        start_errors()
+    finally:
+        CERTS.remove()
     return report.finish()
 
 
