@@ -16,6 +16,53 @@ import Testing
     #expect(snapshot.messages == [message])
   }
 
+  /// The socket's echo of a message the post's reply already saved changes nothing: no write,
+  /// and no observer is woken for it (the next change they hear is the next real one).
+  @Test func aSaveThatChangesNoRowTellsNoObserver() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation(lastSequence: 0)
+    let other = ConversationID("c2")
+    try await f.addConversation(other)
+    let changes = await f.store.changes()
+    let message = f.serverMessage(1)
+    try await f.store.saveServerMessages([message], in: f.chat, me: f.me)
+    let again = try await f.store.saveServerMessages([message], in: f.chat, me: f.me)
+    #expect(again == SaveOutcome(syncedUpTo: 1, hasGap: false))
+    try await f.store.saveServerMessages(
+      [f.serverMessage(1, in: other)], in: other, me: f.me)
+    var heard: [Set<ConversationID>] = []
+    for await change in changes {
+      heard.append(change.conversations)
+      if heard.count == 2 { break }
+    }
+    #expect(heard == [[f.chat], [other]])
+  }
+
+  /// What every send and every flush asks of the outbox is read from its partial index, never
+  /// by walking every message (which made each send cost milliseconds in a large database).
+  @Test func theOutboxQueriesReadTheOutboxIndexAndScanNoTable() async throws {
+    let f = try await StoreFixture.make()
+    let queries = [
+      "SELECT \(MessageStore.nextOutboxPosition)", MessageStore.conversationsInOutbox,
+      "SELECT count(*) FROM messages WHERE \(MessageStore.inOutbox)",
+    ]
+    for query in queries {
+      let plan = try await f.store.read { db in
+        try db.query("EXPLAIN QUERY PLAN " + query) { $0.string(3) }
+      }
+      #expect(plan.contains { $0.contains("messages_outbox") }, "\(query): \(plan)")
+      #expect(!plan.contains { $0.hasPrefix("SCAN messages") }, "\(query): \(plan)")
+    }
+  }
+
+  @Test func aPendingRowForAConversationNotOnThisDeviceIsNotSaved() async throws {
+    let f = try await StoreFixture.make()
+    #expect(try await f.store.insertPending(f.pending(StoreFixture.id(1))) == false)
+    #expect(try await f.store.unsent().isEmpty)
+    try await f.addConversation()
+    #expect(try await f.store.insertPending(f.pending(StoreFixture.id(1))))
+  }
+
   @Test func theServersCopyOfMyMessageTurnsThePendingRowIntoTheAcknowledgedOne() async throws {
     let f = try await StoreFixture.make()
     try await f.addConversation()

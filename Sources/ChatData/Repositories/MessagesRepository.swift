@@ -89,21 +89,18 @@ actor MessagesRepository {
     }
     let id = context.ids.next()
     do {
-      guard try await store.conversation(conversation) != nil else {
-        throw ChatError.notFound("conversation \(conversation)")
-      }
-      try await store.insertPending(
+      let saved = try await store.insertPending(
         MessageRecord(
           conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
           text: text, sequence: nil, sentAt: context.clock.now().date, state: .sending,
           failure: nil))
+      guard saved else { throw ChatError.notFound("conversation \(conversation)") }
     } catch {
       throw ChatError(error)
     }
     await context.metrics.recordSaved(id, at: context.clock.uptime())
     context.log.write(LogRecord(.info, "send.saved", [("conversation", "\(conversation)")]))
-    await outbox.reportSize()
-    await outbox.flush(conversation)
+    await outbox.flush(conversation, reportingSize: true)
     return id
   }
 

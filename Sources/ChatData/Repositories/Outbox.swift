@@ -78,8 +78,10 @@ actor Outbox {
   }
 
   /// Starts `conversation`'s loop unless it is running; a running loop looks again before it
-  /// ends.
-  func flush(_ conversation: ConversationID) {
+  /// ends. `reportingSize`: the outbox grew, so the metrics hear its size (soon, not before
+  /// the post starts).
+  func flush(_ conversation: ConversationID, reportingSize: Bool = false) {
+    if reportingSize { scheduleSizeReport() }
     let lane = lane(conversation)
     lane.wanted = true
     guard isRunning, lane.loop == nil else { return }
@@ -178,6 +180,24 @@ actor Outbox {
     if let size = await size() { await context.metrics.recordOutboxSize(size) }
   }
 
+  /// A size report that will run: one at a time, however many sends and posts ask for one
+  /// meanwhile (a burst of sends must not queue a count for each behind the store).
+  private var sizeReportScheduled = false
+
+  /// Reports the size soon, once for every request made before it runs.
+  private func scheduleSizeReport() {
+    guard !sizeReportScheduled else { return }
+    sizeReportScheduled = true
+    context.spawn {
+      await self.reportScheduledSize()
+    }
+  }
+
+  private func reportScheduledSize() async {
+    sizeReportScheduled = false
+    await reportSize()
+  }
+
   // MARK: - Posting
 
   /// How one post ended.
@@ -209,7 +229,7 @@ actor Outbox {
   /// Posts one row with its client message ID and saves the answer.
   private func post(_ message: MessageRecord) async -> Outcome {
     await context.metrics.recordSendAttempt()
-    defer { context.spawn { await self.reportSize() } }
+    defer { scheduleSizeReport() }
     let postedID =
       context.knownBugs.contains(.retryWithNewID) ? context.ids.next() : message.clientID
     let body = PostItem(clientMessageId: postedID.rawValue, text: message.text)

@@ -17,6 +17,20 @@ extension MessageStore {
   /// The rows the outbox still has to post.
   static let inOutbox = "outbox_position IS NOT NULL AND state = 0 AND sequence IS NULL"
 
+  /// The outbox position after the last queued row. The `WHERE` lets SQLite read it from the
+  /// end of the partial index `messages_outbox`; without it, `max()` scans every message
+  /// (14 ms at 200,000 rows, on every send).
+  static let nextOutboxPosition =
+    "(SELECT coalesce(max(outbox_position), 0) + 1 FROM messages WHERE outbox_position IS NOT NULL)"
+
+  /// The conversations with queued rows, oldest queued row first. `INDEXED BY`: left to
+  /// itself, SQLite walks `messages_by_sequence` (every message) to avoid sorting the groups.
+  static let conversationsInOutbox = """
+    SELECT conversation_id FROM messages INDEXED BY messages_outbox
+    WHERE \(inOutbox)
+    GROUP BY conversation_id ORDER BY min(outbox_position)
+    """
+
   static let messageColumns =
     "conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure"
 
@@ -39,16 +53,21 @@ extension MessageStore {
 
   /// Saves a message I wrote, as sending, at the back of the outbox. This is the "save first" of
   /// sending: it is on screen before any network.
-  func insertPending(_ message: MessageRecord) throws(StoreError) {
+  @discardableResult
+  func insertPending(_ message: MessageRecord) throws(StoreError) -> Bool {
     try write { db in
       try db.run(
         """
         INSERT INTO messages (conversation_id, client_id, sender_id, text, sent_at, state,
                               outbox_position)
-        VALUES (?, ?, ?, ?, ?, 0, (SELECT coalesce(max(outbox_position), 0) + 1 FROM messages))
+        SELECT ?, ?, ?, ?, ?, 0, \(Self.nextOutboxPosition)
+        WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ?)
         """, message.conversationID.rawValue, message.clientID.rawValue,
-        message.senderID.rawValue, message.text, message.sentAt.timeIntervalSince1970)
+        message.senderID.rawValue, message.text, message.sentAt.timeIntervalSince1970,
+        message.conversationID.rawValue)
+      guard db.changes == 1 else { return false }
       touch(message.conversationID)
+      return true
     }
   }
 
@@ -83,13 +102,8 @@ extension MessageStore {
   /// first.
   func conversationsWithUnsent() throws(StoreError) -> [ConversationID] {
     try read { db in
-      try db.query(
-        """
-        SELECT conversation_id FROM messages
-        WHERE \(Self.inOutbox)
-        GROUP BY conversation_id ORDER BY min(outbox_position)
-        """
-      ) { ConversationID(rawValue: $0.string(0)) }.compactMap { $0 }
+      try db.query(Self.conversationsInOutbox) { ConversationID(rawValue: $0.string(0)) }
+        .compactMap { $0 }
     }
   }
 
@@ -134,7 +148,7 @@ extension MessageStore {
       let conversation = try db.query(
         """
         UPDATE messages SET state = 0, failure = NULL,
-          outbox_position = (SELECT coalesce(max(outbox_position), 0) + 1 FROM messages)
+          outbox_position = \(Self.nextOutboxPosition)
         WHERE client_id = ? AND sender_id = ? AND state = 2 AND sequence IS NULL
         RETURNING conversation_id
         """, id.rawValue, sender.rawValue
@@ -149,6 +163,10 @@ extension MessageStore {
   /// Saves messages from the server (a page, a socket event, the reply to my post) by ID, raises
   /// the conversation's numbers, and moves its sync position over every message now held in a
   /// row. My own messages raise my read number, as the server does when I post.
+  ///
+  /// A batch that changes no row (the socket's echo of my message after the post's reply
+  /// saved it, a page fetched twice) writes nothing and tells no observer: every row it holds
+  /// already raised the conversation's numbers when it was saved.
   @discardableResult
   func saveServerMessages(
     _ messages: [MessageRecord], in conversation: ConversationID, me: UserID
@@ -157,10 +175,12 @@ extension MessageStore {
       var newest = 0
       var mineNewest = 0
       var clashes = 0
+      var changed = 0
       for message in messages {
         guard let sequence = message.sequence else { continue }
         do {
           try upsert(message, db: db)
+          changed += db.changes
         } catch let error as SQLiteError where error.isConstraint {
           // Another row already holds this sequence: the server broke its promise of one
           // message per sequence. SQLite undid only this statement; the rest of the batch
@@ -170,6 +190,11 @@ extension MessageStore {
         }
         newest = max(newest, sequence)
         if message.senderID == me { mineNewest = max(mineNewest, sequence) }
+      }
+      guard changed > 0 else {
+        var outcome = try advanceSyncPosition(conversation, db: db)
+        outcome.clashes = clashes
+        return outcome
       }
       if newest > 0 {
         try db.run(
@@ -186,8 +211,9 @@ extension MessageStore {
     }
   }
 
-  /// Inserts a server message, or turns the row with the same ID into it. Throws a constraint
-  /// error when a different row already holds the sequence.
+  /// Inserts a server message, or turns the row with the same ID into it; a row that already is
+  /// exactly it is left alone (no change counted). Throws a constraint error when a different
+  /// row already holds the sequence.
   private func upsert(_ message: MessageRecord, db: Database) throws {
     try db.run(
       """
@@ -197,7 +223,11 @@ extension MessageStore {
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
         server_id = excluded.server_id, sequence = excluded.sequence,
         sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL
-      WHERE messages.sequence IS NULL OR messages.sequence = excluded.sequence
+      WHERE messages.sequence IS NULL
+        OR (messages.sequence = excluded.sequence
+          AND (messages.state != 1 OR messages.server_id IS NOT excluded.server_id
+            OR messages.sent_at != excluded.sent_at OR messages.failure IS NOT NULL
+            OR messages.outbox_position IS NOT NULL))
       """, message.conversationID.rawValue, message.clientID.rawValue,
       message.senderID.rawValue, message.serverID, message.text, message.sequence,
       message.sentAt.timeIntervalSince1970)
