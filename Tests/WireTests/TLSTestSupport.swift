@@ -177,14 +177,15 @@ final class OpenSSLServer {
     guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT") }),
       let port = Int(line.split(separator: ":").last ?? "")
     else {
-      process.terminate()
+      kill(process.processIdentifier, SIGKILL)
       throw TestCertificateError(status: -1)
     }
     self.port = port
   }
 
+  /// SIGKILL: `s_server` ignores SIGTERM.
   deinit {
-    if process.isRunning { process.terminate() }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
   }
 }
 
