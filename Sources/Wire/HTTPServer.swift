@@ -74,10 +74,6 @@ public final class HTTPServer: Sendable {
     /// refused the certificate), with the peer's address. Runs on a loop's thread: return
     /// quickly.
     public var onTLSFailure: (@Sendable (TLSFailure) -> Void)?
-    /// Where the handler's task runs (its preferred executor); nil is the global concurrent
-    /// pool. A handler that goes straight to one actor saves a thread hop each way when that
-    /// actor's executor is this one.
-    public var handlerExecutor: (any TaskExecutor)?
 
     public init(host: String = "127.0.0.1", port: Int = 0, loopCount: Int? = nil) {
       self.host = host

@@ -169,7 +169,7 @@ final class HTTPServerConnection: ConnectionHandler, @unchecked Sendable {
     let request = HTTPRequest(head: head, body: body, remoteAddress: connection.remoteAddress)
     let handler = server.handler
     let loop = connection.loop
-    Task(executorPreference: server.configuration.handlerExecutor) {
+    Task {
       let response = await handler(request)
       loop.execute { self.respond(response, to: head) }
     }

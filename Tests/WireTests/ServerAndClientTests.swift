@@ -1,4 +1,3 @@
-import Dispatch
 import Testing
 
 @testable import Wire
@@ -8,29 +7,6 @@ import Testing
     #expect(
       WebSocketHandshake.acceptValue(for: "dGhlIHNhbXBsZSBub25jZQ==")
         == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
-  }
-
-  /// With `handlerExecutor` set, the handler's task runs there (the chat server gives its
-  /// service's executor: no hop through the global pool); without it, elsewhere.
-  @Test func theHandlerRunsOnTheConfiguredExecutor() async throws {
-    let executor = QueueExecutor()
-    var router = Router()
-    router.get("/where") { _ in .text(executor.isCurrent ? "on it" : "elsewhere") }
-    var configuration = HTTPServer.Configuration(port: 0, loopCount: 1)
-    configuration.handlerExecutor = executor
-    let server = HTTPServer(configuration: configuration, router: router)
-    let port = try server.start()
-    let response = await rawExchange(
-      port: port, "GET /where HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    #expect(response.hasSuffix("on it"))
-    await server.shutdown()
-
-    let plain = HTTPServer(configuration: .init(port: 0, loopCount: 1), router: router)
-    let plainPort = try plain.start()
-    let elsewhere = await rawExchange(
-      port: plainPort, "GET /where HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    #expect(elsewhere.hasSuffix("elsewhere"))
-    await plain.shutdown()
   }
 
   @Test func serverAnswersHTTPWithKeepAliveAndCloses() async throws {
@@ -319,23 +295,5 @@ struct WireLiveConnection: LiveConnectionShape {
     }
     #expect(received == ["echo: one", "echo: two"])
     await server.shutdown()
-  }
-}
-
-/// A task executor on a serial dispatch queue that can tell whether the caller runs on it.
-final class QueueExecutor: TaskExecutor, @unchecked Sendable {
-  // @unchecked: the queue and the key are set once.
-  private let queue = DispatchQueue(label: "wire.test.handler-executor")
-  private let key = DispatchSpecificKey<Bool>()
-
-  init() {
-    queue.setSpecific(key: key, value: true)
-  }
-
-  var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
-
-  func enqueue(_ job: consuming ExecutorJob) {
-    let job = UnownedJob(job)
-    queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
   }
 }

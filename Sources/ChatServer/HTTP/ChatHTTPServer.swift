@@ -22,9 +22,6 @@ public final class ChatHTTPServer: Sendable {
     self.service = service
     var configuration = configuration
     configuration.limits.body = max(configuration.limits.body, Self.networkBodyLimit)
-    // Each request's task runs where the service does: no hop through the global pool.
-    configuration.handlerExecutor =
-      configuration.handlerExecutor ?? (service.executor as? any TaskExecutor)
     // Requests the network layer answers itself still get their log line and metric.
     configuration.onRejected = { [executor = service.executor] rejection in
       executor.spawn {
