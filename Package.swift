@@ -144,7 +144,13 @@ let package = Package(
       name: "ChatPresentationTests",
       dependencies: ["ChatPresentation", "ChatTestSupport", "Support"],
       swiftSettings: engineSettings),
-    .testTarget(name: "WireTests", dependencies: ["Wire"], swiftSettings: engineSettings),
+    .testTarget(
+      name: "WireTests", dependencies: ["Wire", "TLSTestSupport"], swiftSettings: engineSettings),
+    // The test certificates (made at run time by scripts/make-test-certificates) for the suites
+    // that speak TLS.
+    .target(
+      name: "TLSTestSupport", dependencies: ["Wire"], path: "Tests/TLSTestSupport",
+      swiftSettings: engineSettings),
     .testTarget(
       name: "ChatTerminalTests",
       dependencies: ["ArgumentParsing", "ChatTerminal", "ChatPresentation", "ChatData"],
@@ -160,7 +166,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "ArgumentParsing", "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad",
-        "ChatTransports", "SQLite", "Wire",
+        "ChatTransports", "SQLite", "TLSTestSupport", "Wire",
       ],
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.

@@ -6,6 +6,7 @@ import ChatServerTool
 import ChatTransports
 import Foundation
 import Support
+import TLSTestSupport
 import Testing
 import Wire
 
@@ -127,52 +128,4 @@ extension LoopbackServer {
       user: UserID(user), device: DeviceID("phone"),
       database: .file(folder.path + "/\(user)-tls.sqlite"), environment: environment)
   }
-}
-
-/// The certificates of `scripts/make-test-certificates`, made once per test process.
-enum TestCertificates {
-  private static let folder = Result { () throws -> String in
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("chat-e2e-tls-\(UUID().uuidString.prefix(8).lowercased())").path
-    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = [
-      repository.appendingPathComponent("scripts/make-test-certificates").path, folder,
-    ]
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw CertificateScriptFailed(status: process.terminationStatus)
-    }
-    return folder
-  }
-
-  static func path(_ name: String) throws -> String {
-    try folder.get() + "/" + name
-  }
-}
-
-struct CertificateScriptFailed: Error {
-  let status: Int32
-}
-
-/// Makes the test certificates before the suite runs, on a thread of its own (about a second of
-/// `openssl` that must not hold a thread of the cooperative pool).
-struct TestCertificatesTrait: SuiteTrait, TestScoping {
-  @concurrent func provideScope(
-    for test: Test, testCase: Test.Case?,
-    performing function: @Sendable @concurrent () async throws -> Void
-  ) async throws {
-    try await withCheckedThrowingContinuation { (made: CheckedContinuation<Void, any Error>) in
-      Thread { made.resume(with: Result { _ = try TestCertificates.path("ca.pem") }) }.start()
-    }
-    try await function()
-  }
-}
-
-extension Trait where Self == TestCertificatesTrait {
-  /// The suite's tests use `TestCertificates`.
-  static var testCertificates: Self { TestCertificatesTrait() }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TLSTestSupport
 import Testing
 
 @testable import Wire

@@ -1,68 +1,10 @@
 import Foundation
 import Glibc
 import Synchronization
+import TLSTestSupport
 import Testing
 
 @testable import Wire
-
-/// The certificates of `scripts/make-test-certificates`, made once per test process in a
-/// temporary folder with the `openssl` command (no key is ever committed).
-enum TestCertificates {
-  private static let folder = Result { () throws -> String in
-    let folder = FileManager.default.temporaryDirectory
-      .appendingPathComponent("wire-tls-\(UUID().uuidString.prefix(8).lowercased())").path
-    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent()
-    let script = repository.appendingPathComponent("scripts/make-test-certificates").path
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = [script, folder]
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw TestCertificateError(status: process.terminationStatus)
-    }
-    return folder
-  }
-
-  /// The file `name` (`ca.pem`, `server.key`, …) of the test certificates.
-  static func path(_ name: String) throws -> String {
-    try folder.get() + "/" + name
-  }
-
-  /// A server context presenting `name`.pem (a chain) with `name`.key.
-  static func server(_ name: String = "server") throws -> TLSContext {
-    try TLSContext(
-      configuration: .makeServerConfiguration(
-        certificateChainFile: path("\(name).pem"), privateKeyFile: path("\(name).key")))
-  }
-
-  /// A client context trusting only the certificates in `name` (the test root CA by default).
-  static func client(trusting name: String = "ca.pem") throws -> TLSContext {
-    try TLSContext(configuration: .makeClientConfiguration(trustRoots: .file(path(name))))
-  }
-}
-
-struct TestCertificateError: Error {
-  let status: Int32
-}
-
-/// Makes the test certificates before a suite's tests run, on a thread of its own (making them
-/// takes about a second of `openssl`, which must not hold a thread of the cooperative pool).
-struct TestCertificatesTrait: SuiteTrait, TestScoping {
-  @concurrent func provideScope(
-    for test: Test, testCase: Test.Case?,
-    performing function: @Sendable @concurrent () async throws -> Void
-  ) async throws {
-    try await onOwnThread { Result { try TestCertificates.path("ca.pem") } }.get()
-    try await function()
-  }
-}
-
-extension Trait where Self == TestCertificatesTrait {
-  /// The suite's tests use `TestCertificates`.
-  static var testCertificates: Self { TestCertificatesTrait() }
-}
 
 /// The test server of `startTestServer` over TLS, with every TLS failure and rejection it
 /// reports, as streams.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TLSTestSupport
 import Testing
 
 @testable import Wire
