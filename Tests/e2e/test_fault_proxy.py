@@ -51,37 +51,6 @@ class FirstPosts:
         return True
 
 
-class FirstPosts:
-    """Picks the connections to cut: those that start with the first POST of a message. A
-    message posted again (the outbox retrying it) may be answered 200 with the stored copy
-    instead of 201, a response of another length; those pass through."""
-
-    def __init__(self):
-        self.seen = set()
-
-    def __call__(self, first_bytes):
-        found = re.search(rb'"clientMessageId":"([0-9a-f-]+)"', first_bytes)
-        if not is_send(first_bytes) or not found or found.group(1) in self.seen:
-            return False
-        self.seen.add(found.group(1))
-        return True
-
-
-def message_length(data):
-    """The length of the first HTTP message in `data` (framed by Content-Length), or None
-    when it is not all there."""
-    end = bytes(data).find(b"\r\n\r\n")
-    if end < 0:
-        return None
-    length = 0
-    for line in bytes(data[:end]).split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value)
-    total = end + 4 + length
-    return total if len(data) >= total else None
-
-
 class Direct:
     """The server's own HTTP API, read and written with Python's http.client: the independent
     client that seeds the conversation and reads it back."""
