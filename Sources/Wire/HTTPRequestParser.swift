@@ -224,41 +224,17 @@ public struct HTTPRequestParser: Sendable {
   }
 
   private mutating func compact() {
-    if start == buffer.count {
-      // Keep a small buffer for the next request; give a large one back.
-      buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
-      start = 0
-      scanned = 0
-    } else if start > 4096 && start * 2 > buffer.count {
-      buffer.removeFirst(start)
-      scanned -= start
-      start = 0
-    }
+    compactHTTPBuffer(&buffer, start: &start, scanned: &scanned)
   }
 
-  /// Finds the next CRLF-terminated line. A LF without CR before it is an error (a bare LF is
-  /// a line end for some parsers and not for others).
+  /// The next CRLF line (`scanHTTPLine`), its problems said as this parser's errors.
   private mutating func nextLine(limit: Int, tooLong: HTTPParseError) -> Line {
-    var index = max(scanned, start)
-    let end = buffer.count
-    while index < end {
-      if buffer[index] == 0x0A {
-        // The same test as below, so the answer does not depend on how the bytes arrived.
-        if index - start > limit + 1 { return .failure(tooLong) }
-        guard index > start, buffer[index - 1] == 0x0D else {
-          return .failure(.badRequest("A line ends with LF without CR."))
-        }
-        let range = start..<(index - 1)
-        start = index + 1
-        scanned = start
-        return .line(range)
-      }
-      index += 1
+    switch scanHTTPLine(buffer, start: &start, scanned: &scanned, limit: limit) {
+    case .line(let range): .line(range)
+    case .needMore: .needMore
+    case .tooLong: .failure(tooLong)
+    case .bareLF: .failure(.badRequest("A line ends with LF without CR."))
     }
-    scanned = end
-    // The limit plus room for the CRLF that may still come.
-    if end - start > limit + 1 { return .failure(tooLong) }
-    return .needMore
   }
 
   private mutating func parseRequestLine(_ range: Range<Int>) -> HTTPParseError? {
@@ -306,37 +282,18 @@ public struct HTTPRequestParser: Sendable {
     sectionBytes += range.count + 2
     if sectionCount > limits.headerCount { return .tooManyHeaders }
     if sectionBytes > limits.headerSection { return .headersTooLarge }
-    let first = buffer[range.lowerBound]
-    if first == 0x20 || first == 0x09 {
-      return .badRequest("Obsolete line folding is not accepted.")
+    switch parseFieldLine(buffer[range]) {
+    case .failure(let error): return .badRequest(error.message)
+    case .success(let field):
+      if keep {
+        fields.append(
+          (
+            name: String(decoding: field.name, as: UTF8.self),
+            value: String(decoding: field.value, as: UTF8.self)
+          ))
+      }
+      return nil
     }
-    guard let colon = buffer[range].firstIndex(of: 0x3A) else {
-      return .badRequest("A header line has no colon.")
-    }
-    let name = buffer[range.lowerBound..<colon]
-    guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
-      return .badRequest("A header name is empty or not a token.")
-    }
-    var valueStart = colon + 1
-    var valueEnd = range.upperBound
-    while valueStart < valueEnd, buffer[valueStart] == 0x20 || buffer[valueStart] == 0x09 {
-      valueStart += 1
-    }
-    while valueEnd > valueStart, buffer[valueEnd - 1] == 0x20 || buffer[valueEnd - 1] == 0x09 {
-      valueEnd -= 1
-    }
-    let value = buffer[valueStart..<valueEnd]
-    guard value.allSatisfy(isFieldValueByte) else {
-      return .badRequest("A header value has a control character.")
-    }
-    if keep {
-      fields.append(
-        (
-          name: String(decoding: name, as: UTF8.self),
-          value: String(decoding: value, as: UTF8.self)
-        ))
-    }
-    return nil
   }
 
   private func finishHead() -> Result<HTTPRequestHead, HTTPParseError> {
@@ -375,14 +332,10 @@ public struct HTTPRequestParser: Sendable {
       }
       framing = .chunked
     } else if !lengthFields.isEmpty {
-      guard lengthFields.count == 1 else {
-        return .failure(.badRequest("More than one Content-Length field."))
-      }
-      let text = lengthFields[0]
-      guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy(isDigit),
-        let length = Int(text)
-      else {
-        return .failure(.badRequest("Content-Length is not a number."))
+      let length: Int
+      switch parseContentLength(lengthFields) {
+      case .failure(let error): return .failure(.badRequest(error.message))
+      case .success(let found): length = found
       }
       if length > limits.body { return .failure(.bodyTooLarge) }
       framing = .length(length)
@@ -407,29 +360,6 @@ public struct HTTPRequestParser: Sendable {
   }
 
   private func parseChunkSize(_ range: Range<Int>) -> Result<Int, HTTPParseError> {
-    var index = range.lowerBound
-    var size = 0
-    var digits = 0
-    while index < range.upperBound, let digit = hexValue(buffer[index]) {
-      digits += 1
-      if digits > 15 { return .failure(.badRequest("The chunk size is too large.")) }
-      size = size << 4 | digit
-      index += 1
-    }
-    if digits == 0 { return .failure(.badRequest("The chunk size is not hexadecimal.")) }
-    // What follows may only be whitespace and `;`-led chunk extensions, which are ignored.
-    var sawSemicolon = false
-    while index < range.upperBound {
-      let byte = buffer[index]
-      if byte == 0x3B {
-        sawSemicolon = true
-      } else if !sawSemicolon && byte != 0x20 && byte != 0x09 {
-        return .failure(.badRequest("The chunk size line has unexpected bytes."))
-      } else if !isFieldValueByte(byte) {
-        return .failure(.badRequest("A chunk extension has a control character."))
-      }
-      index += 1
-    }
-    return .success(size)
+    parseChunkSizeLine(buffer[range]).mapError { .badRequest($0.message) }
   }
 }

@@ -30,3 +30,140 @@ func isTokenByte(_ byte: UInt8) -> Bool {
 func isFieldValueByte(_ byte: UInt8) -> Bool {
   byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
 }
+
+// MARK: - The syntax both parsers read, each saying a problem its own way
+
+/// A problem found by the syntax requests and responses share. The request parser answers it
+/// as a 400; the response parser as a malformed response, or too large when `isOverLimit`.
+struct HTTPSyntaxError: Error, Hashable {
+  let message: String
+  var isOverLimit = false
+}
+
+/// What looking for the next line found.
+enum HTTPLineScan: Hashable {
+  case line(Range<Int>)
+  case needMore
+  /// The line is longer than the limit (or would be, once its CRLF arrives).
+  case tooLong
+  /// A LF without CR before it: a line end for some parsers and not for others, so refused.
+  case bareLF
+}
+
+/// Finds the next CRLF-terminated line of `buffer` from `start`, moving `start` past it.
+/// `scanned` keeps how far a line end was already looked for, so bytes arriving one at a time
+/// are each looked at once.
+@inline(__always)
+func scanHTTPLine(_ buffer: [UInt8], start: inout Int, scanned: inout Int, limit: Int)
+  -> HTTPLineScan
+{
+  var index = max(scanned, start)
+  let end = buffer.count
+  while index < end {
+    if buffer[index] == 0x0A {
+      // The same test as below, so the answer does not depend on how the bytes arrived.
+      if index - start > limit + 1 { return .tooLong }
+      guard index > start, buffer[index - 1] == 0x0D else { return .bareLF }
+      let range = start..<(index - 1)
+      start = index + 1
+      scanned = start
+      return .line(range)
+    }
+    index += 1
+  }
+  scanned = end
+  // The limit plus room for the CRLF that may still come.
+  if end - start > limit + 1 { return .tooLong }
+  return .needMore
+}
+
+/// Drops the parsed bytes at the front of `buffer` when that is worth it: all of them (a
+/// small buffer is kept for the next message, a large one given back), or more than half.
+func compactHTTPBuffer(_ buffer: inout [UInt8], start: inout Int, scanned: inout Int) {
+  if start == buffer.count {
+    buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
+    start = 0
+    scanned = 0
+  } else if start > 4096 && start * 2 > buffer.count {
+    buffer.removeFirst(start)
+    scanned -= start
+    start = 0
+  }
+}
+
+/// `name: value` of a header or trailer line (RFC 9112 section 5): the name a token, the
+/// value without its surrounding whitespace and free of control characters, no obsolete
+/// folding.
+func parseFieldLine(_ line: ArraySlice<UInt8>) -> Result<
+  (name: ArraySlice<UInt8>, value: ArraySlice<UInt8>), HTTPSyntaxError
+> {
+  guard let first = line.first, first != 0x20, first != 0x09 else {
+    return .failure(HTTPSyntaxError(message: "Obsolete line folding is not accepted."))
+  }
+  guard let colon = line.firstIndex(of: 0x3A) else {
+    return .failure(HTTPSyntaxError(message: "A header line has no colon."))
+  }
+  let name = line[line.startIndex..<colon]
+  guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
+    return .failure(HTTPSyntaxError(message: "A header name is empty or not a token."))
+  }
+  var valueStart = colon + 1
+  var valueEnd = line.endIndex
+  while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 {
+    valueStart += 1
+  }
+  while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 {
+    valueEnd -= 1
+  }
+  let value = line[valueStart..<valueEnd]
+  guard value.allSatisfy(isFieldValueByte) else {
+    return .failure(HTTPSyntaxError(message: "A header value has a control character."))
+  }
+  return .success((name, value))
+}
+
+/// The size of a chunk-size line (RFC 9112 section 7.1): hexadecimal, at most 15 digits, then
+/// only whitespace and `;`-led extensions, which are ignored.
+func parseChunkSizeLine(_ line: ArraySlice<UInt8>) -> Result<Int, HTTPSyntaxError> {
+  var index = line.startIndex
+  var size = 0
+  var digits = 0
+  while index < line.endIndex, let digit = hexValue(line[index]) {
+    digits += 1
+    if digits > 15 {
+      return .failure(HTTPSyntaxError(message: "The chunk size is too large.", isOverLimit: true))
+    }
+    size = size << 4 | digit
+    index += 1
+  }
+  if digits == 0 {
+    return .failure(HTTPSyntaxError(message: "The chunk size is not hexadecimal."))
+  }
+  var sawSemicolon = false
+  while index < line.endIndex {
+    let byte = line[index]
+    if byte == 0x3B {
+      sawSemicolon = true
+    } else if !sawSemicolon && byte != 0x20 && byte != 0x09 {
+      return .failure(HTTPSyntaxError(message: "The chunk size line has unexpected bytes."))
+    } else if !isFieldValueByte(byte) {
+      return .failure(HTTPSyntaxError(message: "A chunk extension has a control character."))
+    }
+    index += 1
+  }
+  return .success(size)
+}
+
+/// The one `Content-Length` of a message's `Content-Length` fields: exactly one, all digits.
+func parseContentLength(_ fields: [String]) -> Result<Int, HTTPSyntaxError> {
+  guard fields.count == 1 else {
+    return .failure(HTTPSyntaxError(message: "More than one Content-Length field."))
+  }
+  let text = fields[0]
+  guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy(isDigit),
+    let length = Int(text)
+  else {
+    return .failure(HTTPSyntaxError(message: "Content-Length is not a number."))
+  }
+  return .success(length)
+}
