@@ -40,7 +40,8 @@ public final class WireHTTPTransport: HTTPTransport {
   /// - Parameters:
   ///   - baseURL: the server, `http[s]://host[:port][/prefix]`. Over `https` the server's
   ///     certificate is verified with `configuration.tls` (nil: the system's store, or
-  ///     `SSL_CERT_FILE`); a handshake that fails is `.offline` with the reason.
+  ///     `SSL_CERT_FILE`); a handshake that fails is `.tlsFailed` with the reason (`.offline`
+  ///     when it stalled or was cut).
   ///   - timeout: how long one request may take, connect included, before it counts as a
   ///     timeout.
   public init(

@@ -1,5 +1,6 @@
 import CTLS
 import Foundation
+import Glibc
 
 /// A self-signed certificate for `localhost`, `127.0.0.1` and `::1`, made in memory with a new
 /// EC P-256 key, for a server that only ever runs on this machine (`chat demo --tls`): the
@@ -84,10 +85,21 @@ public struct LoopbackCertificate: Sendable {
     return Array(bytes.prefix(Int(max(0, count))))
   }
 
+  /// Writes a new file created with mode 0600 (never readable by others, not even for a
+  /// moment); an existing file is refused.
   private static func write(_ bytes: [UInt8], to path: String) throws(TLSError) {
-    guard
-      FileManager.default.createFile(
-        atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
-    else { throw .unreadableFile(path: path, reason: "cannot be written") }
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
+    }
+    defer { close(fd) }
+    var written = 0
+    while written < bytes.count {
+      let count = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+      guard count > 0 else {
+        throw .unreadableFile(path: path, reason: String(cString: strerror(errno)))
+      }
+      written += count
+    }
   }
 }
