@@ -65,6 +65,12 @@ extension Simulation {
         return
       }
       incarnation.engine = engine
+      // A launch killed before this point and thawed by the teardown, which has already
+      // closed every engine it found: this one closes itself instead of starting.
+      guard phase != .done else {
+        await engine.close()
+        return
+      }
       if device.isForeground { await engine.start() }
       watchList(device, incarnation)
       watchSession(device, incarnation)

@@ -21,6 +21,9 @@ public struct SeedResult: Sendable {
   public let messagesOnServer: Int
   /// The whole trace, when the options kept it.
   public let trace: [String]
+  /// Jobs and timers still pending once the teardown closed every engine and let the world
+  /// run a simulated day: anything but zero is a task that outlived its engine.
+  public internal(set) var leftAtTeardown = (jobs: 0, timers: 0)
 
   public var passed: Bool { violations.isEmpty }
 
@@ -92,13 +95,13 @@ extension Simulation {
     }
     let hash = history.hash
     let simulated = world.now
-    let result = SeedResult(
+    var result = SeedResult(
       seed: seed, profile: options.profile, traceHash: hash, violations: checker.violations,
       excerpt: checker.violations.first.map { history.excerpt(mentioning: $0.keys) } ?? [],
       simulatedTime: simulated, faults: faultCounts, steps: world.steps,
       sends: history.sends.count, messagesOnServer: log.reduce(0) { $0 + $1.messages.count },
       trace: options.keepsTrace ? history.lines : [])
-    tearDown()
+    result.leftAtTeardown = tearDown()
     return result
   }
 
@@ -190,7 +193,7 @@ extension Simulation {
   /// Lets every task end so nothing outlives the run (each dead incarnation still holds its
   /// database connection in its frozen tasks): the network refuses everything, every engine
   /// stops and closes, and the world runs until nothing is left.
-  private func tearDown() {
+  private func tearDown() -> (jobs: Int, timers: Int) {
     phase = .done
     world.isEnding = true
     world.thawAll()
@@ -223,5 +226,6 @@ extension Simulation {
       FileHandle.standardError.write(
         Data("seed \(seed): \(left.jobs) jobs and \(left.timers) timers left at the end\n".utf8))
     }
+    return (left.jobs, left.timers)
   }
 }

@@ -58,6 +58,21 @@ struct SimulationTests {
     #expect(Self.openFiles() <= before + 2)
   }
 
+  /// A launch killed before its engine was kept, thawed by the teardown after it had closed
+  /// every engine, started one that retried its catch-up for the whole simulated day (seed
+  /// 6621 in a release build, one of seeds 1–20 in a debug build: this test failed without
+  /// the fix). Now it closes itself; no seed of these leaves a task behind.
+  @Test func theTeardownLeavesNoTaskRunning() async {
+    let options = SimulationOptions(profile: .quick, keepsTrace: false)
+    let results = await SimulationRunner.run(
+      seeds: Array(1...20) + [6621], options: options, threads: 2)
+    for result in results {
+      #expect(
+        result.leftAtTeardown.jobs == 0 && result.leftAtTeardown.timers == 0,
+        "seed \(result.seed): \(result.leftAtTeardown)")
+    }
+  }
+
   private static func openFiles() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? 0
   }
