@@ -7,12 +7,7 @@ import Glibc
 /// back; and the server's resident memory per idle connection (VmRSS with the connections open
 /// and idle, less VmRSS before, over the count). The two servers take turns, round by round.
 enum EchoFigure {
-  struct Server {
-    let name: String
-    let process: Process
-    let input: Pipe
-    let port: Int
-  }
+  typealias Server = ServerProcess
 
   struct Measurement {
     var echo: WebSocketLoad.EchoResult
@@ -165,39 +160,12 @@ enum EchoFigure {
   static func start(
     name: String, executable: String, arguments: [String], environment: [String: String]
   ) throws -> Server {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    var variables = ProcessInfo.processInfo.environment
-    for (key, value) in environment { variables[key] = value }
-    process.environment = variables
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-    var line = ""
-    let handle = output.fileHandleForReading
-    while !line.hasSuffix("\n") {
-      let byte = handle.readData(ofLength: 1)
-      guard !byte.isEmpty else { break }
-      line += String(decoding: byte, as: UTF8.self)
-    }
-    guard line.hasPrefix("port "),
-      let port = Int(line.dropFirst(5).trimmingCharacters(in: .whitespacesAndNewlines))
-    else {
-      process.terminate()
-      throw BenchError("\(name) server did not start: \(line)")
-    }
-    return Server(name: name, process: process, input: input, port: port)
+    try ServerProcess.start(
+      name: name, executable: executable, arguments: arguments, environment: environment)
   }
 
   static func stop(_ server: Server) {
-    try? server.input.fileHandleForWriting.close()
-    let deadline = Nanos.now() + 5_000_000_000
-    while server.process.isRunning && Nanos.now() < deadline { usleep(10_000) }
-    if server.process.isRunning { server.process.terminate() }
-    server.process.waitUntilExit()
+    server.stop()
   }
 
   /// The Node.js `ws` echo server, or nil when node or the module is missing.

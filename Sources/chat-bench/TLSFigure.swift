@@ -87,8 +87,8 @@ enum TLSFigure {
       skipped.append("B11 peers: --quick skips openssl s_server and Python websockets")
       return (rows, skipped)
     }
-    if let peer = try Peer.start(
-      "/usr/bin/openssl",
+    if let peer = try startPeer(
+      "openssl s_server", "/usr/bin/openssl",
       [
         "s_server", "-accept", "127.0.0.1:0", "-www", "-cert", certificate.certificateFile,
         "-key", certificate.privateKeyFile,
@@ -109,15 +109,12 @@ enum TLSFigure {
           note: "our client, OpenSSL's server; -www writes a status page for each GET"),
         at: 2)
     } else {
-      skipped.append("B11 peer: openssl s_server did not start (apt-get install -y openssl)")
+      skipped.append("B11 peer: /usr/bin/openssl not found (apt-get install -y openssl)")
     }
     let python = FileManager.default.currentDirectoryPath + "/.venv/bin/python"
-    if FileManager.default.isExecutableFile(atPath: python),
-      let peer = try Peer.start(
-        python,
-        [
-          "-c", pythonEchoServer, certificate.certificateFile, certificate.privateKeyFile,
-        ], portLine: { line in line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil })
+    if let peer = try startPeer(
+      "Python websockets", python,
+      ["-c", pythonEchoServer, certificate.certificateFile, certificate.privateKeyFile])
     {
       progress("B11: WebSocket echoes against Python websockets + ssl")
       let samples = try await echoes(
@@ -189,56 +186,13 @@ enum TLSFigure {
     asyncio.run(main())
     """
 
-  /// A peer server in a process of its own; it says its port on a line of its standard output.
-  final class Peer {
-    let port: Int
-    private let process: Process
-    private let input: Pipe
-
-    private init(port: Int, process: Process, input: Pipe) {
-      self.port = port
-      self.process = process
-      self.input = input
-    }
-
-    /// Starts it and reads lines until `portLine` finds the port; nil when it ends first.
-    static func start(
-      _ executable: String, _ arguments: [String], portLine: (String) -> Int?
-    ) throws -> Peer? {
-      guard FileManager.default.isExecutableFile(atPath: executable) else { return nil }
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: executable)
-      process.arguments = arguments
-      let output = Pipe()
-      let input = Pipe()
-      process.standardOutput = output
-      process.standardError = FileHandle.nullDevice
-      process.standardInput = input
-      try process.run()
-      var text = ""
-      while true {
-        let data = output.fileHandleForReading.availableData
-        guard !data.isEmpty else { break }
-        text += String(decoding: data, as: UTF8.self)
-        for line in text.split(separator: "\n") {
-          if let port = portLine(String(line)) {
-            // Whatever it prints from now on is read and dropped, so it never blocks on a
-            // full pipe.
-            let reader = output.fileHandleForReading
-            Thread { while !reader.availableData.isEmpty {} }.start()
-            return Peer(port: port, process: process, input: input)
-          }
-        }
-      }
-      process.terminate()
-      return nil
-    }
-
-    /// Ends it with SIGKILL (`openssl s_server` ignores SIGTERM) and waits for it.
-    func stop() {
-      try? input.fileHandleForWriting.close()
-      if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-      process.waitUntilExit()
-    }
+  /// A peer server, or nil when its executable is not installed.
+  static func startPeer(
+    _ name: String, _ executable: String, _ arguments: [String],
+    portLine: (String) -> Int? = { $0.hasPrefix("port ") ? Int($0.dropFirst(5)) : nil }
+  ) throws -> ServerProcess? {
+    guard FileManager.default.isExecutableFile(atPath: executable) else { return nil }
+    return try ServerProcess.start(
+      name: name, executable: executable, arguments: arguments, portLine: portLine)
   }
 }
