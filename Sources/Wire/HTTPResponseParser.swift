@@ -294,13 +294,7 @@ public struct HTTPResponseParser: Sendable {
     switch parseFieldLine(buffer[range]) {
     case .failure(let error): return .malformed(error.message)
     case .success(let field):
-      if keep {
-        fields.append(
-          (
-            name: String(decoding: field.name, as: UTF8.self),
-            value: String(decoding: field.value, as: UTF8.self)
-          ))
-      }
+      if keep { fields.append(fieldStrings(field)) }
       return nil
     }
   }

@@ -122,6 +122,16 @@ func parseFieldLine(_ line: ArraySlice<UInt8>) -> Result<
   return .success((name, value))
 }
 
+/// A checked field line as the strings `HTTPHeaders` keeps.
+func fieldStrings(_ field: (name: ArraySlice<UInt8>, value: ArraySlice<UInt8>))
+  -> HTTPHeaders.Field
+{
+  (
+    name: String(decoding: field.name, as: UTF8.self),
+    value: String(decoding: field.value, as: UTF8.self)
+  )
+}
+
 /// The size of a chunk-size line (RFC 9112 section 7.1): hexadecimal, at most 15 digits, then
 /// only whitespace and `;`-led extensions, which are ignored.
 func parseChunkSizeLine(_ line: ArraySlice<UInt8>) -> Result<Int, HTTPSyntaxError> {
