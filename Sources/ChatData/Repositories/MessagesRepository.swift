@@ -100,7 +100,7 @@ actor MessagesRepository {
     }
     await context.metrics.recordSaved(id, at: context.clock.uptime())
     context.log.write(LogRecord(.info, "send.saved", [("conversation", "\(conversation)")]))
-    await outbox.flush(conversation, reportingSize: true)
+    await outbox.enqueued(in: conversation)
     return id
   }
 

@@ -77,11 +77,16 @@ actor Outbox {
     for conversation in await conversationsWaiting() { flush(conversation) }
   }
 
+  /// A message was saved to be sent: the metrics hear the outbox's new size (soon, not before
+  /// the post starts), and its conversation's loop runs.
+  func enqueued(in conversation: ConversationID) {
+    scheduleSizeReport()
+    flush(conversation)
+  }
+
   /// Starts `conversation`'s loop unless it is running; a running loop looks again before it
-  /// ends. `reportingSize`: the outbox grew, so the metrics hear its size (soon, not before
-  /// the post starts).
-  func flush(_ conversation: ConversationID, reportingSize: Bool = false) {
-    if reportingSize { scheduleSizeReport() }
+  /// ends.
+  func flush(_ conversation: ConversationID) {
     let lane = lane(conversation)
     lane.wanted = true
     guard isRunning, lane.loop == nil else { return }
