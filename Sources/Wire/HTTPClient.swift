@@ -157,6 +157,17 @@ public final class HTTPClient: Sendable {
   private func connect(_ exchange: HTTPExchange) async -> HTTPExchange.Step {
     let key = exchange.key
     let pool = pool
+    // Over TLS, the client context first: no connection is opened for a trust that cannot
+    // be loaded.
+    var context: TLSContext?
+    if key.secure {
+      do {
+        context = try TLSContext.client(configuration.tls)
+      } catch {
+        loop.execute { pool.connectFailed(key) }
+        return .notSent(.tls(error))
+      }
+    }
     let tcp: TCPConnection
     do {
       tcp = try await ClientConnect.connect(
@@ -170,23 +181,9 @@ public final class HTTPClient: Sendable {
       case .timedOut where monotonicMilliseconds() >= exchange.deadline: reason = .timedOut
       default: reason = .connectFailed(error)
       }
-      return .done(
-        .failure(
-          HTTPExchange.Failure(
-            error: HTTPClientError(reason, progress: .notSent), onReusedConnection: false)))
+      return .notSent(reason)
     }
-    guard key.secure else { return await run(exchange) { pool.start(exchange, on: tcp) } }
-    let context: TLSContext
-    do {
-      context = try TLSContext.client(configuration.tls)
-    } catch {
-      tcp.loop.execute { tcp.close() }
-      loop.execute { pool.connectFailed(key) }
-      return .done(
-        .failure(
-          HTTPExchange.Failure(
-            error: HTTPClientError(.tls(error), progress: .notSent), onReusedConnection: false)))
-    }
+    guard let context else { return await run(exchange) { pool.start(exchange, on: tcp) } }
     // The request waits in the connection until the handshake is done; a failed handshake
     // reaches the connection's handler (`tlsFailed`).
     return await run(exchange) {
@@ -195,12 +192,7 @@ public final class HTTPClient: Sendable {
       } catch {
         tcp.close()
         pool.connectFailed(key)
-        exchange.resume(
-          .done(
-            .failure(
-              HTTPExchange.Failure(
-                error: HTTPClientError(.tls(error), progress: .notSent),
-                onReusedConnection: false))))
+        exchange.resume(.notSent(.tls(error)))
         return
       }
       pool.start(exchange, on: tcp)

@@ -10,6 +10,14 @@ final class HTTPExchange: @unchecked Sendable {
     case connect
     /// The exchange is over.
     case done(Result<HTTPClientResponse, Failure>)
+
+    /// The exchange is over with `reason`, before any byte of the request was sent (a failed
+    /// connect or TLS handshake on a new connection).
+    static func notSent(_ reason: HTTPClientError.Reason) -> Step {
+      .done(
+        .failure(
+          Failure(error: HTTPClientError(reason, progress: .notSent), onReusedConnection: false)))
+    }
   }
 
   /// A failed attempt, with what the retry rule needs.
@@ -59,10 +67,6 @@ final class HTTPExchange: @unchecked Sendable {
 
   /// Ends the exchange with `reason`, before any connection ran it.
   func fail(_ reason: HTTPClientError.Reason) {
-    resume(
-      .done(
-        .failure(
-          Failure(
-            error: HTTPClientError(reason, progress: .notSent), onReusedConnection: false))))
+    resume(.notSent(reason))
   }
 }
