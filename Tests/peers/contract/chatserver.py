@@ -15,6 +15,8 @@ import uuid
 import httpx
 from websockets.sync.client import connect
 
+from tls_socket import connect_wss
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 
@@ -121,8 +123,12 @@ class Server:
         return httpx.request(method, self.url + path, verify=self.verify, **options)
 
     def connect_live(self, headers, **options):
-        """A websockets client on /v1/live (wss with the test CA over TLS)."""
-        return connect(self.ws_url, additional_headers=headers, ssl=self.ssl_context, **options)
+        """A websockets client on /v1/live (wss with the test CA over TLS, on a socket its two
+        threads can share: see tls_socket)."""
+        if self.ssl_context:
+            return connect_wss(self.port, "/v1/live", self.ssl_context,
+                               additional_headers=headers, **options)
+        return connect(self.ws_url, additional_headers=headers, **options)
 
     def open_socket(self, timeout):
         """A raw connection to the server: TCP, or over TLS the handshake done (the test CA,

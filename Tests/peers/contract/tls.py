@@ -12,9 +12,9 @@ import tempfile
 import time
 
 import httpx
-from websockets.sync.client import connect
 
 from chatserver import Certificates, Device, Report, Server, binary, error_code
+from tls_socket import connect_wss
 
 report = Report("tls")
 CERTS = None  # the Certificates of the run, made by main
@@ -55,8 +55,8 @@ def https_and_wss():
         bob = Device(server, "bob", client=httpx.Client(base_url=server.url, verify=trusting_ca(),
                                                         timeout=30))
         report.check("dev-login over HTTPS", alice.token and bob.token)
-        with connect(server.ws_url, additional_headers=bob.auth, ssl=trusting_ca(),
-                     open_timeout=10, ping_interval=None) as socket:
+        with connect_wss(server.port, "/v1/live", trusting_ca(), additional_headers=bob.auth,
+                         open_timeout=10, ping_interval=None) as socket:
             conversation = alice.create(["bob"], title="Over TLS")["id"]
             sent = alice.send(conversation, "hello over wss")
             report.check("a send over HTTPS is accepted", sent.status_code == 201, sent.text)
