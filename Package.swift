@@ -166,7 +166,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "ArgumentParsing", "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad",
-        "ChatTransports", "SQLite", "TLSTestSupport", "Wire",
+        "ChatTestSupport", "ChatTransports", "SQLite", "TLSTestSupport", "Wire",
       ],
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.

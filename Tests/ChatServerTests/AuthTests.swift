@@ -255,19 +255,3 @@ import Testing
     }
   }
 }
-
-/// A fresh folder under the system's temporary directory, removed when the value is released.
-final class TemporaryFolder: Sendable {
-  let path: String
-
-  init() throws {
-    path =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("chat-server-tests-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  deinit {
-    try? FileManager.default.removeItem(atPath: path)
-  }
-}

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ChatLoad
 import ChatServerTool
+import ChatTestSupport
 import Foundation
 import Support
 import Testing

@@ -3,6 +3,7 @@ import ChatData
 import ChatDomain
 import ChatServer
 import ChatServerTool
+import ChatTestSupport
 import ChatTransports
 import Foundation
 import Support

@@ -2,6 +2,7 @@ import ChatData
 import ChatDomain
 import ChatServer
 import ChatServerTool
+import ChatTestSupport
 import ChatTransports
 import Foundation
 import Support
@@ -81,22 +82,6 @@ final class CollectingLogSink: LogSink {
   }
 
   var lines: [String] { records.withLock { $0.map(\.line) } }
-}
-
-/// A folder under the system's temporary directory, removed when released.
-final class TemporaryFolder: Sendable {
-  let path: String
-
-  init() throws {
-    path =
-      FileManager.default.temporaryDirectory
-      .appendingPathComponent("chat-e2e-\(UUID().uuidString.prefix(8).lowercased())").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-  }
-
-  deinit {
-    try? FileManager.default.removeItem(atPath: path)
-  }
 }
 
 struct TimedOut: Error, CustomStringConvertible {

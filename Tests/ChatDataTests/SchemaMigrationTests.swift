@@ -1,0 +1,101 @@
+import ChatDomain
+import ChatTestSupport
+import Foundation
+import SQLite
+import Support
+import Testing
+
+@testable import ChatData
+
+/// The client database a released version made (`Tests/Fixtures/v1/client-alice.sqlite`: alice's
+/// device with two conversations, messages both ways, receipts, one outbox row), opened by
+/// today's code: every row and the search index must come through every migration.
+@Suite struct ClientSchemaMigrationTests {
+  /// Opens a copy of the v1 fixture (the committed file is never written).
+  private func openV1() async throws -> (StoreFixtureFile, MessageStore) {
+    let file = try StoreFixtureFile()
+    try SchemaFixtures.copy("v1", "client-alice.sqlite", to: file.path)
+    let store = try await MessageStore.open(.file(file.path), executor: file.executor)
+    return (file, store)
+  }
+
+  @Test func theV1FixtureKeepsEveryConversationMessageAndReceipt() async throws {
+    let (file, store) = try await openV1()
+    defer { withExtendedLifetime(file) {} }
+    let session = try #require(try await store.session())
+    #expect(session.userID == UserID("alice"))
+    let rows = try await store.listRows()
+    #expect(rows.map(\.conversation.title).sorted() == ["Lunch", "Sunday hike"])
+    let group = try #require(rows.first { $0.conversation.title == "Sunday hike" })
+    #expect(group.conversation.memberIDs.map(\.rawValue).sorted() == ["alice", "bob", "carol"])
+    let snapshot = try await store.snapshot(group.conversation.id, limit: 50)
+    #expect(
+      snapshot.messages.map(\.text) == [
+        "Meet at the trailhead at nine", "Bringing coffee for everyone",
+        "Café au lait for me, merci", "Running ten minutes late",
+      ])
+    #expect(snapshot.messages.prefix(3).map(\.sequence) == [1, 2, 3])
+    let receipts = try #require(snapshot.receipts)
+    #expect(receipts.readUpTo == 3, "bob and carol read the group")
+    let memberReceipts = try await store.read { db in
+      try db.query(
+        "SELECT user_id, read_up_to FROM member_receipts WHERE conversation_id = ? ORDER BY user_id",
+        group.conversation.id.rawValue
+      ) { "\($0.string(0)):\($0.int(1))" }
+    }
+    #expect(memberReceipts.contains("bob:3") && memberReceipts.contains("carol:3"))
+  }
+
+  @Test func theV1OutboxRowIsStillWaitingToBeSent() async throws {
+    let (file, store) = try await openV1()
+    defer { withExtendedLifetime(file) {} }
+    let unsent = try await store.unsent()
+    #expect(unsent.map(\.text) == ["Running ten minutes late"])
+    #expect(unsent.first?.sequence == nil)
+    #expect(try await store.outboxCount() == 1)
+  }
+
+  @Test func theV1SearchIndexStillFindsEveryMessage() async throws {
+    let (file, store) = try await openV1()
+    defer { withExtendedLifetime(file) {} }
+    #expect(
+      try await store.search("lighthouse", limit: 10).map(\.message.text) == [
+        "Did you see the lighthouse photos?"
+      ])
+    // Diacritics folded as v1 indexed them.
+    #expect(try await store.search("cafe", limit: 10).map(\.conversationTitle) == ["Sunday hike"])
+    #expect(try await store.search("late", limit: 10).count == 1, "the unsent message too")
+    let integrity = try await store.read { db in
+      try db.query("INSERT INTO message_search (message_search) VALUES ('integrity-check')") {
+        _ in 0
+      }
+    }
+    #expect(integrity.isEmpty)
+  }
+
+  @Test func theV1FixtureRecordsExactlyTheMigrationsOfItsVersion() async throws {
+    let file = try StoreFixtureFile()
+    try SchemaFixtures.copy("v1", "client-alice.sqlite", to: file.path)
+    let before = try Database(.file(file.path))
+    #expect(try Migrator.appliedIdentifiers(in: before) == ["v1"])
+    before.close()
+    let store = try await MessageStore.open(.file(file.path), executor: file.executor)
+    let after = try await store.read { db in try Migrator.appliedIdentifiers(in: db) }
+    #expect(after == MessageStore.migrator.identifiers)
+  }
+}
+
+/// A temporary database path and the store executor that opens it.
+final class StoreFixtureFile {
+  let folder: TemporaryFolder
+  let executor = ThreadExecutor(name: "test.store")
+  var path: String { folder.path + "/chat.sqlite" }
+
+  init() throws {
+    folder = try TemporaryFolder()
+  }
+
+  deinit {
+    executor.shutdown()
+  }
+}

@@ -1,0 +1,87 @@
+import ChatTestSupport
+import Foundation
+import SQLite
+import Testing
+
+@testable import ChatServer
+
+/// The server database a released version made (`Tests/Fixtures/v1/server.sqlite`: alice, bob
+/// and carol, the group "Sunday hike" with 3 messages read by everyone, the direct "Lunch" with
+/// 2), served by today's code through the API: every row must come through every migration.
+@Suite struct ServerSchemaMigrationTests {
+  private func serveV1() throws -> (TemporaryFolder, TestServer) {
+    let folder = try TemporaryFolder()
+    try SchemaFixtures.copy("v1", "server.sqlite", to: folder.path + "/chat.sqlite")
+    let server = try TestServer(location: .dataFolder(folder.path))
+    return (folder, server)
+  }
+
+  private func conversations(_ server: TestServer, as session: Session) async throws
+    -> [String: [String: Any]]
+  {
+    let response = await server.request("GET", "/v1/conversations", token: session.accessToken)
+    #expect(response.status == 200)
+    let items = try #require(response.object["items"] as? [[String: Any]])
+    return Dictionary(uniqueKeysWithValues: items.map { ($0["title"] as? String ?? "", $0) })
+  }
+
+  @Test func theV1FixtureServesEveryConversationAndMessage() async throws {
+    let (folder, server) = try serveV1()
+    defer { withExtendedLifetime(folder) {} }
+    let alice = try await server.login("alice")
+    let list = try await conversations(server, as: alice)
+    #expect(list.keys.sorted() == ["Lunch", "Sunday hike"])
+    let group = try #require(list["Sunday hike"]?["id"] as? String)
+    #expect((list["Sunday hike"]?["memberIds"] as? [String]) == ["alice", "bob", "carol"])
+    let page = await server.messages(in: group, as: alice)
+    #expect(page.sequences == [1, 2, 3])
+    #expect(
+      page.items.map { $0["text"] as? String } == [
+        "Meet at the trailhead at nine", "Bringing coffee for everyone",
+        "Café au lait for me, merci",
+      ])
+    let lunch = try #require(list["Lunch"]?["id"] as? String)
+    let carol = try await server.login("carol")
+    #expect(await server.messages(in: lunch, as: carol).status == 404, "carol is not in Lunch")
+  }
+
+  @Test func theV1ReceiptsAndSequencesCarryOn() async throws {
+    let (folder, server) = try serveV1()
+    defer { withExtendedLifetime(folder) {} }
+    let alice = try await server.login("alice")
+    let group = try #require(
+      try await conversations(server, as: alice)["Sunday hike"]?["id"] as? String)
+    let receipts = await server.request(
+      "GET", "/v1/conversations/\(group)/receipts", token: alice.accessToken)
+    let members = try #require(receipts.object["members"] as? [[String: Any]])
+    #expect(
+      members.map { "\($0["userId"] ?? ""):\($0["readUpTo"] ?? "")" } == [
+        "alice:3", "bob:3", "carol:3",
+      ])
+    let next = try await server.send("Running ten minutes late", to: group, as: alice)
+    #expect(next.status == 201)
+    #expect(next.object["sequence"] as? Int == 4)
+    // An idempotent retry of a message v1 stored still finds it.
+    let stored = try await server.rows(
+      "SELECT client_message_id FROM messages WHERE conversation_id = '\(group)' AND sequence = 1")
+    guard case .text(let clientID) = try #require(stored.first?.first) else {
+      Issue.record("no client id for sequence 1")
+      return
+    }
+    let retry = try await server.send(
+      "Meet at the trailhead at nine", to: group, as: alice, clientMessageId: clientID)
+    #expect(retry.status == 200)
+    #expect(retry.object["sequence"] as? Int == 1)
+  }
+
+  @Test func theV1FixtureRecordsExactlyTheMigrationsOfItsVersion() async throws {
+    let folder = try TemporaryFolder()
+    let path = try SchemaFixtures.copy("v1", "server.sqlite", to: folder.path + "/chat.sqlite")
+    let before = try Database(.file(path))
+    #expect(try Migrator.appliedIdentifiers(in: before) == ["v1"])
+    before.close()
+    let server = try TestServer(location: .dataFolder(folder.path))
+    let after = try await server.store.withDatabase { try Migrator.appliedIdentifiers(in: $0) }
+    #expect(after == ServerStore.migrator.identifiers)
+  }
+}
