@@ -15,10 +15,10 @@ extension ChatService {
     return .json(200, page)
   }
 
-  /// `POST /v1/conversations/{id}/messages`: 201 with the new message; 200 with the stored one
-  /// when the same sender sends the same clientMessageId and text again (a retry); 409 when
-  /// the text differs. A new message goes live to every member's devices, followed by the
-  /// sender's raised receipt numbers.
+  /// `POST /v1/conversations/{id}/messages`: 201 with the new item (a message, or with `kind`
+  /// an edit or delete of `target`); 200 with the stored one when the same sender posts the
+  /// same clientMessageId and body again (a retry); 409 when the body differs. A new item goes
+  /// live to every member's devices, followed by the sender's raised receipt numbers.
   func sendMessage(
     to rawConversation: String, _ request: APIRequest, from sender: String, at now: Timestamp
   ) async throws(ServiceError) -> APIResponse {
@@ -32,12 +32,33 @@ extension ChatService {
     guard let clientMessageKey = Identifiers.canonicalUUID(post.clientMessageId) else {
       throw .badRequest("clientMessageId must be a UUID.")
     }
-    guard let text = post.text else { throw .badRequest("text must be a string.") }
+    let kind = post.kind ?? .message
+    var target: (id: String, key: String)?
+    switch kind {
+    case .message:
+      guard post.target == nil else { throw .badRequest("A message has no target.") }
+    case .edit, .delete:
+      guard let id = post.target, let key = Identifiers.canonicalUUID(id) else {
+        throw .badRequest("target must be the clientMessageId (a UUID) of the message to change.")
+      }
+      target = (id, key)
+    case .members, .title:
+      throw .badRequest(
+        "kind must be message, edit or delete: members and title have routes of their own.")
+    }
+    let text: String
+    if kind == .delete {
+      guard post.text == nil || post.text == "" else { throw .badRequest("A delete has no text.") }
+      text = ""
+    } else {
+      guard let given = post.text else { throw .badRequest("text must be a string.") }
+      text = given
+    }
     let outcome = try await store.send(
       NewMessage(
         id: random.uuidString(), conversationId: conversation, senderId: sender,
         clientMessageId: post.clientMessageId, clientMessageKey: clientMessageKey, text: text,
-        sentAt: now))
+        sentAt: now, kind: kind, target: target))
     let message = outcome.message
     guard outcome.isNew else {
       metrics.retriesRecognised += 1

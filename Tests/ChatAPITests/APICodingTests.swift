@@ -46,6 +46,9 @@ import Testing
     edited.kind = .message
     edited.editedAt = "2026-11-30T14:05:00.000Z"
     edited.deleted = false
+    // A Part 2 item always carries both arrays (empty unless it is a members item).
+    edited.added = []
+    edited.removed = []
     edited.media = Media(
       key: "m1", kind: .image, contentType: "image/jpeg", byteCount: 183_211,
       sha256: String(repeating: "a", count: 64), width: 1_600, height: 1_200, thumbnail: "AAAA")

@@ -27,7 +27,11 @@ import Testing
     #expect(
       Set(message.keys) == [
         "id", "clientMessageId", "conversationId", "senderId", "text", "sequence", "sentAt",
+        "kind", "media", "editedAt", "deleted", "target", "added", "removed", "title",
       ])
+    #expect(message["kind"] as? String == "message")
+    #expect(message["deleted"] as? Bool == false)
+    #expect(message["editedAt"] is NSNull && message["target"] is NSNull)
     #expect(message["clientMessageId"] as? String == Self.key)
     #expect(message["conversationId"] as? String == conversation)
     #expect(message["senderId"] as? String == "alice")

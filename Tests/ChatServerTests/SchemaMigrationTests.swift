@@ -74,6 +74,42 @@ import Testing
     #expect(retry.object["sequence"] as? Int == 1)
   }
 
+  @Test func v1MessagesBecomeItemsThatCanBeEditedAndDeleted() async throws {
+    let (folder, server) = try serveV1()
+    defer { withExtendedLifetime(folder) {} }
+    let bob = try await server.login("bob")
+    let group = try #require(
+      try await conversations(server, as: bob)["Sunday hike"]?["id"] as? String)
+    let page = await server.messages(in: group, as: bob)
+    #expect(page.items.map { $0["kind"] as? String } == ["message", "message", "message"])
+    #expect(page.items.map { $0["deleted"] as? Bool } == [false, false, false])
+    let stored = try await server.rows(
+      "SELECT client_message_id FROM messages WHERE conversation_id = '\(group)' AND sequence = 2")
+    guard case .text(let bobsMessage) = try #require(stored.first?.first) else {
+      Issue.record("no client id for sequence 2")
+      return
+    }
+    let edit = try await server.post(
+      [
+        "clientMessageId": UUID().uuidString, "kind": "edit", "target": bobsMessage,
+        "text": "Bringing tea for everyone",
+      ], to: group, as: bob)
+    #expect(edit.status == 201)
+    #expect(edit.object["sequence"] as? Int == 4)
+    let delete = try await server.post(
+      ["clientMessageId": UUID().uuidString, "kind": "delete", "target": bobsMessage], to: group,
+      as: bob)
+    #expect(delete.status == 201)
+    let after = await server.messages(in: group, as: bob)
+    #expect(
+      after.items.map { $0["text"] as? String } == [
+        "Meet at the trailhead at nine", "", "Café au lait for me, merci", "", "",
+      ])
+    let list = try await conversations(server, as: bob)
+    let last = try #require(list["Sunday hike"]?["lastMessage"] as? [String: Any])
+    #expect(last["sequence"] as? Int == 3, "v1's lastMessage carried over")
+  }
+
   @Test func theV1FixtureRecordsExactlyTheMigrationsOfItsVersion() async throws {
     let folder = try TemporaryFolder()
     let path = try SchemaFixtures.copy("v1", "server.sqlite", to: folder.path + "/chat.sqlite")

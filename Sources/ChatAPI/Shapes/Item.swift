@@ -59,6 +59,43 @@ public struct Item: Codable, Sendable, Equatable {
 
   /// The kind, a Part 1 server's items being messages.
   public var effectiveKind: ItemKind { kind ?? .message }
+
+  enum CodingKeys: String, CodingKey {
+    case id, clientMessageId, conversationId, senderId, text, sequence, sentAt, kind, media
+    case editedAt, deleted, target, added, removed, title
+  }
+
+  /// An item without `kind` (Part 1's `Message`) writes Part 1's fields only; an item with one
+  /// writes every field of API.md's `Item`, `null` or `[]` where it has no value.
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(id, forKey: .id)
+    try container.encode(clientMessageId, forKey: .clientMessageId)
+    try container.encode(conversationId, forKey: .conversationId)
+    try container.encode(senderId, forKey: .senderId)
+    try container.encode(text, forKey: .text)
+    try container.encode(sequence, forKey: .sequence)
+    try container.encode(sentAt, forKey: .sentAt)
+    guard let kind else { return }
+    try container.encode(kind, forKey: .kind)
+    try Self.encode(media, .media, in: &container)
+    try Self.encode(editedAt, .editedAt, in: &container)
+    try container.encode(deleted ?? false, forKey: .deleted)
+    try Self.encode(target, .target, in: &container)
+    try container.encode(added ?? [], forKey: .added)
+    try container.encode(removed ?? [], forKey: .removed)
+    try Self.encode(title, .title, in: &container)
+  }
+
+  private static func encode<Value: Encodable>(
+    _ value: Value?, _ key: CodingKeys, in container: inout KeyedEncodingContainer<CodingKeys>
+  ) throws {
+    if let value {
+      try container.encode(value, forKey: key)
+    } else {
+      try container.encodeNil(forKey: key)
+    }
+  }
 }
 
 /// `GET /v1/conversations/{id}/messages`: items in ascending sequence order.

@@ -45,7 +45,7 @@ extension ServerStore {
                \(Self.messageColumns(table: "m"))
         FROM members AS me
         JOIN conversations AS c ON c.id = me.conversation_id
-        LEFT JOIN messages AS m ON m.conversation_id = c.id AND m.sequence = c.last_sequence
+        LEFT JOIN messages AS m ON m.conversation_id = c.id AND m.sequence = c.last_message_sequence
         WHERE me.user_id = ? AND c.change_version > ?
         ORDER BY c.last_activity_at DESC, c.id
         """, user, cursor ?? 0

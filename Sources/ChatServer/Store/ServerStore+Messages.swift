@@ -2,7 +2,7 @@ import ChatAPI
 import SQLite
 import Support
 
-/// A message to store, as the service parsed and checked it.
+/// An item to store (a message, an edit or a delete), as the service parsed it.
 struct NewMessage: Sendable {
   /// The server id to give it, should it be new.
   var id: String
@@ -14,66 +14,174 @@ struct NewMessage: Sendable {
   var clientMessageKey: String
   var text: String
   var sentAt: Timestamp
+  var kind: ItemKind = .message
+  /// An edit's or delete's target: the clientMessageId as the client spelled it, and its
+  /// lowercase form (the sender's key of the message it changes).
+  var target: (id: String, key: String)? = nil
 }
 
-/// What storing a message did.
+/// What storing an item did.
 struct SendOutcome: Sendable {
   var message: Item
-  /// False when the same sender had already sent this clientMessageId with the same text.
+  /// False when the same sender had already sent this clientMessageId (a retry).
   var isNew: Bool
   /// The conversation's members, sorted: who hears of it.
   var memberIds: [String]
 }
 
 extension ServerStore {
-  /// Stores a message: in one savepoint of a group commit, checks membership (404), text
-  /// (empty: 422), the idempotency key (same bytes: the stored message; other bytes: 409),
-  /// then takes the next sequence number and raises the sender's own receipt numbers to it.
+  /// Stores an item: in one savepoint of a group commit, checks membership (404), the
+  /// idempotency key (a retry: the stored item; the same key with another body: 409), the
+  /// item's own rules (an edit or delete: the target is the caller's own message, else 403 for
+  /// someone else's and 422 for none, one not a message or one deleted; text: 422 when
+  /// empty), then takes the next sequence number and raises the sender's own receipt numbers
+  /// to it. An edit rewrites its message's text and `editedAt`; a delete erases the text of the
+  /// message and of its edits, and leaves the tombstone. After a delete the freed bytes are
+  /// overwritten and the write-ahead log emptied (`eraseFreedContent`), so the text is gone
+  /// from the files too.
   func send(_ new: NewMessage) async throws(ServiceError) -> SendOutcome {
-    try await enqueueWrite { db in
-      let members = try Self.memberIds(db, of: new.conversationId, visibleTo: new.senderId)
+    let outcome = try await enqueueWrite { db in try Self.store(new, in: db) }
+    if outcome.isNew && new.kind == .delete { eraseFreedContent() }
+    return outcome
+  }
+
+  private static func store(_ new: NewMessage, in db: Database) throws -> SendOutcome {
+    let members = try memberIds(db, of: new.conversationId, visibleTo: new.senderId)
+    let existing = try item(
+      db, in: new.conversationId, from: new.senderId, key: new.clientMessageKey)
+    if let existing, isRetry(of: existing.item, with: new, targetKey: existing.targetKey) {
+      return SendOutcome(message: existing.item, isNew: false, memberIds: members)
+    }
+    // API.md's precedence: the item's own 403 and 422 come before the key's 409.
+    var target: Item?
+    switch new.kind {
+    case .message:
       guard !new.text.isEmpty else { throw ServiceError.invalid("A message needs some text.") }
-      let existing = try db.query(
-        """
-        SELECT \(Self.messageColumns(table: "messages")) FROM messages
-        WHERE conversation_id = ? AND sender_id = ? AND client_message_key = ?
-        """, new.conversationId, new.senderId, new.clientMessageKey
-      ) { Self.message(from: $0, at: 0) }.first
-      if let existing {
-        // Byte for byte: `String ==` would call two normalisations of one text equal.
-        guard existing.text.utf8.elementsEqual(new.text.utf8) else {
-          throw ServiceError(.conflict, "This clientMessageId was already sent with another text.")
-        }
-        return SendOutcome(message: existing, isNew: false, memberIds: members)
+    case .edit, .delete:
+      target = try changedMessage(new, in: db)
+      if new.kind == .edit && new.text.isEmpty {
+        throw ServiceError.invalid("An edit needs some text.")
       }
-      let lastSequence =
-        try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", new.conversationId)
-        ?? 0
-      let message = Item(
-        id: new.id, clientMessageId: new.clientMessageId, conversationId: new.conversationId,
-        senderId: new.senderId, text: new.text, sequence: lastSequence + 1,
-        sentAt: new.sentAt.rfc3339)
-      try db.run(
+    case .members, .title:
+      throw ServiceError.badRequest("kind must be message, edit or delete here.")
+    }
+    if existing != nil {
+      throw ServiceError(.conflict, "This clientMessageId was already sent with another body.")
+    }
+    let lastSequence =
+      try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", new.conversationId)
+      ?? 0
+    let sequence = lastSequence + 1
+    let sentAt = new.sentAt.millisecondsSince1970
+    try db.run(
+      """
+      INSERT INTO messages (conversation_id, sequence, id, sender_id, client_message_id,
+                            client_message_key, text, sent_at, kind, target_id, target_key)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      """, new.conversationId, sequence, new.id, new.senderId, new.clientMessageId,
+      new.clientMessageKey, new.kind == .delete ? "" : new.text, sentAt, new.kind.rawValue,
+      new.target?.id, new.target?.key)
+    if let target, let key = new.target?.key {
+      if new.kind == .edit {
+        try db.run(
+          "UPDATE messages SET text = ?, edited_at = ? WHERE conversation_id = ? AND sequence = ?",
+          new.text, sentAt, new.conversationId, target.sequence)
+      } else {
+        try db.run(
+          "UPDATE messages SET text = '', deleted = 1 WHERE conversation_id = ? AND sequence = ?",
+          new.conversationId, target.sequence)
+        try db.run(
+          """
+          UPDATE messages SET text = '' WHERE conversation_id = ? AND sender_id = ?
+            AND target_key = ? AND kind = 'edit'
+          """, new.conversationId, new.senderId, key)
+      }
+    }
+    // An edit or delete changes the list (its lastMessage may be the target) but is not new
+    // activity: only a message moves the conversation up the list.
+    try db.run(
+      """
+      UPDATE conversations
+      SET last_sequence = ?, change_version = \(nextChangeVersion),
+          last_activity_at = CASE WHEN ? THEN ? ELSE last_activity_at END,
+          last_message_sequence = CASE WHEN ? THEN ? ELSE last_message_sequence END
+      WHERE id = ?
+      """, sequence, new.kind == .message, sentAt, new.kind == .message, sequence,
+      new.conversationId)
+    // Every stored number is at most the old last sequence, so both rise to the new one.
+    try db.run(
+      """
+      UPDATE members SET delivered_up_to = ?, read_up_to = ?
+      WHERE conversation_id = ? AND user_id = ?
+      """, sequence, sequence, new.conversationId, new.senderId)
+    let stored = try item(db, in: new.conversationId, from: new.senderId, key: new.clientMessageKey)
+    guard let stored else { throw ServiceError.internal("the stored item is missing") }
+    return SendOutcome(message: stored.item, isNew: true, memberIds: members)
+  }
+
+  /// Whether `new` repeats the stored item: the same kind and target, and the same text byte
+  /// for byte (`String ==` would call two normalisations of one text equal). A message that was
+  /// edited or deleted, or an edit whose message was deleted, no longer holds the text it was
+  /// posted with: any retry of it is answered with what it is now.
+  private static func isRetry(of stored: Item, with new: NewMessage, targetKey: String?) -> Bool {
+    guard stored.kind == new.kind, targetKey == new.target?.key else { return false }
+    switch new.kind {
+    case .message:
+      if stored.editedAt != nil || stored.deleted == true { return true }
+      return stored.text.utf8.elementsEqual(new.text.utf8)
+    case .edit:
+      return stored.text.isEmpty || stored.text.utf8.elementsEqual(new.text.utf8)
+    case .delete, .members, .title:
+      return true
+    }
+  }
+
+  /// The message an edit or delete changes: the caller's own, not deleted (else 403 or 422).
+  private static func changedMessage(_ new: NewMessage, in db: Database) throws -> Item {
+    guard let key = new.target?.key else {
+      throw ServiceError.badRequest(
+        "An edit or delete needs target: the message's clientMessageId.")
+    }
+    guard let target = try item(db, in: new.conversationId, from: new.senderId, key: key) else {
+      let othersMessage = try db.scalarInt(
         """
-        INSERT INTO messages (conversation_id, sequence, id, sender_id, client_message_id,
-                              client_message_key, text, sent_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-        """, message.conversationId, message.sequence, message.id, message.senderId,
-        message.clientMessageId, new.clientMessageKey, message.text,
-        new.sentAt.millisecondsSince1970)
-      try db.run(
-        """
-        UPDATE conversations
-        SET last_sequence = ?, last_activity_at = ?, change_version = \(Self.nextChangeVersion)
-        WHERE id = ?
-        """, message.sequence, new.sentAt.millisecondsSince1970, message.conversationId)
-      // Every stored number is at most the old last sequence, so both rise to the new one.
-      try db.run(
-        """
-        UPDATE members SET delivered_up_to = ?, read_up_to = ?
-        WHERE conversation_id = ? AND user_id = ?
-        """, message.sequence, message.sequence, message.conversationId, message.senderId)
-      return SendOutcome(message: message, isNew: true, memberIds: members)
+        SELECT count(*) FROM messages
+        WHERE conversation_id = ? AND client_message_key = ? AND kind = 'message'
+        """, new.conversationId, key)
+      if (othersMessage ?? 0) > 0 {
+        throw ServiceError(.forbidden, "Only its sender may edit or delete a message.")
+      }
+      throw ServiceError.invalid("The target is not a message of this conversation.")
+    }
+    guard target.item.kind == .message else {
+      throw ServiceError.invalid("The target is not a message of this conversation.")
+    }
+    guard target.item.deleted != true else {
+      throw ServiceError.invalid("The target was deleted.")
+    }
+    return target.item
+  }
+
+  /// The item `sender` posted with `key` in `conversation`, and its target's key.
+  private static func item(
+    _ db: Database, in conversation: String, from sender: String, key: String
+  ) throws -> (item: Item, targetKey: String?)? {
+    try db.query(
+      """
+      SELECT \(messageColumns(table: "messages")), messages.target_key FROM messages
+      WHERE conversation_id = ? AND sender_id = ? AND client_message_key = ?
+      """, conversation, sender, key
+    ) { row in (message(from: row, at: 0), row.isNull(11) ? nil : row.string(11)) }.first
+  }
+
+  /// Overwrites what deletes freed and empties the write-ahead log into the database (where
+  /// `secure_delete` zeroed the erased text), so a deleted text is in neither file. A failure
+  /// leaves the log for SQLite's next checkpoint; it is counted, not fatal.
+  func eraseFreedContent() {
+    do {
+      try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    } catch {
+      statistics.failedErasures += 1
     }
   }
 
@@ -122,15 +230,25 @@ extension ServerStore {
   private static let mColumns = columnList(table: "m")
 
   private static func columnList(table: String) -> String {
-    ["id", "client_message_id", "conversation_id", "sender_id", "text", "sequence", "sent_at"]
-      .map { "\(table).\($0)" }.joined(separator: ", ")
+    [
+      "id", "client_message_id", "conversation_id", "sender_id", "text", "sequence", "sent_at",
+      "kind", "target_id", "edited_at", "deleted",
+    ]
+    .map { "\(table).\($0)" }.joined(separator: ", ")
   }
 
+  /// An item in its current state, from the 11 columns of `messageColumns` at `first`.
   static func message(from row: Row, at first: Int) -> Item {
-    Item(
+    let kind = ItemKind(rawValue: row.string(first + 7)) ?? .message
+    let isMessage = kind == .message
+    return Item(
       id: row.string(first), clientMessageId: row.string(first + 1),
       conversationId: row.string(first + 2), senderId: row.string(first + 3),
       text: row.string(first + 4), sequence: row.int(first + 5),
-      sentAt: Timestamp(millisecondsSince1970: Int64(row.int(first + 6))).rfc3339)
+      sentAt: Timestamp(millisecondsSince1970: Int64(row.int(first + 6))).rfc3339, kind: kind,
+      editedAt: isMessage && !row.isNull(first + 9)
+        ? Timestamp(millisecondsSince1970: Int64(row.int(first + 9))).rfc3339 : nil,
+      deleted: isMessage && row.int(first + 10) != 0,
+      target: row.isNull(first + 8) ? nil : row.string(first + 8))
   }
 }

@@ -49,6 +49,24 @@ extension ServerStore {
         );
         """)
     }
+    // API.md Part 2's items: the log holds edits and deletes too (`kind`, `target_key`: the
+    // lowercase clientMessageId of the message they change, by the same sender), a message
+    // carries its current state (`edited_at`, `deleted`), and a conversation's `lastMessage` is
+    // its newest item of kind message. v1's rows are all messages.
+    migrator.register("v2-items") { db in
+      try db.execute(
+        """
+        ALTER TABLE messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message';
+        ALTER TABLE messages ADD COLUMN target_id TEXT;
+        ALTER TABLE messages ADD COLUMN target_key TEXT;
+        ALTER TABLE messages ADD COLUMN edited_at INTEGER;
+        ALTER TABLE messages ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX messages_by_target ON messages (conversation_id, sender_id, target_key)
+          WHERE target_key IS NOT NULL;
+        ALTER TABLE conversations ADD COLUMN last_message_sequence INTEGER NOT NULL DEFAULT 0;
+        UPDATE conversations SET last_message_sequence = last_sequence;
+        """)
+    }
     return migrator
   }
 }

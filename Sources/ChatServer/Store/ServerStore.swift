@@ -57,6 +57,8 @@ public actor ServerStore {
     case .memory: database = try Database(.memory)
     case .file(let path): database = try Database(.file(path), durability: .full)
     }
+    // A delete is real (API.md): what SQLite frees is overwritten, not left in free pages.
+    try database.execute("PRAGMA secure_delete = ON")
     try Self.migrator.migrate(database)
     self.executor = executor
     self.maxBatchSize = maxBatchSize
@@ -104,4 +106,6 @@ struct StoreStatistics: Sendable, Equatable {
   var committedWrites = 0
   /// Transactions that failed as a whole (every write in them answered 503).
   var failedCommits = 0
+  /// Checkpoints after a delete that failed (the erased text waits for the next one).
+  var failedErasures = 0
 }

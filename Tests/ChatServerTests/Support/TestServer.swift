@@ -95,6 +95,15 @@ final class TestServer: Sendable {
       "POST", "/v1/conversations/\(conversation)/messages", token: session.accessToken, body: body)
   }
 
+  /// Posts an item of any kind: `body` is the JSON object of API.md's POST .../messages.
+  func post(
+    _ body: [String: String], to conversation: String, as session: Session
+  ) async throws -> TestResponse {
+    await request(
+      "POST", "/v1/conversations/\(conversation)/messages", token: session.accessToken,
+      body: try TestJSON.encode(body))
+  }
+
   func messages(
     in conversation: String, as session: Session, query: QueryItems = [:]
   ) async -> TestResponse {

@@ -10,7 +10,9 @@ import httpx
 from chatserver import Device
 
 RFC3339_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
-MESSAGE_FIELDS = {"id", "clientMessageId", "conversationId", "senderId", "text", "sequence", "sentAt"}
+# API.md Part 2: a message is the Item of kind message, with every field of Item.
+MESSAGE_FIELDS = {"id", "clientMessageId", "conversationId", "senderId", "text", "sequence", "sentAt",
+                  "kind", "media", "editedAt", "deleted", "target", "added", "removed", "title"}
 
 
 def activity(item):
@@ -107,7 +109,7 @@ def run_messages(report, server):
     first = alice.send(conversation, "On my way", key)
     message = first.json()
     report.check("first send 201", first.status_code == 201, first.text)
-    report.check("the Message has exactly API.md's fields", set(message) == MESSAGE_FIELDS, str(message))
+    report.check("the Message has exactly the fields of API.md's Item", set(message) == MESSAGE_FIELDS, str(message))
     report.check("the Message echoes what was sent", message["clientMessageId"] == key and
                  message["text"] == "On my way" and message["senderId"] == "msg-alice" and
                  message["conversationId"] == conversation and message["sequence"] == 1, str(message))

@@ -23,6 +23,7 @@ import traceback
 import cases_auth
 import cases_data
 import cases_errors
+import cases_items
 import cases_live
 import cases_ops
 import chatserver
@@ -37,6 +38,7 @@ SHARED = [
     ("concurrency", cases_data.run_concurrency),
     ("paging", cases_data.run_paging),
     ("receipts", cases_data.run_receipts),
+    ("edits", cases_items.run_edits),
     ("live", cases_live.run),
     ("limits", cases_ops.run_limits),
     ("operations", cases_ops.run_operations),
