@@ -18,11 +18,18 @@ public struct Message: Identifiable, Hashable, Sendable {
   public var send: SendState
   /// How far the others have got. Meaningful only for my own sent messages.
   public var receipt: ReceiptState
+  /// When the sender last edited it (the screen says "edited"); nil when never.
+  public let editedAt: Date?
+  /// Deleted for everyone: a tombstone whose text is gone from this device.
+  public let isDeleted: Bool
 
   public init(
     id: MessageID, conversationID: ConversationID, senderID: UserID, text: String, sentAt: Date,
-    sequence: Int?, send: SendState, receipt: ReceiptState
+    sequence: Int?, send: SendState, receipt: ReceiptState, editedAt: Date? = nil,
+    isDeleted: Bool = false
   ) {
+    self.editedAt = editedAt
+    self.isDeleted = isDeleted
     self.id = id
     self.conversationID = conversationID
     self.senderID = senderID

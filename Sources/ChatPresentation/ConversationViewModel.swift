@@ -131,11 +131,12 @@ public final class ConversationViewModel {
       }
       let mine = message.senderID == me
       let row = MessageRow(
-        id: message.id, text: message.text, isMine: mine,
-        sender: mine ? nil : message.senderID.rawValue,
+        id: message.id, text: message.isDeleted ? MessageRow.deletedText : message.text,
+        isMine: mine, sender: mine ? nil : message.senderID.rawValue,
         time: formatter.string(for: message.sentAt, today: today),
         ticks: mine ? Ticks(send: message.send, receipt: message.receipt) : nil,
-        sequence: message.sequence)
+        sequence: message.sequence, isEdited: message.editedAt != nil && !message.isDeleted,
+        isDeleted: message.isDeleted)
       cache[message.id] = (message, row)
       return row
     }

@@ -41,11 +41,20 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   public let ticks: Ticks?
   /// The server's order, nil while sending.
   public let sequence: Int?
+  /// The sender changed it since sending: the screen says "edited".
+  public let isEdited: Bool
+  /// Deleted for everyone: `text` is the tombstone's line, shown dimmed.
+  public let isDeleted: Bool
+
+  /// What a deleted message shows instead of its text, which is gone from the device.
+  public static let deletedText = "This message was deleted"
 
   public init(
     id: MessageID, text: String, isMine: Bool, sender: String?, time: String, ticks: Ticks?,
-    sequence: Int?
+    sequence: Int?, isEdited: Bool = false, isDeleted: Bool = false
   ) {
+    self.isEdited = isEdited
+    self.isDeleted = isDeleted
     self.id = id
     self.text = text
     self.isMine = isMine

@@ -310,6 +310,6 @@ import Testing
     let attributes = try FileManager.default.attributesOfItem(atPath: path)
     #expect((attributes[.posixPermissions] as? Int) == 0o600)
     let db = try Database(.file(path))
-    #expect(try Migrator.appliedIdentifiers(in: db) == ["v1"])
+    #expect(try Migrator.appliedIdentifiers(in: db) == MessageStore.migrator.identifiers)
   }
 }

@@ -73,6 +73,38 @@ import Testing
     #expect(integrity.isEmpty)
   }
 
+  @Test func aV1MessageTakesAnEditAndADeleteWithItsSearchIndex() async throws {
+    let (file, store) = try await openV1()
+    defer { withExtendedLifetime(file) {} }
+    let me = UserID("alice")
+    let hit = try #require(try await store.search("lighthouse", limit: 10).first)
+    let message = hit.message
+    let next = try #require(try await store.newestSequence(in: message.conversationID)) + 1
+    var edit = message
+    edit.clientID = MessageID(rawValue: "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a99")!
+    edit.serverID = "edit-1"
+    edit.sequence = next
+    edit.sentAt = message.sentAt.addingTimeInterval(60)
+    edit.kind = .edit
+    edit.target = message.clientID
+    edit.text = "Did you see the harbour photos?"
+    try await store.saveServerMessages([edit], in: message.conversationID, me: me)
+    #expect(try await store.search("lighthouse", limit: 10).isEmpty)
+    #expect(
+      try await store.search("harbour", limit: 10).map(\.message.clientID) == [message.clientID])
+    var delete = edit
+    delete.clientID = MessageID(rawValue: "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a98")!
+    delete.serverID = "delete-1"
+    delete.sequence = next + 1
+    delete.kind = .delete
+    delete.text = ""
+    try await store.saveServerMessages([delete], in: message.conversationID, me: me)
+    #expect(try await store.search("harbour", limit: 10).isEmpty)
+    let shown = try await store.snapshot(message.conversationID, limit: 50).messages
+    #expect(shown.map(\.isDeleted) == [true, false])
+    #expect(try await store.search("best", limit: 10).count == 1, "the rest of the index is intact")
+  }
+
   @Test func theV1FixtureRecordsExactlyTheMigrationsOfItsVersion() async throws {
     let file = try StoreFixtureFile()
     try SchemaFixtures.copy("v1", "client-alice.sqlite", to: file.path)

@@ -49,6 +49,32 @@ struct ConversationViewModelTests {
     #expect(rows[0].time == "09:54")
   }
 
+  @Test func anEditedMessageSaysSoAndADeletedOneShowsItsTombstone() async throws {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let plain = message(1, from: bob, sequence: 1)
+    let edited = message(2, from: bob, sequence: 2)
+    let deleted = message(3, from: me, sequence: 3)
+    repository.emit([
+      plain,
+      Message(
+        id: edited.id, conversationID: chat, senderID: bob, text: "new text",
+        sentAt: edited.sentAt, sequence: 2, send: .sent, receipt: .unknown,
+        editedAt: edited.sentAt.addingTimeInterval(30)),
+      Message(
+        id: deleted.id, conversationID: chat, senderID: me, text: "", sentAt: deleted.sentAt,
+        sequence: 3, send: .sent, receipt: .read, isDeleted: true),
+    ])
+    try await waitUntil("three rows", in: model.viewState) { $0.rows.count == 3 }
+    let rows = model.viewState.rows
+    #expect(rows.map(\.isEdited) == [false, true, false])
+    #expect(rows.map(\.isDeleted) == [false, false, true])
+    #expect(rows.map(\.text) == ["text 1", "new text", MessageRow.deletedText])
+  }
+
   /// A screen left open over midnight: the next change of any kind (here someone typing)
   /// shows yesterday's times as yesterday's.
   @Test func timesAreRedrawnAfterMidnightWhateverChanges() async throws {

@@ -39,6 +39,21 @@ import Testing
     #expect(ScreenRenderer.tickMark(.read).style.contains(Style.blue))
   }
 
+  @Test func anEditedBubbleSaysEditedAndADeletedOneIsDimmed() {
+    let edited = MessageRow(
+      id: MessageID(rawValue: "01900000-0000-7000-8000-000000000001")!, text: "new text",
+      isMine: false, sender: "bob", time: "14:01", ticks: nil, sequence: 1, isEdited: true)
+    let heading = ScreenRenderer.bubble(edited, width: 30, columns: 40).first?.plain ?? ""
+    #expect(heading.contains("14:01 · edited"))
+    let deleted = MessageRow(
+      id: MessageID(rawValue: "01900000-0000-7000-8000-000000000002")!,
+      text: MessageRow.deletedText, isMine: true, sender: nil, time: "14:02", ticks: .read,
+      sequence: 2, isDeleted: true)
+    let lines = ScreenRenderer.bubble(deleted, width: 30, columns: 40)
+    #expect(lines.first?.plain.contains(MessageRow.deletedText) == true)
+    #expect(lines.first?.runs.contains { $0.style == Style.dim && !$0.text.isEmpty } == true)
+  }
+
   @Test func theNewestMessageIsAtTheBottomAboveTheInput() {
     var model = ScreenModel(user: "alice")
     model.mode = .conversation(ConversationID("c1"))

@@ -15,9 +15,18 @@ extension MessageRecord {
       let sentAt = Timestamp(rfc3339: item.sentAt),
       item.sequence >= 1
     else { return nil }
+    let target = item.target.flatMap(MessageID.init(rawValue:))
+    let kind = Kind(rawValue: item.effectiveKind.rawValue) ?? .message
+    if (kind == .edit || kind == .delete) && target == nil { return nil }
+    var editedAt: Date?
+    if let edited = item.editedAt {
+      guard let time = Timestamp(rfc3339: edited) else { return nil }
+      editedAt = time.date
+    }
     self.init(
       conversationID: conversation, clientID: clientID, senderID: sender, serverID: item.id,
-      text: item.text, sequence: item.sequence, sentAt: sentAt.date, state: .sent, failure: nil)
+      text: item.text, sequence: item.sequence, sentAt: sentAt.date, state: .sent, failure: nil,
+      kind: kind, target: target, editedAt: editedAt, isDeleted: item.deleted ?? false)
   }
 }
 

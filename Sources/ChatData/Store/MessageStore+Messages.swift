@@ -32,7 +32,13 @@ extension MessageStore {
     """
 
   static let messageColumns =
-    "conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure"
+    """
+    conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure, \
+    kind, target, edited_at, deleted
+    """
+
+  /// How many columns `messageColumns` names (what a query selects after them starts here).
+  static let messageColumnCount = messageColumns.split(separator: ",").count
 
   /// Maps a row selected with `messageColumns`; nil for a row this version cannot read.
   static func messageRecord(_ row: Row, offset: Int = 0) -> MessageRecord? {
@@ -46,7 +52,12 @@ extension MessageStore {
       serverID: row.optionalString(offset + 3), text: row.string(offset + 4),
       sequence: row.optionalInt(offset + 5),
       sentAt: Date(timeIntervalSince1970: row.double(offset + 6)), state: state,
-      failure: row.optionalString(offset + 8))
+      failure: row.optionalString(offset + 8),
+      kind: MessageRecord.Kind(rawValue: row.string(offset + 9)) ?? .message,
+      target: row.optionalString(offset + 10).flatMap(MessageID.init(rawValue:)),
+      editedAt: row.isNull(offset + 11)
+        ? nil : Date(timeIntervalSince1970: row.double(offset + 11)),
+      isDeleted: row.int(offset + 12) != 0)
   }
 
   // MARK: - Sending
@@ -171,12 +182,14 @@ extension MessageStore {
   func saveServerMessages(
     _ messages: [MessageRecord], in conversation: ConversationID, me: UserID
   ) throws(StoreError) -> SaveOutcome {
-    try write { db in
+    var erased = false
+    let outcome = try write { db in
       var newest = 0
       var mineNewest = 0
       var clashes = 0
       var changed = 0
-      for message in messages {
+      // In sequence order, so a change applies after the message it changes when both come.
+      for message in messages.sorted(by: { ($0.sequence ?? 0) < ($1.sequence ?? 0) }) {
         guard let sequence = message.sequence else { continue }
         do {
           try upsert(message, db: db)
@@ -188,8 +201,17 @@ extension MessageStore {
           clashes += 1
           continue
         }
+        let applied = try apply(message, db: db)
+        changed += applied.changes
+        erased = erased || applied.erased
         newest = max(newest, sequence)
         if message.senderID == me { mineNewest = max(mineNewest, sequence) }
+      }
+      if erased {
+        // FTS5 keeps a deleted row's terms in older segments until they merge: merging them
+        // all now takes the deleted words out of the index's pages (secure_delete zeroes the
+        // pages freed), in the transaction that deleted them.
+        try db.execute("INSERT INTO message_search (message_search) VALUES ('optimize')")
       }
       guard changed > 0 else {
         var outcome = try advanceSyncPosition(conversation, db: db)
@@ -209,17 +231,28 @@ extension MessageStore {
       outcome.clashes = clashes
       return outcome
     }
+    if erased { emptyWriteAheadLog() }
+    return outcome
   }
 
-  /// Inserts a server message, or turns the row with the same ID into it; a row that already is
+  /// After a delete: the write-ahead log's old page images still hold the erased text, so
+  /// they go into the database file (where secure_delete overwrote it) and the log is emptied.
+  /// Not possible inside a transaction; a failure leaves the log to SQLite's next checkpoint.
+  func emptyWriteAheadLog() {
+    guard !db.isInTransaction else { return }
+    try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+  }
+
+  /// Inserts a server item, or turns the row with the same ID into it; a row that already is
   /// exactly it is left alone (no change counted). Throws a constraint error when a different
-  /// row already holds the sequence.
+  /// row already holds the sequence. An edit or delete is stored as a row of its own (its
+  /// sequence keeps the log dense); what it does to its message is `apply`'s.
   private func upsert(_ message: MessageRecord, db: Database) throws {
     try db.run(
       """
       INSERT INTO messages (conversation_id, client_id, sender_id, server_id, text,
-                                      sequence, sent_at, state)
-      VALUES (?, ?, ?, ?, ?, ?, ?, 1)
+                                      sequence, sent_at, state, kind, target, edited_at, deleted)
+      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
         server_id = excluded.server_id, sequence = excluded.sequence,
         sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL
@@ -229,8 +262,102 @@ extension MessageStore {
             OR messages.sent_at != excluded.sent_at OR messages.failure IS NOT NULL
             OR messages.outbox_position IS NOT NULL))
       """, message.conversationID.rawValue, message.clientID.rawValue,
-      message.senderID.rawValue, message.serverID, message.text, message.sequence,
-      message.sentAt.timeIntervalSince1970)
+      message.senderID.rawValue, message.serverID, message.kind == .delete ? "" : message.text,
+      message.sequence, message.sentAt.timeIntervalSince1970, message.kind.rawValue,
+      message.target?.rawValue, message.editedAt?.timeIntervalSince1970,
+      message.isDeleted ? 1 : 0)
+  }
+
+  /// Applies an item to the message it concerns (API.md Part 2): a message served in a newer
+  /// state (edited later, or deleted) takes it; an edit replaces its message's text unless the
+  /// message holds a later edit; a delete erases the text of the message and of its edits. A
+  /// change can arrive before its message (out of order on the socket), so a message also
+  /// takes the changes already held for it. Returns the rows changed and whether text was
+  /// erased.
+  private func apply(_ item: MessageRecord, db: Database) throws -> (changes: Int, erased: Bool) {
+    let conversation = item.conversationID.rawValue
+    let sender = item.senderID.rawValue
+    switch item.kind {
+    case .message:
+      let id = item.clientID.rawValue
+      var changes = 0
+      if let editedAt = item.editedAt, !item.isDeleted {
+        changes += try edit(conversation, sender, id, to: item.text, at: editedAt, db: db)
+      }
+      let deleteHeld =
+        try db.scalarInt(
+          """
+          SELECT count(*) FROM messages WHERE conversation_id = ? AND sender_id = ?
+            AND target = ? AND kind = 'delete'
+          """, conversation, sender, id) ?? 0
+      if item.isDeleted || deleteHeld > 0 {
+        let erasedRows = try erase(conversation, sender, id, db: db)
+        return (changes + erasedRows, erasedRows > 0)
+      }
+      let latestEdit = try db.query(
+        """
+        SELECT text, sent_at FROM messages WHERE conversation_id = ? AND sender_id = ?
+          AND target = ? AND kind = 'edit' ORDER BY sequence DESC LIMIT 1
+        """, conversation, sender, id
+      ) { ($0.string(0), Date(timeIntervalSince1970: $0.double(1))) }.first
+      if let (text, at) = latestEdit {
+        changes += try edit(conversation, sender, id, to: text, at: at, db: db)
+      }
+      return (changes, false)
+    case .edit:
+      guard let target = item.target?.rawValue else { return (0, false) }
+      let changes = try edit(conversation, sender, target, to: item.text, at: item.sentAt, db: db)
+      // The message is already a tombstone: the edit keeps no text either.
+      try db.run(
+        """
+        UPDATE messages SET text = '' WHERE conversation_id = ? AND sender_id = ? AND client_id = ?
+          AND text != '' AND EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?
+            AND sender_id = ? AND client_id = ? AND deleted = 1)
+        """, conversation, sender, item.clientID.rawValue, conversation, sender, target)
+      return (changes + db.changes, db.changes > 0)
+    case .delete:
+      guard let target = item.target?.rawValue else { return (0, false) }
+      let erasedRows = try erase(conversation, sender, target, db: db)
+      return (erasedRows, erasedRows > 0)
+    case .members, .title:
+      return (0, false)
+    }
+  }
+
+  /// Gives a message the text of an edit made at `at`, unless it is deleted or holds a later
+  /// edit (the server's clock orders them). Returns the rows changed.
+  private func edit(
+    _ conversation: String, _ sender: String, _ id: String, to text: String, at: Date,
+    db: Database
+  ) throws -> Int {
+    try db.run(
+      """
+      UPDATE messages SET text = ?, edited_at = ?
+      WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
+        AND deleted = 0 AND (edited_at IS NULL OR edited_at < ?)
+      """, text, at.timeIntervalSince1970, conversation, sender, id, at.timeIntervalSince1970)
+    return db.changes
+  }
+
+  /// Makes a message a tombstone and erases its text and its edits' (the search index follows
+  /// through its trigger). Returns the rows changed.
+  private func erase(_ conversation: String, _ sender: String, _ id: String, db: Database)
+    throws -> Int
+  {
+    try db.run(
+      """
+      UPDATE messages SET text = '', deleted = 1
+      WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
+        AND (deleted = 0 OR text != '')
+      """, conversation, sender, id)
+    var changes = db.changes
+    try db.run(
+      """
+      UPDATE messages SET text = '' WHERE conversation_id = ? AND sender_id = ? AND target = ?
+        AND kind = 'edit' AND text != ''
+      """, conversation, sender, id)
+    changes += db.changes
+    return changes
   }
 
   /// Walks `synced_up_to` over the rows held just above it.

@@ -44,6 +44,7 @@ extension MessageStore {
           try db.scalarInt(
             """
             SELECT 1 FROM messages WHERE conversation_id = ? AND sequence >= ? AND sequence < ?
+              AND kind = 'message'
             LIMIT 1
             """, conversation.rawValue, floor, oldest) == 1
       }
@@ -108,16 +109,29 @@ extension MessageStore {
       try db.query(
         """
         SELECT \(Self.messageColumns) FROM messages
-        WHERE conversation_id = ? AND sequence IS NOT NULL ORDER BY sequence DESC LIMIT 1
+        WHERE conversation_id = ? AND sequence IS NOT NULL AND kind = 'message'
+        ORDER BY sequence DESC LIMIT 1
         """, conversation.id.rawValue
       ) { Self.messageRecord($0) }.first ?? nil
     let last = unsent ?? newestSent
-    let newestHeld = newestSent?.sequence ?? 0
+    let newestHeld =
+      try db.scalarInt(
+        "SELECT max(sequence) FROM messages WHERE conversation_id = ?", conversation.id.rawValue)
+      ?? 0
+    // Unread counts messages (API.md Part 2): every sequence above my read number, less the
+    // held items that are not messages (an edit, a delete). One not yet held counts, as the
+    // newest-first list cannot know its kind.
+    let changesAbove =
+      try db.scalarInt(
+        """
+        SELECT count(*) FROM messages WHERE conversation_id = ? AND sequence > ?
+          AND kind != 'message'
+        """, conversation.id.rawValue, conversation.readUpTo) ?? 0
     let receipts = try Self.receipts(conversation.id, db: db)
     let newest = max(conversation.lastSequence, newestHeld)
     return ConversationListRow(
       conversation: conversation, lastMessage: last, receipts: receipts,
-      unreadCount: max(0, newest - conversation.readUpTo))
+      unreadCount: max(0, newest - conversation.readUpTo - changesAbove))
   }
 
   /// Searches every message on the device.
@@ -134,7 +148,8 @@ extension MessageStore {
         row -> SearchResultRecord? in
         guard let message = Self.messageRecord(row) else { return nil }
         return SearchResultRecord(
-          message: message, conversationTitle: row.string(9), markedSnippet: row.string(10))
+          message: message, conversationTitle: row.string(Self.messageColumnCount),
+          markedSnippet: row.string(Self.messageColumnCount + 1))
       }.compactMap { $0 }
     }
   }
@@ -143,7 +158,7 @@ extension MessageStore {
   /// (the history floor) of conversation `?`, newest first.
   static let windowSQL = """
     SELECT \(messageColumns) FROM messages
-    WHERE conversation_id = ? AND sequence >= ?
+    WHERE conversation_id = ? AND sequence >= ? AND kind = 'message'
     ORDER BY sequence DESC LIMIT ?
     """
 
@@ -162,7 +177,7 @@ extension MessageStore {
       FROM message_search
       JOIN messages m ON m.id = message_search.rowid
       LEFT JOIN conversations c ON c.id = m.conversation_id
-      WHERE message_search MATCH ?
+      WHERE message_search MATCH ? AND m.kind = 'message' AND m.deleted = 0
       ORDER BY \(orderBy) LIMIT ?
       """
   }

@@ -79,6 +79,39 @@ extension MessageStore {
         END;
         """)
     }
+    // API.md Part 2's items: edits, deletes, member and title changes are rows of the log too
+    // (so sequences stay dense for gap detection), and a message keeps its current state. Only
+    // messages are in the search index, so its triggers now look at the kind; v1's rows are all
+    // messages, so the index v1 built stays exact.
+    migrator.register("v2-items") { db in
+      try db.execute(
+        """
+        ALTER TABLE messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message';
+        ALTER TABLE messages ADD COLUMN target TEXT;
+        ALTER TABLE messages ADD COLUMN edited_at REAL;
+        ALTER TABLE messages ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX messages_by_target ON messages (conversation_id, sender_id, target)
+          WHERE target IS NOT NULL;
+        DROP TRIGGER messages_search_insert;
+        DROP TRIGGER messages_search_delete;
+        DROP TRIGGER messages_search_update;
+        CREATE TRIGGER messages_search_insert AFTER INSERT ON messages
+        WHEN new.kind = 'message' BEGIN
+          INSERT INTO message_search (rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TRIGGER messages_search_delete AFTER DELETE ON messages
+        WHEN old.kind = 'message' BEGIN
+          INSERT INTO message_search (message_search, rowid, text)
+            VALUES ('delete', old.id, old.text);
+        END;
+        CREATE TRIGGER messages_search_update AFTER UPDATE OF text ON messages
+        WHEN old.kind = 'message' BEGIN
+          INSERT INTO message_search (message_search, rowid, text)
+            VALUES ('delete', old.id, old.text);
+          INSERT INTO message_search (rowid, text) VALUES (new.id, new.text);
+        END;
+        """)
+    }
     return migrator
   }
 }

@@ -38,6 +38,8 @@ actor MessageStore {
     let result: Result<MessageStore, StoreError> = await executor.spawn {
       do {
         let db = try Database(location)
+        // A delete is real (API.md Part 2): what SQLite frees is overwritten, not left behind.
+        try db.execute("PRAGMA secure_delete = ON")
         try Self.migrator.migrate(db)
         return .success(MessageStore(db: db, executor: executor))
       } catch {

@@ -22,6 +22,19 @@ struct MessageRecord: Sendable, Equatable {
   var sentAt: Date
   var state: State
   var failure: String?
+  /// What the row is in the conversation's log (API.md Part 2 "Items"): only messages show.
+  var kind: Kind = .message
+  /// An edit's or delete's target: the client ID of the sender's message it changes.
+  var target: MessageID? = nil
+  /// A message's last edit (the server's time of the edit item).
+  var editedAt: Date? = nil
+  /// A message deleted for everyone: a tombstone with no text.
+  var isDeleted = false
+
+  /// The kinds of API.md's items, as the store spells them.
+  enum Kind: String, Sendable {
+    case message, edit, delete, members, title
+  }
 }
 
 /// A conversation row: what the list shows, plus this device's sync position.

@@ -14,8 +14,14 @@ struct MessageJSON: Encodable, Equatable {
   let receipt: String
   let sentAt: String
   let failure: String?
+  /// When the sender last edited it; nil when never.
+  let editedAt: String?
+  /// Deleted for everyone (`text` is then "").
+  let deleted: Bool
 
   init(_ message: Message) {
+    editedAt = message.editedAt.map(Self.format)
+    deleted = message.isDeleted
     clientMessageId = message.id.rawValue
     conversationId = message.conversationID.rawValue
     sequence = message.sequence

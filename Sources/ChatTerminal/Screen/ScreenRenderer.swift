@@ -149,17 +149,19 @@ public enum ScreenRenderer {
 
   static func bubble(_ row: MessageRow, width: Int, columns: Int) -> [StyledLine] {
     let text = TextWidth.wrap(row.text, columns: width - 2)
+    let time = row.isEdited ? "\(row.time) · edited" : row.time
+    let textStyle = row.isDeleted ? Style.dim : ""
     var lines: [StyledLine] = []
     if row.isMine {
       for part in text {
         let pad = max(0, columns - TextWidth.of(part) - 1)
         var line = StyledLine(String(repeating: " ", count: pad))
-        line.append(part, style: row.ticks == .failed ? Style.red : "")
+        line.append(part, style: row.ticks == .failed ? Style.red : textStyle)
         lines.append(line)
       }
       var meta = StyledLine()
       let mark = tickMark(row.ticks ?? .dimmed)
-      let metaText = "\(row.time) "
+      let metaText = "\(time) "
       let pad = max(0, columns - TextWidth.of(metaText) - TextWidth.of(mark.text) - 1)
       meta.append(String(repeating: " ", count: pad) + metaText, style: Style.dim)
       meta.append(mark.text, style: mark.style)
@@ -167,9 +169,13 @@ public enum ScreenRenderer {
     } else {
       var name = StyledLine(" ")
       name.append(row.sender ?? "", style: Style.bold + Style.cyan)
-      name.append("  \(row.time)", style: Style.dim)
+      name.append("  \(time)", style: Style.dim)
       lines.append(name)
-      for part in text { lines.append(StyledLine(" " + part)) }
+      for part in text {
+        var line = StyledLine(" ")
+        line.append(part, style: textStyle)
+        lines.append(line)
+      }
     }
     return lines
   }
