@@ -62,12 +62,8 @@ import Testing
     #expect(next.status == 201)
     #expect(next.object["sequence"] as? Int == 4)
     // An idempotent retry of a message v1 stored still finds it.
-    let stored = try await server.rows(
-      "SELECT client_message_id FROM messages WHERE conversation_id = '\(group)' AND sequence = 1")
-    guard case .text(let clientID) = try #require(stored.first?.first) else {
-      Issue.record("no client id for sequence 1")
-      return
-    }
+    let clientID = try #require(
+      await server.messages(in: group, as: alice).items.first?["clientMessageId"] as? String)
     let retry = try await server.send(
       "Meet at the trailhead at nine", to: group, as: alice, clientMessageId: clientID)
     #expect(retry.status == 200)
@@ -83,12 +79,7 @@ import Testing
     let page = await server.messages(in: group, as: bob)
     #expect(page.items.map { $0["kind"] as? String } == ["message", "message", "message"])
     #expect(page.items.map { $0["deleted"] as? Bool } == [false, false, false])
-    let stored = try await server.rows(
-      "SELECT client_message_id FROM messages WHERE conversation_id = '\(group)' AND sequence = 2")
-    guard case .text(let bobsMessage) = try #require(stored.first?.first) else {
-      Issue.record("no client id for sequence 2")
-      return
-    }
+    let bobsMessage = try #require(page.items[1]["clientMessageId"] as? String)
     let edit = try await server.post(
       [
         "clientMessageId": UUID().uuidString, "kind": "edit", "target": bobsMessage,
