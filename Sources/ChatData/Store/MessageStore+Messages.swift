@@ -284,23 +284,19 @@ extension MessageStore {
       if let editedAt = item.editedAt, !item.isDeleted {
         changes += try edit(conversation, sender, id, to: item.text, at: editedAt, db: db)
       }
-      let deleteHeld =
-        try db.scalarInt(
-          """
-          SELECT count(*) FROM messages WHERE conversation_id = ? AND sender_id = ?
-            AND target = ? AND kind = 'delete'
-          """, conversation, sender, id) ?? 0
-      if item.isDeleted || deleteHeld > 0 {
+      // The newest change held for it, a delete first: one lookup in messages_by_target.
+      let held = try db.query(
+        """
+        SELECT kind, text, sent_at FROM messages WHERE conversation_id = ? AND sender_id = ?
+          AND target = ? AND kind IN ('edit', 'delete')
+        ORDER BY kind = 'delete' DESC, sequence DESC LIMIT 1
+        """, conversation, sender, id
+      ) { ($0.string(0), $0.string(1), Date(timeIntervalSince1970: $0.double(2))) }.first
+      if item.isDeleted || held?.0 == "delete" {
         let erasedRows = try erase(conversation, sender, id, db: db)
         return (changes + erasedRows, erasedRows > 0)
       }
-      let latestEdit = try db.query(
-        """
-        SELECT text, sent_at FROM messages WHERE conversation_id = ? AND sender_id = ?
-          AND target = ? AND kind = 'edit' ORDER BY sequence DESC LIMIT 1
-        """, conversation, sender, id
-      ) { ($0.string(0), Date(timeIntervalSince1970: $0.double(1))) }.first
-      if let (text, at) = latestEdit {
+      if let (_, text, at) = held {
         changes += try edit(conversation, sender, id, to: text, at: at, db: db)
       }
       return (changes, false)

@@ -114,9 +114,14 @@ extension ServerStore {
       UPDATE members SET delivered_up_to = ?, read_up_to = ?
       WHERE conversation_id = ? AND user_id = ?
       """, sequence, sequence, new.conversationId, new.senderId)
-    let stored = try item(db, in: new.conversationId, from: new.senderId, key: new.clientMessageKey)
-    guard let stored else { throw ServiceError.internal("the stored item is missing") }
-    return SendOutcome(message: stored.item, isNew: true, memberIds: members)
+    // What was just written, without reading it back: a new message is unedited, and an edit
+    // or delete carries no state of its own.
+    let stored = Item(
+      id: new.id, clientMessageId: new.clientMessageId, conversationId: new.conversationId,
+      senderId: new.senderId, text: new.kind == .delete ? "" : new.text, sequence: sequence,
+      sentAt: Timestamp(millisecondsSince1970: sentAt).rfc3339, kind: new.kind,
+      deleted: false, target: new.target?.id)
+    return SendOutcome(message: stored, isNew: true, memberIds: members)
   }
 
   /// Whether `new` repeats the stored item: the same kind and target, and the same text byte
