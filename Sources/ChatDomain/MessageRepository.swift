@@ -15,6 +15,17 @@ public protocol MessageRepository: Sendable {
   @discardableResult
   func send(_ text: String, in conversation: ConversationID) async throws(ChatError) -> MessageID
 
+  /// Edits my message for everyone (it shows at once). A message still unsent is changed in
+  /// place; once its post has started, the edit is sent after it. Throws for a text that can
+  /// never be sent, a message that is not mine here, or one that was deleted.
+  func edit(_ id: MessageID, in conversation: ConversationID, to text: String)
+    async throws(ChatError)
+
+  /// Deletes my message for everyone: at once here (text and search index), then on the
+  /// server. A message still unsent never reaches the server. Throws for a message that is
+  /// not mine here, or one already deleted.
+  func delete(_ id: MessageID, in conversation: ConversationID) async throws(ChatError)
+
   /// Sends a failed message again with the same ID, at the back of the queue.
   func retry(_ id: MessageID) async
 

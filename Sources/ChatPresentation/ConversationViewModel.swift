@@ -70,8 +70,32 @@ public final class ConversationViewModel {
 
   /// `send(_:)` for callers that wait for the save (and tests).
   public func sendNow(_ text: String) async {
+    await perform { model throws(ChatError) in
+      try await model.repository.send(text, in: model.conversation)
+    }
+  }
+
+  /// Edits my message for everyone (the screen offers `viewState.lastEditable`): it shows at
+  /// once; an unsent one is changed before it goes.
+  public func editNow(_ id: MessageID, to text: String) async {
+    await perform { model throws(ChatError) in
+      try await model.repository.edit(id, in: model.conversation, to: text)
+    }
+  }
+
+  /// Deletes my message for everyone: a tombstone at once.
+  public func deleteNow(_ id: MessageID) async {
+    await perform { model throws(ChatError) in
+      try await model.repository.delete(id, in: model.conversation)
+    }
+  }
+
+  /// Runs one action of the user's: a refusal shows as the alert, a success clears it.
+  private func perform(
+    _ action: @MainActor (ConversationViewModel) async throws(ChatError) -> Void
+  ) async {
     do {
-      try await repository.send(text, in: conversation)
+      try await action(self)
       alert = nil
     } catch {
       alert = error.description

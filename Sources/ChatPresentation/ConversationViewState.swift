@@ -25,6 +25,11 @@ public struct ConversationViewState: Equatable, Sendable {
     self.typing = typing
     self.alert = alert
   }
+
+  /// My newest message that can still be edited or deleted (what the screen's keys act on).
+  public var lastEditable: MessageRow? {
+    rows.last { $0.isMine && !$0.isDeleted }
+  }
 }
 
 /// One bubble.

@@ -36,12 +36,12 @@ extension Simulation {
   ) {
     let what = describe(request)
     if world.isEnding {
-      exchange.finish(.failure(.offline("the simulation is over")))
+      exchange.finish(.failure(.unreachable("the simulation is over")))
       return
     }
     if world.now < device.offlineUntil {
       world.schedule(after: .milliseconds(1)) {
-        exchange.finish(.failure(.offline("no network")))
+        exchange.finish(.failure(.unreachable("no network")))
       }
       return
     }
@@ -77,7 +77,7 @@ extension Simulation {
     world.schedule(after: travel) { [self] in
       guard let service = server.service, let executor = server.executor, !world.isEnding else {
         world.schedule(after: latency()) {
-          exchange.finish(.failure(.offline("connection refused")))
+          exchange.finish(.failure(.unreachable("connection refused")))
         }
         return
       }

@@ -10,6 +10,8 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   private struct Calls {
     var sent: [String] = []
     var retried: [MessageID] = []
+    var edited: [(MessageID, String)] = []
+    var deleted: [MessageID] = []
     var markedRead: [Int] = []
     var typing = 0
     var older = 0
@@ -35,7 +37,7 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
       me: currentUserID, messages: self, conversations: self, typing: self, connection: self)
   }
 
-  /// What `send` throws, if anything.
+  /// What `send`, `edit` and `delete` throw, if anything.
   public var sendError: ChatError? {
     get { calls.withLock { $0.sendError } }
     set { calls.withLock { $0.sendError = newValue } }
@@ -60,6 +62,8 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   // Reading the calls.
   public var sent: [String] { calls.withLock { $0.sent } }
   public var retried: [MessageID] { calls.withLock { $0.retried } }
+  public var edited: [(MessageID, String)] { calls.withLock { $0.edited } }
+  public var deleted: [MessageID] { calls.withLock { $0.deleted } }
   public var markedRead: [Int] { calls.withLock { $0.markedRead } }
   public var typingCalls: Int { calls.withLock { $0.typing } }
   public var olderCalls: Int { calls.withLock { $0.older } }
@@ -75,6 +79,18 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     if let error = sendError { throw error }
     calls.withLock { $0.sent.append(text) }
     return MessageID(UUID())
+  }
+
+  public func edit(_ id: MessageID, in conversation: ConversationID, to text: String)
+    async throws(ChatError)
+  {
+    if let error = sendError { throw error }
+    calls.withLock { $0.edited.append((id, text)) }
+  }
+
+  public func delete(_ id: MessageID, in conversation: ConversationID) async throws(ChatError) {
+    if let error = sendError { throw error }
+    calls.withLock { $0.deleted.append(id) }
   }
 
   public func retry(_ id: MessageID) async {

@@ -54,6 +54,7 @@ public final class TestNetwork: Sendable {
     var rules: [(match: RequestMatch, fault: HTTPFault, remaining: Int)] = []
     var eventFaults: [EventFault] = []
     var requests: [APIRequest] = []
+    var delivered: [APIRequest] = []
     var held: [CheckedContinuation<Void, Never>]? = nil
     var heldReplies: [CheckedContinuation<Void, Never>] = []
     var sockets: [Int: TestSocket] = [:]
@@ -122,6 +123,9 @@ public final class TestNetwork: Sendable {
   /// Every request this device sent, in order (the fault-injected ones included).
   public var requests: [APIRequest] { state.withLock { state in state.requests } }
 
+  /// The requests that reached the server, in the order it got them.
+  public var delivered: [APIRequest] { state.withLock { state in state.delivered } }
+
   public var openSockets: Int { state.withLock { state in state.sockets.count } }
 
   /// How many times this device tried to open its socket.
@@ -155,7 +159,7 @@ public final class TestNetwork: Sendable {
       return fault
     }
     switch fault {
-    case .offline?: throw .offline("test network is offline")
+    case .offline?: throw .unreachable("test network is offline")
     case .timeout?: throw .timeout
     case .status(let status, let retryAfter)?:
       var response = APIResponse.json(
@@ -163,17 +167,22 @@ public final class TestNetwork: Sendable {
       if let retryAfter { response.headers["Retry-After"] = String(retryAfter) }
       return response
     case .loseReply?:
-      _ = await service.handle(request)
+      _ = await deliver(request)
       throw .timeout
     case .holdReply?:
-      let response = await service.handle(request)
+      let response = await deliver(request)
       await withCheckedContinuation { continuation in
         state.withLock { state in state.heldReplies.append(continuation) }
       }
       return response
     case nil:
-      return await service.handle(request)
+      return await deliver(request)
     }
+  }
+
+  private func deliver(_ request: APIRequest) async -> APIResponse {
+    state.withLock { state in state.delivered.append(request) }
+    return await service.handle(request)
   }
 
   // MARK: - Live

@@ -9,6 +9,11 @@ public struct ServerMessage: Decodable, Equatable, Sendable {
   public let senderId: String
   public let text: String
   public let sequence: Int
+  /// Part 2's fields (nil from a Part 1 shape).
+  public let kind: String?
+  public let target: String?
+  public let editedAt: String?
+  public let deleted: Bool?
 }
 
 extension TestWorld {

@@ -95,13 +95,14 @@ public final class WireHTTPTransport: HTTPTransport {
       body: response.body)
   }
 
-  /// A timeout after the whole request was written may have reached the server; every other
-  /// failure is "could not reach it".
+  /// A timeout after the whole request was written may have reached the server; a failure
+  /// before it was written certainly did not; any other failure may have.
   static func map(_ error: HTTPClientError) -> TransportError {
     switch error.reason {
     case .timedOut where error.mayHaveReachedServer: .timeout
     case .tls(let failure) where !failure.isTemporary: .tlsFailed(failure.description)
-    default: .offline(error.description)
+    default:
+      error.mayHaveReachedServer ? .offline(error.description) : .unreachable(error.description)
     }
   }
 

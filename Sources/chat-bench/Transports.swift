@@ -7,7 +7,7 @@ import Observation
 /// conversation from the database alone, as an app does before (or without) any network.
 struct OfflineHTTPTransport: HTTPTransport {
   func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
-    throw .offline("chat-bench: no network")
+    throw .unreachable("chat-bench: no network")
   }
 }
 

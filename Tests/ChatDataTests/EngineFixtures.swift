@@ -55,18 +55,17 @@ struct Pair {
 
 extension TestNetwork {
   /// The client message IDs of the sends this device posted, in order.
-  var postedIDs: [String] {
-    requests.filter { $0.method == "POST" && $0.path.hasSuffix("/messages") }.compactMap {
-      request in
-      (try? APICoding.decode(PostItem.self, from: request.body))?.clientMessageId
-    }
-  }
+  var postedIDs: [String] { posts(in: requests).map(\.clientMessageId) }
 
   /// The texts of the sends this device posted, in order.
-  var postedTexts: [String] {
+  var postedTexts: [String] { posts(in: requests).compactMap(\.text) }
+
+  /// The items of the sends that reached the server, in order.
+  var deliveredPosts: [PostItem] { posts(in: delivered) }
+
+  private func posts(in requests: [APIRequest]) -> [PostItem] {
     requests.filter { $0.method == "POST" && $0.path.hasSuffix("/messages") }.compactMap {
-      request in
-      (try? APICoding.decode(PostItem.self, from: request.body))?.text
+      try? APICoding.decode(PostItem.self, from: $0.body)
     }
   }
 

@@ -55,6 +55,23 @@ import Testing
     #expect(try await store.outboxCount() == 1)
   }
 
+  /// v1 may have posted its queued row already (its reply lost): v3 counts it as started, so
+  /// the retry keeps the body and an edit is queued behind it, never made in place.
+  @Test func theV1OutboxRowCountsAsPostedSoAnEditOfItIsQueued() async throws {
+    let (file, store) = try await openV1()
+    defer { withExtendedLifetime(file) {} }
+    let row = try #require(try await store.unsent().first)
+    let outcome = try await store.editOwn(
+      row.clientID, in: row.conversationID, sender: row.senderID, text: "Running 20 late",
+      id: MessageID(UUID()), at: Date())
+    #expect(outcome == .queued)
+    let next = try #require(try await store.startPosting(in: row.conversationID))
+    #expect(next.record.clientID == row.clientID)
+    #expect(next.record.text == "Running ten minutes late")
+    #expect(next.isFirst == false)
+    #expect(try await store.outboxCount() == 2)
+  }
+
   @Test func theV1SearchIndexStillFindsEveryMessage() async throws {
     let (file, store) = try await openV1()
     defer { withExtendedLifetime(file) {} }
@@ -105,15 +122,44 @@ import Testing
     #expect(try await store.search("best", limit: 10).count == 1, "the rest of the index is intact")
   }
 
-  @Test func theV1FixtureRecordsExactlyTheMigrationsOfItsVersion() async throws {
+  @Test(arguments: [("v1", ["v1"]), ("v2", ["v1", "v2-items"])])
+  func eachFixtureRecordsExactlyTheMigrationsOfItsVersion(version: String, applied: [String])
+    async throws
+  {
     let file = try StoreFixtureFile()
-    try SchemaFixtures.copy("v1", "client-alice.sqlite", to: file.path)
+    try SchemaFixtures.copy(version, "client-alice.sqlite", to: file.path)
     let before = try Database(.file(file.path))
-    #expect(try Migrator.appliedIdentifiers(in: before) == ["v1"])
+    #expect(try Migrator.appliedIdentifiers(in: before) == applied)
     before.close()
     let store = try await MessageStore.open(.file(file.path), executor: file.executor)
     let after = try await store.read { db in try Migrator.appliedIdentifiers(in: db) }
     #expect(after == MessageStore.migrator.identifiers)
+  }
+
+  /// The v2 fixture (`Tests/Fixtures/v2/`: the v1 life plus bob's edit in the group and his
+  /// deleted message in "Lunch"), opened by today's code.
+  @Test func theV2FixtureKeepsItsEditAndTombstoneAndItsQueuedRowCountsAsPosted() async throws {
+    let file = try StoreFixtureFile()
+    try SchemaFixtures.copy("v2", "client-alice.sqlite", to: file.path)
+    let store = try await MessageStore.open(.file(file.path), executor: file.executor)
+    let rows = try await store.listRows()
+    let group = try #require(rows.first { $0.conversation.title == "Sunday hike" })
+    let lunch = try #require(rows.first { $0.conversation.title == "Lunch" })
+    let groupMessages = try await store.snapshot(group.conversation.id, limit: 50).messages
+    let coffee = try #require(groupMessages.first { $0.sequence == 2 })
+    #expect(coffee.text == "Bringing coffee and tea for everyone")
+    #expect(coffee.editedAt != nil)
+    #expect(groupMessages.count == 4, "three sent and the queued one; the edit is no row")
+    let lunchMessages = try await store.snapshot(lunch.conversation.id, limit: 50).messages
+    #expect(lunchMessages.map(\.isDeleted) == [false, false, true])
+    #expect(try await store.search("tea", limit: 10).count == 1)
+    #expect(try await store.search("coffee", limit: 10).map(\.message.sequence) == [2])
+    let queued = try #require(try await store.unsent().first)
+    #expect(queued.text == "Running ten minutes late")
+    let next = try #require(try await store.startPosting(in: queued.conversationID))
+    #expect(next.isFirst == false, "v2 may have posted it: the retry keeps its body")
+    let data = try Data(contentsOf: URL(fileURLWithPath: file.path))
+    #expect(data.range(of: Data("Wrong chat".utf8)) == nil)
   }
 }
 

@@ -75,6 +75,36 @@ struct ConversationViewModelTests {
     #expect(rows.map(\.text) == ["text 1", "new text", MessageRow.deletedText])
   }
 
+  @Test func editAndDeleteActOnMyNewestMessageThatStillStandsAndShowARefusal() async throws {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let mine = message(2, from: me, sequence: 2)
+    let gone = message(3, from: me, sequence: 3)
+    repository.emit([
+      message(1, from: bob, sequence: 1), mine,
+      Message(
+        id: gone.id, conversationID: chat, senderID: me, text: "", sentAt: gone.sentAt,
+        sequence: 3, send: .sent, receipt: .read, isDeleted: true),
+      message(4, from: bob, sequence: 4),
+    ])
+    try await waitUntil("four rows", in: model.viewState) { $0.rows.count == 4 }
+    #expect(model.viewState.lastEditable?.id == mine.id)
+    await model.editNow(mine.id, to: "fixed")
+    #expect(repository.edited.map(\.1) == ["fixed"])
+    #expect(repository.edited.map(\.0) == [mine.id])
+    repository.sendError = .invalidInput("the message was deleted")
+    await model.deleteNow(mine.id)
+    #expect(model.viewState.alert == "invalid input: the message was deleted")
+    #expect(repository.deleted.isEmpty)
+    repository.sendError = nil
+    await model.deleteNow(mine.id)
+    #expect(repository.deleted == [mine.id])
+    #expect(model.viewState.alert == nil)
+  }
+
   /// A screen left open over midnight: the next change of any kind (here someone typing)
   /// shows yesterday's times as yesterday's.
   @Test func timesAreRedrawnAfterMidnightWhateverChanges() async throws {

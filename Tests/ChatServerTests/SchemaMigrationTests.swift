@@ -10,8 +10,12 @@ import Testing
 /// 2), served by today's code through the API: every row must come through every migration.
 @Suite struct ServerSchemaMigrationTests {
   private func serveV1() throws -> (TemporaryFolder, TestServer) {
+    try serve("v1")
+  }
+
+  private func serve(_ version: String) throws -> (TemporaryFolder, TestServer) {
     let folder = try TemporaryFolder()
-    try SchemaFixtures.copy("v1", "server.sqlite", to: folder.path + "/chat.sqlite")
+    try SchemaFixtures.copy(version, "server.sqlite", to: folder.path + "/chat.sqlite")
     let server = try TestServer(location: .dataFolder(folder.path))
     return (folder, server)
   }
@@ -43,6 +47,28 @@ import Testing
     let lunch = try #require(list["Lunch"]?["id"] as? String)
     let carol = try await server.login("carol")
     #expect(await server.messages(in: lunch, as: carol).status == 404, "carol is not in Lunch")
+  }
+
+  /// `Tests/Fixtures/v2/`: bob's edit (group sequence 4) and his deleted message in "Lunch".
+  @Test func theV2FixtureServesItsEditAndTombstone() async throws {
+    let (folder, server) = try serve("v2")
+    defer { withExtendedLifetime(folder) {} }
+    let alice = try await server.login("alice")
+    let list = try await conversations(server, as: alice)
+    let group = try #require(list["Sunday hike"]?["id"] as? String)
+    let page = await server.messages(in: group, as: alice)
+    #expect(page.sequences == [1, 2, 3, 4])
+    #expect(page.items.map { $0["kind"] as? String } == ["message", "message", "message", "edit"])
+    #expect(page.items[1]["text"] as? String == "Bringing coffee and tea for everyone")
+    #expect(page.items[1]["editedAt"] is String)
+    let lunch = try #require(list["Lunch"]?["id"] as? String)
+    let lunchPage = await server.messages(in: lunch, as: alice)
+    #expect(
+      lunchPage.items.map { $0["kind"] as? String } == ["message", "message", "message", "delete"])
+    #expect(lunchPage.items.map { $0["deleted"] as? Bool } == [false, false, true, false])
+    #expect(lunchPage.items[2]["text"] as? String == "")
+    let data = try Data(contentsOf: URL(fileURLWithPath: folder.path + "/chat.sqlite"))
+    #expect(data.range(of: Data("Wrong chat".utf8)) == nil)
   }
 
   @Test func theV1ReceiptsAndSequencesCarryOn() async throws {
@@ -101,11 +127,14 @@ import Testing
     #expect(last["sequence"] as? Int == 3, "v1's lastMessage carried over")
   }
 
-  @Test func theV1FixtureRecordsExactlyTheMigrationsOfItsVersion() async throws {
+  @Test(arguments: [("v1", ["v1"]), ("v2", ["v1", "v2-items"])])
+  func eachFixtureRecordsExactlyTheMigrationsOfItsVersion(version: String, applied: [String])
+    async throws
+  {
     let folder = try TemporaryFolder()
-    let path = try SchemaFixtures.copy("v1", "server.sqlite", to: folder.path + "/chat.sqlite")
+    let path = try SchemaFixtures.copy(version, "server.sqlite", to: folder.path + "/chat.sqlite")
     let before = try Database(.file(path))
-    #expect(try Migrator.appliedIdentifiers(in: before) == ["v1"])
+    #expect(try Migrator.appliedIdentifiers(in: before) == applied)
     before.close()
     let server = try TestServer(location: .dataFolder(folder.path))
     let after = try await server.store.withDatabase { try Migrator.appliedIdentifiers(in: $0) }

@@ -50,14 +50,14 @@ struct WireHTTPTransportTests {
     await server.shutdown()
   }
 
-  @Test func aServerThatIsNotThereIsOffline() async throws {
+  @Test func aServerThatIsNotThereIsUnreachable() async throws {
     let port = closedLoopbackPort()
     let transport = try WireHTTPTransport(baseURL: URL(string: "http://127.0.0.1:\(port)")!)
     do {
       _ = try await transport.send(APIRequest(.healthz))
       Issue.record("reached a closed port")
     } catch {
-      guard case .offline(let reason) = error else {
+      guard case .unreachable(let reason) = error else {
         Issue.record("\(error)")
         return
       }
@@ -67,7 +67,7 @@ struct WireHTTPTransportTests {
 
   /// A reply too late for a request the server got is `.timeout`. (On a machine busy enough to
   /// keep the caller from running until the deadline, the request is never written and is
-  /// rightly `.offline`; the check is made on an attempt the server saw.)
+  /// rightly `.unreachable`; the check is made on an attempt the server saw.)
   @Test func aReplyTooLateIsATimeout() async throws {
     let arrived = Mutex<Set<String>>([])
     var router = Router()
@@ -92,7 +92,8 @@ struct WireHTTPTransportTests {
         } else {
           // Not seen yet: either not written in time, or written and not yet handled.
           #expect(
-            error == .timeout || error == .offline("the request timed out before it was sent"))
+            error == .timeout
+              || error == .unreachable("the request timed out before it was sent"))
         }
       }
     }
@@ -100,9 +101,10 @@ struct WireHTTPTransportTests {
     await server.shutdown()
   }
 
-  /// A timeout is `.timeout` only once the whole request was written: before that the server
-  /// cannot have acted on it.
-  @Test func failuresMapToOfflineUnlessTheServerMayHaveActed() {
+  /// A timeout is `.timeout` only once the whole request was written; any failure before that
+  /// is `.unreachable` (the server cannot have acted on it: the outbox may then change the
+  /// message in place); after it, `.offline`.
+  @Test func failuresMapToUnreachableUnlessTheServerMayHaveActed() {
     let timedOut = HTTPClientError.Reason.timedOut
     #expect(WireHTTPTransport.map(HTTPClientError(timedOut, progress: .sent)) == .timeout)
     #expect(
@@ -110,7 +112,7 @@ struct WireHTTPTransportTests {
     for progress in [HTTPRequestProgress.notSent, .partlySent] {
       #expect(
         WireHTTPTransport.map(HTTPClientError(timedOut, progress: progress))
-          == .offline("the request timed out before it was sent"))
+          == .unreachable("the request timed out before it was sent"))
     }
     #expect(
       WireHTTPTransport.map(HTTPClientError(.connectionClosed, progress: .responseStarted))
@@ -118,7 +120,10 @@ struct WireHTTPTransportTests {
     #expect(
       WireHTTPTransport.map(
         HTTPClientError(.connectFailed(.refused(address: "h:1")), progress: .notSent))
-        == .offline("h:1 refused the connection"))
+        == .unreachable("h:1 refused the connection"))
+    #expect(
+      WireHTTPTransport.map(HTTPClientError(.connectionClosed, progress: .partlySent))
+        == .unreachable("the connection closed before the response was complete"))
   }
 
   @Test func onlyPOSTsTheServerRecognisesTwiceAreMarkedSafeToRepeat() {

@@ -65,6 +65,47 @@ def main():
 
         results.check("every message exactly once, same order on all three", same_everywhere)
 
+        def edits_and_deletes():
+            mine = [m for m in phone.messages(chat) if m["senderId"] == "alice"]
+            edited_id, deleted_id = mine[0]["clientMessageId"], mine[1]["clientMessageId"]
+            edited = phone.json("edit", chat, edited_id, "edited on the phone")
+            assert edited["state"] == "sent" and edited["message"].get("editedAt"), edited
+            server.stop()
+            # Written, edited and deleted while the server is down: it never reaches it.
+            unsent = tablet.json("send", chat, "a draft about the 9137 plan")["clientMessageId"]
+            changed = tablet.json("edit", chat, unsent, "a draft about the 9138 plan")
+            assert changed["message"]["text"] == "a draft about the 9138 plan", changed
+            assert changed["message"].get("editedAt") is None, "changed before it was ever sent"
+            gone = tablet.json("delete", chat, unsent)
+            assert gone["message"] is None, gone
+            # A message the server holds: a tombstone here at once, queued for the server.
+            deleted_text = mine[1]["text"]
+            queued = tablet.json("delete", chat, deleted_id)
+            assert queued["state"] == "queued" and queued["message"]["deleted"], queued
+            server.start()
+            assert tablet.json("sync")["outboxRemaining"] == 0
+            for device in devices:
+                device.run("sync")
+            for device in devices:
+                view = {m["clientMessageId"]: m for m in device.messages(chat)}
+                label = f"{device.user}/{device.device}"
+                assert view[edited_id]["text"] == "edited on the phone", label
+                assert view[edited_id].get("editedAt"), label
+                assert view[deleted_id]["deleted"] and view[deleted_id]["text"] == "", label
+                assert unsent not in view, label
+                words = deleted_text.replace("/", " ").replace("#", "")
+                assert not device.json("search", words), f"{label} still finds {words!r}"
+            # No database file, the server's or a device's, holds the deleted or unsent words.
+            for folder, _, files in os.walk(root):
+                for name in files:
+                    with open(os.path.join(folder, name), "rb") as file:
+                        data = file.read()
+                    for words in (deleted_text, "9137", "9138"):
+                        assert words.encode() not in data, f"{name} still holds {words!r}"
+
+        results.check("edits and deletes, online and while the server is down, agree everywhere "
+                      "and leave no deleted text in any file", edits_and_deletes)
+
         if server.tls:
             def untrusted():
                 # It trusts the system's store only, where the run's CA is not.

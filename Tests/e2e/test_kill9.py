@@ -1,6 +1,7 @@
-"""SIGKILL `chat send` and `chat listen` processes at random moments, again and again. Every
-message whose `send` returned must then be on every device exactly once, and every database
-must pass `PRAGMA integrity_check`."""
+"""SIGKILL `chat send`, `chat edit`, `chat delete` and `chat listen` processes at random
+moments, again and again. Every message whose `send` returned must then be on every device
+exactly once, with the same text and deleted state everywhere: the last edit that returned, a
+delete that returned; and every database must pass `PRAGMA integrity_check`."""
 
 import json
 import os
@@ -27,7 +28,10 @@ def main():
     bob = Device(server, "bob", "phone", root)
     devices = [alice, tablet, bob]
     returned = []  # client message IDs whose send command returned
-    kills = {"send": 0, "listen": 0}
+    mine = {device.device + device.user: [] for device in devices}  # returned, per device
+    expected = {}  # message ID -> the text its last returned edit gave it ("" once deleted)
+    uncertain = set()  # messages with a killed edit or delete: they may or may not have it
+    kills = {"send": 0, "edit": 0, "delete": 0, "listen": 0}
     try:
         for device in devices:
             device.run("login")
@@ -39,7 +43,10 @@ def main():
             count = 0
             while count < KILLS:
                 device = rng.choice(devices)
-                if rng.random() < 0.7:
+                own = [m for m in mine[device.device + device.user] if expected.get(m) != ""]
+                roll = rng.random()
+                target = rng.choice(own) if own else None
+                if roll < 0.55 or (roll < 0.75 and target is None):
                     process = subprocess.Popen(
                         device.args("send", chat, f"k{count}", "--json"),
                         stdout=subprocess.PIPE,
@@ -47,6 +54,17 @@ def main():
                         text=True,
                     )
                     kind = "send"
+                elif roll < 0.75:
+                    kind = "edit" if roll < 0.7 else "delete"
+                    text = f"k{count} edited"
+                    command = ("edit", chat, target, text) if kind == "edit" else \
+                        ("delete", chat, target)
+                    process = subprocess.Popen(
+                        device.args(*command, "--json"),
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                        text=True,
+                    )
                 else:
                     process = subprocess.Popen(
                         device.args("listen"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -54,9 +72,18 @@ def main():
                     kind = "listen"
                 delay = rng.uniform(0.0, 0.4)
                 try:
-                    output, _ = process.communicate(timeout=delay) if kind == "send" else (None, None)
+                    output, _ = process.communicate(timeout=delay) if kind != "listen" \
+                        else (None, None)
                     if kind == "send" and process.returncode == 0:
                         returned.append(json.loads(output)["clientMessageId"])
+                        mine[device.device + device.user].append(returned[-1])
+                        continue
+                    if kind in ("edit", "delete"):
+                        # Refused (exit 65) only when a killed delete did land first.
+                        assert process.returncode == 0 or target in uncertain, \
+                            f"{kind} exited {process.returncode}"
+                        if process.returncode == 0:
+                            expected[target] = text if kind == "edit" else ""
                         continue
                 except subprocess.TimeoutExpired:
                     pass
@@ -64,12 +91,15 @@ def main():
                     time.sleep(delay)  # let it run a random while: this is the fault, not a wait
                 process.kill()
                 process.communicate()
+                if kind in ("edit", "delete"):
+                    uncertain.add(target)
                 kills[kind] += 1
                 count += 1
 
         results.check(f"{KILLS} processes killed at random moments", kill_loop)
-        print(f"  killed {kills['send']} sends and {kills['listen']} listeners; "
-              f"{len(returned)} sends returned", flush=True)
+        print(f"  killed {kills['send']} sends, {kills['edit']} edits, {kills['delete']} "
+              f"deletes and {kills['listen']} listeners; {len(returned)} sends and "
+              f"{len(expected)} changes returned", flush=True)
 
         def exactly_once_everywhere():
             for device in devices:
@@ -77,14 +107,24 @@ def main():
             for device in devices:
                 device.run("sync")
             views = [device.messages(chat) for device in devices]
-            keys = [[(m["sequence"], m["clientMessageId"]) for m in view] for view in views]
+            keys = [[(m["sequence"], m["clientMessageId"], m["text"], m["deleted"]) for m in view]
+                    for view in views]
             assert keys[0] == keys[1] == keys[2], "the devices disagree"
+            for message in views[0]:
+                want = expected.get(message["clientMessageId"])
+                if want is None or message["clientMessageId"] in uncertain:
+                    continue
+                assert message["text"] == want, f"{message['text']!r}, expected {want!r}"
+                assert message["deleted"] == (want == ""), "a delete that returned is not applied"
             ids = [m["clientMessageId"] for m in views[0]]
             assert len(ids) == len(set(ids)), "a message is doubled"
             missing = set(returned) - set(ids)
             assert not missing, f"{len(missing)} returned sends are missing"
             sequences = [m["sequence"] for m in views[0]]
-            assert sequences == list(range(1, len(sequences) + 1)), "holes in the sequences"
+            if not expected and not uncertain:
+                assert sequences == list(range(1, len(sequences) + 1)), "holes in the sequences"
+            else:  # edits and deletes hold sequences of their own, between the messages
+                assert sequences == sorted(set(sequences)), "sequences out of order"
             assert all(m["send"] == "sent" for view in views for m in view), "left unsent"
 
         results.check("every returned send is on every device exactly once", exactly_once_everywhere)

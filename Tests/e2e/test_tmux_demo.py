@@ -115,6 +115,23 @@ def main():
 
         results.check("the screen redraws at the new size", resize)
 
+        def edit_and_delete():
+            keys("C-e")
+            wait_for("the edit prompt", lambda: "✎ sent in a tunnel" in pane())
+            keys(*["BSpace"] * len("tunnel"))
+            text("train")
+            keys("Enter")
+            wait_for("the edited text", lambda: "sent in a train" in pane())
+            wait_for("the edited mark", lambda: "· edited" in pane())
+            keys("C-x")
+            wait_for("the question", lambda: "^X again" in pane())
+            keys("C-x")
+            wait_for("the tombstone", lambda: "This message was deleted" in pane())
+            assert "sent in a train" not in pane()
+
+        results.check("Ctrl-E edits the last message of mine, Ctrl-X twice deletes it",
+                      edit_and_delete)
+
         def quit_restores():
             keys("Escape")
             wait_for("the list again", lambda: "Conversations" in pane())

@@ -142,6 +142,7 @@ struct APIClient: Sendable {
 
   static func map(_ error: TransportError) -> RequestFailure {
     switch error {
+    case .unreachable(let reason): .unreachable(reason)
     case .offline(let reason): .offline(reason)
     case .timeout: .timeout
     case .tlsFailed(let reason): .tlsFailed(reason)

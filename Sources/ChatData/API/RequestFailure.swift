@@ -3,7 +3,10 @@ import ChatDomain
 /// What a request to the server ended with, classified the way the outbox needs it: temporary
 /// errors keep a message sending and pause the queue; a rejection fails only that message.
 enum RequestFailure: Error, Equatable, Sendable {
-  /// The server could not be reached.
+  /// The request never reached the server (`TransportError.unreachable`).
+  case unreachable(String)
+  /// The server could not be reached, or the connection was cut before the reply: it may
+  /// have acted.
   case offline(String)
   /// No reply in time; the server may have acted.
   case timeout
@@ -21,7 +24,7 @@ enum RequestFailure: Error, Equatable, Sendable {
 
   var isTemporary: Bool {
     switch self {
-    case .offline, .timeout, .tlsFailed, .unavailable, .malformedReply: true
+    case .unreachable, .offline, .timeout, .tlsFailed, .unavailable, .malformedReply: true
     case .rejected, .signedOut: false
     }
   }
@@ -29,7 +32,7 @@ enum RequestFailure: Error, Equatable, Sendable {
   /// True when the network itself failed, so the network coming back is a reason to retry now.
   var isNetworkFailure: Bool {
     switch self {
-    case .offline, .timeout: true
+    case .unreachable, .offline, .timeout: true
     default: false
     }
   }
@@ -42,7 +45,7 @@ enum RequestFailure: Error, Equatable, Sendable {
   /// A short, text-free label for logs and metrics.
   var label: String {
     switch self {
-    case .offline: "offline"
+    case .unreachable, .offline: "offline"
     case .timeout: "timeout"
     case .tlsFailed: "tls_failed"
     case .unavailable(let status, _): "status_\(status)"
@@ -54,7 +57,7 @@ enum RequestFailure: Error, Equatable, Sendable {
 
   var chatError: ChatError {
     switch self {
-    case .offline, .timeout: .offline
+    case .unreachable, .offline, .timeout: .offline
     case .tlsFailed(let reason): .serverNotTrusted(reason)
     case .unavailable(_, let retryAfter):
       .unavailable(retryAfterSeconds: retryAfter.map { Int($0.components.seconds) })

@@ -101,6 +101,16 @@ actor CompositeMessageRepository: MessageRepository {
     try await messagesSource.send(text, in: conversation)
   }
 
+  func edit(_ id: MessageID, in conversation: ConversationID, to text: String)
+    async throws(ChatError)
+  {
+    try await messagesSource.edit(id, in: conversation, to: text)
+  }
+
+  func delete(_ id: MessageID, in conversation: ConversationID) async throws(ChatError) {
+    try await messagesSource.delete(id, in: conversation)
+  }
+
   func retry(_ id: MessageID) async {
     await messagesSource.retry(id)
   }

@@ -79,14 +79,7 @@ actor MessagesRepository {
 
   /// Saves the message as sending (on screen at once), then lets the outbox post it.
   func send(_ text: String, in conversation: ConversationID) async throws(ChatError) -> MessageID {
-    let scalars = text.unicodeScalars.count
-    guard !text.allSatisfy({ $0.isWhitespace }) else {
-      throw .invalidInput("the message is empty")
-    }
-    guard scalars <= APILimits.maxTextScalars else {
-      throw .invalidInput(
-        "the message is too long (\(scalars) characters, at most \(APILimits.maxTextScalars))")
-    }
+    try Self.check(text)
     let id = context.ids.next()
     do {
       let saved = try await store.insertPending(
@@ -102,6 +95,68 @@ actor MessagesRepository {
     context.log.write(LogRecord(.info, "send.saved", [("conversation", "\(conversation)")]))
     await outbox.enqueued(in: conversation)
     return id
+  }
+
+  /// Refuses a text the server would refuse: empty (only white space) or too long.
+  private static func check(_ text: String) throws(ChatError) {
+    let scalars = text.unicodeScalars.count
+    guard !text.allSatisfy({ $0.isWhitespace }) else {
+      throw .invalidInput("the message is empty")
+    }
+    guard scalars <= APILimits.maxTextScalars else {
+      throw .invalidInput(
+        "the message is too long (\(scalars) characters, at most \(APILimits.maxTextScalars))")
+    }
+  }
+
+  /// Edits my message (API.md Part 2): changed in place while its post has not started, else
+  /// shown at once and queued behind it.
+  func edit(_ id: MessageID, in conversation: ConversationID, to text: String)
+    async throws(ChatError)
+  {
+    try Self.check(text)
+    let editID = context.ids.next()
+    let outcome: LocalChangeOutcome
+    do {
+      outcome = try await store.editOwn(
+        id, in: conversation, sender: context.me, text: text, id: editID,
+        at: context.clock.now().date)
+    } catch {
+      throw ChatError(error)
+    }
+    try await changed(id, in: conversation, outcome: outcome, event: "edit")
+  }
+
+  /// Deletes my message for everyone: an unsent one never reaches the server; otherwise it is
+  /// a tombstone here at once and the delete is queued behind it.
+  func delete(_ id: MessageID, in conversation: ConversationID) async throws(ChatError) {
+    let outcome: LocalChangeOutcome
+    do {
+      outcome = try await store.deleteOwn(
+        id, in: conversation, sender: context.me, id: context.ids.next(),
+        at: context.clock.now().date)
+    } catch {
+      throw ChatError(error)
+    }
+    try await changed(id, in: conversation, outcome: outcome, event: "delete")
+  }
+
+  /// Turns a local change's outcome into an answer, and lets the outbox post a queued one.
+  private func changed(
+    _ id: MessageID, in conversation: ConversationID, outcome: LocalChangeOutcome,
+    event: String
+  ) async throws(ChatError) {
+    switch outcome {
+    case .notFound: throw .notFound("no message \(id) of yours in conversation \(conversation)")
+    case .deleted: throw .invalidInput("the message was deleted")
+    case .unchanged: return
+    case .inPlace, .queued:
+      context.log.write(
+        LogRecord(
+          .info, "\(event).saved",
+          [("conversation", "\(conversation)"), ("queued", "\(outcome == .queued)")]))
+      if outcome == .queued { await outbox.enqueued(in: conversation) }
+    }
   }
 
   /// A tapped retry: a failed message goes to the back of the queue with the same ID. A message

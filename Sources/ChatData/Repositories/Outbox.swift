@@ -7,7 +7,13 @@ import Support
 /// flight at a time per chat"), each with the client message ID it was saved with; the
 /// conversations send side by side, so one held by 429s or a slow reply holds up no other. No
 /// queue of its own: the database survives a relaunch, so rows left sending by a killed app are
-/// simply still queued at the next start.
+/// simply still queued at the next start. My edits and deletes of messages the server may hold
+/// are rows of the outbox too (API.md Part 2), queued behind the message they change.
+///
+/// Each row is marked when its first post starts, and keeps the body of that post for every
+/// retry (`MessageStore.startPosting`): a retry of the same ID with another body would be 409.
+/// Until the mark, an edit or delete changes the row in place; a first post that certainly
+/// never reached the server (`TransportError.unreachable`) takes the mark away again.
 ///
 /// The retry policy, per conversation:
 /// - accepted (201, or 200 for a retry the server recognised) → saved as sent, with its
@@ -216,28 +222,32 @@ actor Outbox {
   /// the next flush looks again).
   private func postNext(in conversation: ConversationID) async -> Outcome? {
     await posting.withLock(conversation) { () async -> Outcome? in
-      let next: MessageRecord?
+      let next: (record: MessageRecord, isFirst: Bool)?
       do {
-        next =
-          context.knownBugs.contains(.postNewestFirst)
-          ? try await store.unsent().last { $0.conversationID == conversation }
-          : try await store.nextUnsent(in: conversation)
+        next = try await store.startPosting(
+          in: conversation, newestFirst: context.knownBugs.contains(.postNewestFirst))
       } catch {
         context.log.write(LogRecord(.error, "outbox.read_failed", [("error", "\(error)")]))
         return nil
       }
       guard let next else { return nil }
-      return await post(next)
+      return await post(next.record, isFirst: next.isFirst)
     }
   }
 
-  /// Posts one row with its client message ID and saves the answer.
-  private func post(_ message: MessageRecord) async -> Outcome {
+  /// Posts one row (a message, or my edit or delete of one) with its client message ID and
+  /// saves the answer.
+  /// `isFirst`: no earlier post of this row started; if this one never reached the server
+  /// either, the row goes back to never posted (an edit may change it in place again).
+  private func post(_ message: MessageRecord, isFirst: Bool) async -> Outcome {
     await context.metrics.recordSendAttempt()
     defer { scheduleSizeReport() }
     let postedID =
       context.knownBugs.contains(.retryWithNewID) ? context.ids.next() : message.clientID
-    let body = PostItem(clientMessageId: postedID.rawValue, text: message.text)
+    let body = PostItem(
+      clientMessageId: postedID.rawValue, text: message.kind == .delete ? nil : message.text,
+      kind: message.kind == .message ? nil : ItemKind(rawValue: message.kind.rawValue),
+      target: message.target?.rawValue)
     do {
       let item = try await context.api.postMessage(body, in: message.conversationID)
       guard var record = MessageRecord(item), record.clientID == postedID else {
@@ -262,6 +272,13 @@ actor Outbox {
       where error.isTemporary || context.knownBugs.contains(.stopOutboxAtFirst4xx)
     {
       await context.metrics.recordTemporaryFailure()
+      if isFirst, case .unreachable = error {
+        do {
+          try await store.forgetPostStart(message.clientID, sender: context.me)
+        } catch {
+          context.log.write(LogRecord(.error, "send.mark_failed", [("error", "\(error)")]))
+        }
+      }
       return .temporary(error)
     } catch {
       await context.metrics.recordRejected()

@@ -15,7 +15,8 @@ enum RecordMapping {
     return Message(
       id: record.clientID, conversationID: record.conversationID, senderID: record.senderID,
       text: record.text, sentAt: record.sentAt, sequence: record.sequence, send: send,
-      receipt: receipt(for: record, receipts: receipts, me: me), editedAt: record.editedAt,
+      receipt: receipt(for: record, receipts: receipts, me: me),
+      editedAt: record.pendingEditedAt ?? record.editedAt,
       isDeleted: record.isDeleted)
   }
 

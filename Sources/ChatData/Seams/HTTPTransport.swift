@@ -2,6 +2,10 @@ import ChatAPI
 
 /// Why a request got no HTTP response. Each case is temporary for the outbox.
 public enum TransportError: Error, Equatable, Sendable {
+  /// Nothing of the request reached the server (no network, no route, refused, DNS): it
+  /// certainly did not act on it. The outbox relies on this to change an unsent message in
+  /// place; when unsure, say `offline`.
+  case unreachable(String)
   /// The server could not be reached (no route, refused, DNS), or the connection was cut
   /// before the reply was complete.
   case offline(String)

@@ -34,7 +34,7 @@ extension MessageStore {
   static let messageColumns =
     """
     conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure, \
-    kind, target, edited_at, deleted
+    kind, target, edited_at, deleted, pending_edited_at
     """
 
   /// How many columns `messageColumns` names (what a query selects after them starts here).
@@ -57,7 +57,9 @@ extension MessageStore {
       target: row.optionalString(offset + 10).flatMap(MessageID.init(rawValue:)),
       editedAt: row.isNull(offset + 11)
         ? nil : Date(timeIntervalSince1970: row.double(offset + 11)),
-      isDeleted: row.int(offset + 12) != 0)
+      isDeleted: row.int(offset + 12) != 0,
+      pendingEditedAt: row.isNull(offset + 13)
+        ? nil : Date(timeIntervalSince1970: row.double(offset + 13)))
   }
 
   // MARK: - Sending
@@ -96,16 +98,47 @@ extension MessageStore {
     }
   }
 
-  /// The next row the outbox sends in `conversation`, if any.
-  func nextUnsent(in conversation: ConversationID) throws(StoreError) -> MessageRecord? {
-    try read { db in
-      try db.query(
+  /// The next row the outbox posts in `conversation` (the newest with `newestFirst`, a known
+  /// bug), marked as started in the same write: its body is kept in `posted_text` from now on
+  /// and the returned record's text is that body, for this post and every retry. A local edit
+  /// is therefore either written before it (and posted with it) or after it (and queued).
+  /// `isFirst`: no earlier post of it started (so none can have reached the server).
+  func startPosting(in conversation: ConversationID, newestFirst: Bool = false)
+    throws(StoreError) -> (record: MessageRecord, isFirst: Bool)?
+  {
+    try write { db in
+      guard
+        let (rowID, isFirst) = try db.query(
+          """
+          SELECT id, posted_text IS NULL FROM messages
+          WHERE \(Self.inOutbox) AND conversation_id = ?
+          ORDER BY outbox_position \(newestFirst ? "DESC" : "ASC") LIMIT 1
+          """, conversation.rawValue, map: { ($0.int(0), $0.int(1) != 0) }
+        ).first,
+        var record = try db.query(
+          """
+          UPDATE messages SET posted_text = coalesce(posted_text, text) WHERE id = ?
+          RETURNING \(Self.messageColumns), posted_text
+          """, rowID,
+          map: { row in
+            Self.messageRecord(row).map { ($0, row.string(Self.messageColumnCount)) }
+          }
+        ).first ?? nil
+      else { return nil }
+      record.0.text = record.1
+      return (record.0, isFirst)
+    }
+  }
+
+  /// A first post that certainly never reached the server (`TransportError.unreachable`): the
+  /// row counts as never posted again, so a local edit changes it in place.
+  func forgetPostStart(_ id: MessageID, sender: UserID) throws(StoreError) {
+    try write { db in
+      try db.run(
         """
-        SELECT \(Self.messageColumns) FROM messages
-        WHERE \(Self.inOutbox) AND conversation_id = ?
-        ORDER BY outbox_position LIMIT 1
-        """, conversation.rawValue
-      ) { Self.messageRecord($0) }.first ?? nil
+        UPDATE messages SET posted_text = NULL
+        WHERE client_id = ? AND sender_id = ? AND sequence IS NULL AND state = 0
+        """, id.rawValue, sender.rawValue)
     }
   }
 
@@ -139,11 +172,12 @@ extension MessageStore {
   }
 
   /// The server refused my message (a 4xx): only this one turns failed; it leaves the queue.
+  /// The server holds nothing under its ID, so its text may change in place again.
   func markFailed(_ id: MessageID, sender: UserID, reason: String) throws(StoreError) {
     try write { db in
       let conversation = try db.query(
         """
-        UPDATE messages SET state = 2, failure = ?, outbox_position = NULL
+        UPDATE messages SET state = 2, failure = ?, outbox_position = NULL, posted_text = NULL
         WHERE client_id = ? AND sender_id = ? AND sequence IS NULL
         RETURNING conversation_id
         """, reason, id.rawValue, sender.rawValue
@@ -207,12 +241,7 @@ extension MessageStore {
         newest = max(newest, sequence)
         if message.senderID == me { mineNewest = max(mineNewest, sequence) }
       }
-      if erased {
-        // FTS5 keeps a deleted row's terms in older segments until they merge: merging them
-        // all now takes the deleted words out of the index's pages (secure_delete zeroes the
-        // pages freed), in the transaction that deleted them.
-        try db.execute("INSERT INTO message_search (message_search) VALUES ('optimize')")
-      }
+      if erased { try Self.mergeSearchIndex(db) }
       guard changed > 0 else {
         var outcome = try advanceSyncPosition(conversation, db: db)
         outcome.clashes = clashes
@@ -235,6 +264,13 @@ extension MessageStore {
     return outcome
   }
 
+  /// FTS5 keeps a deleted row's terms in older segments until they merge: merging them all
+  /// takes the erased words out of the index's pages (secure_delete zeroes the pages freed).
+  /// Run in the transaction that erased them.
+  static func mergeSearchIndex(_ db: Database) throws {
+    try db.execute("INSERT INTO message_search (message_search) VALUES ('optimize')")
+  }
+
   /// After a delete: the write-ahead log's old page images still hold the erased text, so
   /// they go into the database file (where secure_delete overwrote it) and the log is emptied.
   /// Not possible inside a transaction; a failure leaves the log to SQLite's next checkpoint.
@@ -255,7 +291,8 @@ extension MessageStore {
       VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
         server_id = excluded.server_id, sequence = excluded.sequence,
-        sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL
+        sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL,
+        posted_text = NULL
       WHERE messages.sequence IS NULL
         OR (messages.sequence = excluded.sequence
           AND (messages.state != 1 OR messages.server_id IS NOT excluded.server_id
@@ -284,11 +321,14 @@ extension MessageStore {
       if let editedAt = item.editedAt, !item.isDeleted {
         changes += try edit(conversation, sender, id, to: item.text, at: editedAt, db: db)
       }
-      // The newest change held for it, a delete first: one lookup in messages_by_target.
+      // The newest change held for it, a delete first: one lookup in messages_by_target. An
+      // edit of mine still queued is not the server's yet (its time is this device's); my
+      // queued delete is final here already.
       let held = try db.query(
         """
         SELECT kind, text, sent_at FROM messages WHERE conversation_id = ? AND sender_id = ?
           AND target = ? AND kind IN ('edit', 'delete')
+          AND (sequence IS NOT NULL OR kind = 'delete')
         ORDER BY kind = 'delete' DESC, sequence DESC LIMIT 1
         """, conversation, sender, id
       ) { ($0.string(0), $0.string(1), Date(timeIntervalSince1970: $0.double(2))) }.first
@@ -321,14 +361,15 @@ extension MessageStore {
   }
 
   /// Gives a message the text of an edit made at `at`, unless it is deleted or holds a later
-  /// edit (the server's clock orders them). Returns the rows changed.
+  /// edit (the server's clock orders them). Returns the rows changed. A local edit not yet
+  /// confirmed gives way: the server's edit shows until mine is accepted, later than it.
   private func edit(
     _ conversation: String, _ sender: String, _ id: String, to text: String, at: Date,
     db: Database
   ) throws -> Int {
     try db.run(
       """
-      UPDATE messages SET text = ?, edited_at = ?
+      UPDATE messages SET text = ?, edited_at = ?, pending_edited_at = NULL
       WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
         AND deleted = 0 AND (edited_at IS NULL OR edited_at < ?)
       """, text, at.timeIntervalSince1970, conversation, sender, id, at.timeIntervalSince1970)
@@ -337,7 +378,7 @@ extension MessageStore {
 
   /// Makes a message a tombstone and erases its text and its edits' (the search index follows
   /// through its trigger). Returns the rows changed.
-  private func erase(_ conversation: String, _ sender: String, _ id: String, db: Database)
+  func erase(_ conversation: String, _ sender: String, _ id: String, db: Database)
     throws -> Int
   {
     try db.run(

@@ -51,7 +51,7 @@ extension MessageStore {
       let unsent = try db.query(
         """
         SELECT \(Self.messageColumns) FROM messages
-        WHERE conversation_id = ? AND sequence IS NULL ORDER BY client_id
+        WHERE conversation_id = ? AND sequence IS NULL AND kind = 'message' ORDER BY client_id
         """, conversation.rawValue
       ) { Self.messageRecord($0) }.compactMap { $0 }
       let receipts = try Self.receipts(conversation, db: db)
@@ -102,7 +102,7 @@ extension MessageStore {
       try db.query(
         """
         SELECT \(Self.messageColumns) FROM messages
-        WHERE conversation_id = ? AND sequence IS NULL ORDER BY client_id DESC LIMIT 1
+        WHERE conversation_id = ? AND sequence IS NULL AND kind = 'message' ORDER BY client_id DESC LIMIT 1
         """, conversation.id.rawValue
       ) { Self.messageRecord($0) }.first ?? nil
     let newestSent =

@@ -112,6 +112,21 @@ extension MessageStore {
         END;
         """)
     }
+    // Edits and deletes made on this device (API.md Part 2: an unsent message changes in place,
+    // one whose post has started gets the change queued behind it). `posted_text` is the body
+    // as first posted, kept for every retry of the same ID (a retry with another body is 409),
+    // so `text` can follow local changes; set means "posting has started". A queued row that a
+    // v2 app may already have posted counts as started. `pending_edited_at`: when a local edit
+    // the server has not confirmed was made (shown as "edited"; never compared with the
+    // server's times).
+    migrator.register("v3-local-changes") { db in
+      try db.execute(
+        """
+        ALTER TABLE messages ADD COLUMN posted_text TEXT;
+        ALTER TABLE messages ADD COLUMN pending_edited_at REAL;
+        UPDATE messages SET posted_text = text WHERE sequence IS NULL AND state = 0;
+        """)
+    }
     return migrator
   }
 }

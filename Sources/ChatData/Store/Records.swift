@@ -30,6 +30,8 @@ struct MessageRecord: Sendable, Equatable {
   var editedAt: Date? = nil
   /// A message deleted for everyone: a tombstone with no text.
   var isDeleted = false
+  /// When I edited it on this device, while the server has not yet confirmed the edit.
+  var pendingEditedAt: Date? = nil
 
   /// The kinds of API.md's items, as the store spells them.
   enum Kind: String, Sendable {

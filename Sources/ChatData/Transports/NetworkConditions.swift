@@ -93,13 +93,15 @@ struct ConditionedHTTPTransport: HTTPTransport {
     case .normal:
       return try await base.send(request)
     case .offline:
-      throw .offline("offline (simulated)")
+      throw .unreachable("offline (simulated)")
     case .slow:
       // `try?`: a cancelled wait just sends sooner.
       try? await conditions.clock.sleep(for: conditions.slowDelay)
       return try await base.send(request)
     case .flaky:
-      if conditions.chance(conditions.flakyFailureRate) { throw .offline("dropped (simulated)") }
+      if conditions.chance(conditions.flakyFailureRate) {
+        throw .unreachable("dropped (simulated)")
+      }
       let response = try await base.send(request)
       if conditions.chance(conditions.flakyLostReplyRate) { throw .timeout }
       return response

@@ -33,7 +33,7 @@ public final class URLSessionTransport: HTTPTransport {
 
   public func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
     guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
-      throw .offline("invalid server URL")
+      throw .unreachable("invalid server URL")
     }
     components.percentEncodedPath =
       components.percentEncodedPath.trimmingSuffix("/")
@@ -41,7 +41,7 @@ public final class URLSessionTransport: HTTPTransport {
     if !request.query.isEmpty {
       components.queryItems = request.query.map { URLQueryItem(name: $0.name, value: $0.value) }
     }
-    guard let url = components.url else { throw .offline("invalid request URL") }
+    guard let url = components.url else { throw .unreachable("invalid request URL") }
     var urlRequest = URLRequest(url: url, timeoutInterval: timeout)
     urlRequest.httpMethod = request.method
     for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
@@ -72,10 +72,13 @@ public final class URLSessionTransport: HTTPTransport {
     }
   }
 
-  /// A timeout may have reached the server; every other failure is "could not reach it".
+  /// A timeout may have reached the server; no network, no host or a refused connection
+  /// certainly did not; any other failure may have.
   static func map(_ error: URLError) -> TransportError {
     switch error.code {
     case .timedOut: .timeout
+    case .notConnectedToInternet, .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed:
+      .unreachable(error.localizedDescription)
     default: .offline(error.localizedDescription)
     }
   }

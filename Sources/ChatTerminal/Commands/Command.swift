@@ -165,3 +165,11 @@ func attempt<T>(_ body: () async throws -> T) async throws(CommandFailure) -> T 
   guard let id = ConversationID(rawValue: text) else { throw ValidationError("a conversation id") }
   return id
 }
+
+/// The transform of a `<clientMessageId>` argument.
+@Sendable func messageID(_ text: String) throws -> MessageID {
+  guard let id = MessageID(rawValue: text) else {
+    throw ValidationError("a client message id (a UUID)")
+  }
+  return id
+}

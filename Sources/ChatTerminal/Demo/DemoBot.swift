@@ -29,6 +29,16 @@ actor DemoBot {
       })
   }
 
+  /// Edits one of its own messages after a while, as people do: the screen then says "edited".
+  func edit(_ id: MessageID, in conversation: ConversationID, to text: String, after: Duration) {
+    let engine = engine
+    tasks.append(
+      Task {
+        try? await Task.sleep(for: after)
+        try? await engine.messages.edit(id, in: conversation, to: text)
+      })
+  }
+
   func stop() async {
     for task in tasks { task.cancel() }
     await engine.close()

@@ -7,7 +7,8 @@ import Wire
 
 /// `chat demo`: the whole system in one command. A server on a free loopback port with a
 /// temporary data folder, alice signed in, a one-to-one conversation with bob and a group with
-/// bob and carol, both played by bots that read and answer; then the interactive screen.
+/// bob and carol, both played by bots that read and answer (carol soon edits her plan); then the
+/// interactive screen.
 /// Everything is removed on exit.
 struct DemoCommand: ChatCommand {
   static let configuration = CommandConfiguration(
@@ -121,13 +122,16 @@ struct DemoWorld {
     _ = try await carol.sync()
     try await bob.messages.send("Hey alice! Type a message and press Enter.", in: direct)
     _ = await bob.drainOutbox()
-    try await carol.messages.send("Sunday hike at nine? 🥾", in: group)
+    let plan = try await carol.messages.send("Sunday hike at nine? 🥾", in: group)
     _ = await carol.drainOutbox()
     let bots = [
       DemoBot(engine: bob, answers: UserID("alice")),
       DemoBot(engine: carol, answers: UserID("alice")),
     ]
     for bot in bots { await bot.start() }
+    await bots[1].edit(
+      plan, in: group, to: "Sunday hike at half past nine? 🥾 The early bus is gone.",
+      after: .seconds(5))
     return DemoWorld(alice: alice, bots: bots, direct: direct, group: group)
   }
 

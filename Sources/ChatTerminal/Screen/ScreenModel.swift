@@ -25,6 +25,10 @@ public struct ScreenModel: Equatable, Sendable {
   public var condition: NetworkCondition = .normal
   /// A one-line note (what just happened).
   public var notice: String?
+  /// The message whose new text is being typed (Ctrl-E); Enter saves the edit.
+  public var editing: MessageID?
+  /// The message a first Ctrl-X offered to delete; a second Ctrl-X deletes it.
+  public var confirmingDelete: MessageID?
 
   public init(user: String) {
     self.user = user

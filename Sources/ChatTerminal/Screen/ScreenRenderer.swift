@@ -204,11 +204,14 @@ public enum ScreenRenderer {
       lines.append(StyledLine())
     }
     switch model.mode {
+    case .conversation where model.editing != nil:
+      lines.append(StyledLine("✎ " + model.input + "▏", style: Style.bold))
+      lines.append(StyledLine(" Enter save the edit · Esc cancel", style: Style.dim))
     case .conversation:
       lines.append(StyledLine("› " + model.input + "▏", style: Style.bold))
       lines.append(
         StyledLine(
-          " Enter send · ↑/PgUp older · ^R retry failed · ^N network · Esc back",
+          " Enter send · ^E edit last · ^X delete last · ↑ older · ^R retry · ^N network · Esc back",
           style: Style.dim))
     case .search:
       lines.append(StyledLine("/ " + model.input + "▏", style: Style.bold))
@@ -244,6 +247,10 @@ public enum ScreenRenderer {
       "Ctrl-N cycles the network: normal → offline → flaky → slow. Offline, sends wait with a",
       "clock and the banner says so; back online they go out, once each, in order. Flaky drops",
       "requests and loses replies: watch the retries keep one copy of each message.",
+      "",
+      "In a conversation, Ctrl-E edits your last message (Enter saves, Esc cancels) and Ctrl-X",
+      "twice deletes it for everyone. Offline, the change shows at once and goes out later; a",
+      "message not sent yet is changed before it goes.",
       "",
       "Keys: ↑↓ select · Enter open/send · / search · n new conversation · Esc back · q quit",
     ].map { StyledLine("  " + $0) }

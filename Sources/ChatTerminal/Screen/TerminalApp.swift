@@ -138,7 +138,13 @@ public final class TerminalApp {
 
   private func handleConversation(_ key: Key) {
     guard let conversation else { return }
+    let confirming = model.confirmingDelete
+    model.confirmingDelete = nil
     switch key {
+    case .escape where model.editing != nil:
+      model.editing = nil
+      model.input = ""
+      model.notice = "Edit cancelled."
     case .escape:
       close()
     case .enter:
@@ -146,7 +152,32 @@ public final class TerminalApp {
       guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
       model.input = ""
       model.scroll = 0
-      conversation.send(text)
+      if let id = model.editing {
+        model.editing = nil
+        Task { await conversation.editNow(id, to: text) }
+      } else {
+        conversation.send(text)
+      }
+    case .control("e"):
+      guard let row = conversation.viewState.lastEditable else {
+        model.notice = "No message of yours to edit."
+        return
+      }
+      model.editing = row.id
+      model.input = row.text
+      model.notice = "Editing your last message: Enter saves, Esc cancels."
+    case .control("x"):
+      guard let row = conversation.viewState.lastEditable else {
+        model.notice = "No message of yours to delete."
+        return
+      }
+      if confirming == row.id {
+        model.notice = "Deleted for everyone."
+        Task { await conversation.deleteNow(row.id) }
+      } else {
+        model.confirmingDelete = row.id
+        model.notice = "Delete your last message for everyone? ^X again."
+      }
     case .control("r"):
       let failed = conversation.viewState.rows.filter { $0.ticks == .failed }
       for row in failed { conversation.retry(row.id) }
@@ -248,6 +279,7 @@ public final class TerminalApp {
     conversation = nil
     model.mode = .list
     model.input = ""
+    model.editing = nil
   }
 
   private func cycleNetwork() {

@@ -1,0 +1,123 @@
+import ChatDomain
+import Foundation
+import SQLite
+
+/// What an edit or delete made on this device did to my message (API.md Part 2, "Edits and
+/// deletes").
+enum LocalChangeOutcome: Sendable, Equatable {
+  /// The message was unsent and its post had not started: its row changed (a delete removed
+  /// it), and nothing more goes to the server.
+  case inPlace
+  /// The message was posted, or its post had started: the row shows the change now and an
+  /// edit or delete item waits in the outbox behind it.
+  case queued
+  /// An edit to the text it already has: nothing to do.
+  case unchanged
+  /// No message of mine with that ID in that conversation.
+  case notFound
+  /// The message is deleted: nothing more can change it.
+  case deleted
+}
+
+extension MessageStore {
+  /// My message as a local change needs it.
+  private struct OwnMessage {
+    var rowID: Int
+    var text: String
+    var isDeleted: Bool
+    /// Unsent and never posted (or refused, so the server holds nothing under its ID).
+    var changesInPlace: Bool
+  }
+
+  private func ownMessage(
+    _ id: MessageID, in conversation: ConversationID, sender: UserID, db: Database
+  ) throws -> OwnMessage? {
+    try db.query(
+      """
+      SELECT id, text, deleted, sequence IS NULL AND posted_text IS NULL FROM messages
+      WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
+      """, conversation.rawValue, sender.rawValue, id.rawValue
+    ) {
+      OwnMessage(
+        rowID: $0.int(0), text: $0.string(1), isDeleted: $0.int(2) != 0,
+        changesInPlace: $0.int(3) != 0)
+    }.first
+  }
+
+  /// Edits my message `target`. Unsent and not yet posted: its row takes the text, and the
+  /// post carries it. Otherwise the row shows the text at once, marked edited at `now` (this
+  /// device's time, shown but never compared with the server's), and the edit item `id`
+  /// waits in the outbox behind the message.
+  func editOwn(
+    _ target: MessageID, in conversation: ConversationID, sender: UserID, text: String,
+    id: MessageID, at now: Date
+  ) throws(StoreError) -> LocalChangeOutcome {
+    try write { db in
+      guard let message = try ownMessage(target, in: conversation, sender: sender, db: db) else {
+        return .notFound
+      }
+      guard !message.isDeleted else { return .deleted }
+      guard message.text != text else { return .unchanged }
+      touch(conversation)
+      if message.changesInPlace {
+        try db.run("UPDATE messages SET text = ? WHERE id = ?", text, message.rowID)
+        return .inPlace
+      }
+      try db.run(
+        "UPDATE messages SET text = ?, pending_edited_at = ? WHERE id = ?", text,
+        now.timeIntervalSince1970, message.rowID)
+      try queue(
+        .edit, of: target, in: conversation, sender: sender, text: text, id: id, at: now, db: db)
+      return .queued
+    }
+  }
+
+  /// Deletes my message `target` for everyone. Unsent and not yet posted: its row goes, and
+  /// the server never hears of it. Otherwise it turns a tombstone here at once (its text and
+  /// its edits' erased from the database and the search index in this transaction), and the
+  /// delete item `id` waits in the outbox behind it. Edits of it not yet posted are dropped;
+  /// a post that has started keeps its body (`posted_text`) until the server answers it.
+  func deleteOwn(
+    _ target: MessageID, in conversation: ConversationID, sender: UserID, id: MessageID,
+    at now: Date
+  ) throws(StoreError) -> LocalChangeOutcome {
+    let outcome = try write { db -> LocalChangeOutcome in
+      guard let message = try ownMessage(target, in: conversation, sender: sender, db: db) else {
+        return .notFound
+      }
+      guard !message.isDeleted else { return .deleted }
+      touch(conversation)
+      try db.run(
+        """
+        DELETE FROM messages WHERE conversation_id = ? AND sender_id = ? AND target = ?
+          AND sequence IS NULL AND posted_text IS NULL
+        """, conversation.rawValue, sender.rawValue, target.rawValue)
+      if message.changesInPlace {
+        try db.run("DELETE FROM messages WHERE id = ?", message.rowID)
+      } else {
+        try db.run("UPDATE messages SET pending_edited_at = NULL WHERE id = ?", message.rowID)
+        _ = try erase(conversation.rawValue, sender.rawValue, target.rawValue, db: db)
+        try queue(
+          .delete, of: target, in: conversation, sender: sender, text: "", id: id, at: now, db: db)
+      }
+      try Self.mergeSearchIndex(db)
+      return message.changesInPlace ? .inPlace : .queued
+    }
+    if outcome == .inPlace || outcome == .queued { emptyWriteAheadLog() }
+    return outcome
+  }
+
+  /// Puts an edit or delete item of mine at the back of the outbox.
+  private func queue(
+    _ kind: MessageRecord.Kind, of target: MessageID, in conversation: ConversationID,
+    sender: UserID, text: String, id: MessageID, at now: Date, db: Database
+  ) throws {
+    try db.run(
+      """
+      INSERT INTO messages (conversation_id, client_id, sender_id, text, sent_at, state,
+                            outbox_position, kind, target)
+      VALUES (?, ?, ?, ?, ?, 0, \(Self.nextOutboxPosition), ?, ?)
+      """, conversation.rawValue, id.rawValue, sender.rawValue, text, now.timeIntervalSince1970,
+      kind.rawValue, target.rawValue)
+  }
+}

@@ -1,0 +1,98 @@
+import ArgumentParsing
+import ChatData
+import ChatDomain
+import Foundation
+
+/// `chat edit`: changes one of my messages for everyone; saved at once, sent now or at the next
+/// sync.
+struct EditCommand: ChatCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "edit",
+    abstract:
+      "Edit one of your messages for everyone: saved at once, sent now or at the next sync.",
+    discussion:
+      "A message not sent yet is changed before it goes. A text that starts with -- goes after --.")
+
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp("The conversation.", valueName: "conversationId"),
+    transform: conversationID)
+  var conversation: ConversationID
+  @Argument(
+    help: ArgumentHelp("The message (from `chat messages --json`).", valueName: "clientMessageId"),
+    transform: messageID)
+  var message: MessageID
+  @Argument(help: "The new text.") var text: String
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await context.withEngine { engine throws(CommandFailure) in
+      try await attempt { try await engine.messages.edit(message, in: conversation, to: text) }
+      return await reportChange(
+        "Edited", of: message, in: conversation, engine: engine, context: context)
+    }
+  }
+}
+
+/// `chat delete`: deletes one of my messages for everyone.
+struct DeleteCommand: ChatCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "delete",
+    abstract: "Delete one of your messages for everyone: gone here at once, then everywhere.",
+    discussion: "A message not sent yet never reaches the server.")
+
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp("The conversation.", valueName: "conversationId"),
+    transform: conversationID)
+  var conversation: ConversationID
+  @Argument(
+    help: ArgumentHelp("The message (from `chat messages --json`).", valueName: "clientMessageId"),
+    transform: messageID)
+  var message: MessageID
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await context.withEngine { engine throws(CommandFailure) in
+      try await attempt { try await engine.messages.delete(message, in: conversation) }
+      return await reportChange(
+        "Deleted", of: message, in: conversation, engine: engine, context: context)
+    }
+  }
+}
+
+/// Sends what waits, then says what the server has: `sent` when nothing is left in the outbox,
+/// else `queued` (it goes at the next sync). JSON: the message as `chat messages --json` shows
+/// it (absent once an unsent message was deleted), with the state.
+private func reportChange(
+  _ done: String, of id: MessageID, in conversation: ConversationID, engine: ChatEngine,
+  context: CommandContext
+) async -> ExitCode {
+  let left = await engine.drainOutbox()
+  let message = try? await engine.localMessages(in: conversation, limit: 200).first {
+    $0.id == id
+  }
+  let state = left == 0 ? "sent" : "queued"
+  if context.output.json {
+    context.output.json(ChangeJSON(state: state, message: message.map(MessageJSON.init)))
+  } else if left == 0 {
+    context.output.line("\(done).")
+  } else {
+    context.output.line(
+      "\(done) here; it goes out at the next sync (\(left) waiting, server unreachable).")
+  }
+  return .success
+}
+
+struct ChangeJSON: Encodable {
+  /// `sent` or `queued`.
+  let state: String
+  /// Null (written, not left out) once an unsent message was deleted.
+  let message: MessageJSON?
+
+  private enum CodingKeys: String, CodingKey { case state, message }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(state, forKey: .state)
+    try container.encode(message, forKey: .message)
+  }
+}

@@ -1,0 +1,196 @@
+import ChatDomain
+import ChatTestSupport
+import Foundation
+import Testing
+
+@testable import ChatData
+
+/// API.md Part 2, "Edits and deletes", on the device: an edit or delete of a message still
+/// unsent changes the queued row in place (nothing extra is posted); once its post has started,
+/// the change is queued behind it. Either way the screen shows it at once.
+@Suite(.timeLimit(.minutes(1)))
+struct EngineEditDeleteTests {
+  @Test func anEditOfAMessageStillUnsentChangesItInPlaceAndOnlyTheMessageIsPosted() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    p.alice.network.isOnline = false
+    let id = try await p.alice.messages.send("see you at 9", in: p.chat)
+    try await p.alice.messages.edit(id, in: p.chat, to: "see you at 10")
+    await p.world.settle()
+    #expect(screen.latest?.texts == ["see you at 10"])
+    #expect(screen.latest?.first?.editedAt == nil)
+    p.alice.network.isOnline = true
+    await p.alice.engine.outbox.wake()
+    await p.world.settle()
+    // Offline, the posts never left: the first that reached the server carried the edit.
+    #expect(p.alice.network.deliveredPosts.map(\.clientMessageId) == [id.rawValue])
+    let log = try await p.world.serverLog(p.chat, as: "bob")
+    #expect(log.map(\.text) == ["see you at 10"])
+    #expect(log.first?.editedAt == nil)
+    #expect(await p.alice.engine.outboxCount() == 0)
+    #expect(try await p.alice.list.search("9", limit: 10).isEmpty)
+    await p.close()
+  }
+
+  @Test func anEditWhileTheMessageIsInFlightIsQueuedBehindIt() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    p.alice.network.hold()
+    let id = try await p.alice.messages.send("see you at 9", in: p.chat)
+    await p.world.settle()
+    // The post has started: the server may already hold the first text under this ID.
+    try await p.alice.messages.edit(id, in: p.chat, to: "see you at 10")
+    await p.world.settle()
+    let shown = try #require(screen.latest?.first)
+    #expect(screen.latest?.count == 1)
+    #expect(shown.text == "see you at 10")
+    #expect(shown.editedAt != nil)
+    #expect(shown.send == .sending)
+    p.alice.network.release()
+    await p.world.settle()
+    #expect(p.alice.network.postedTexts == ["see you at 9", "see you at 10"])
+    try await expectConverged(p, on: id, to: "see you at 10")
+    #expect(screen.latest?.first?.send == .sent)
+    await p.close()
+  }
+
+  @Test func anEditAfterALostReplyIsQueuedAndTheRetryKeepsTheFirstBody() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    p.alice.network.failNext(1, with: .loseReply, where: .sends)
+    p.alice.network.disturbEvents(.skip(1))
+    let id = try await p.alice.messages.send("see you at 9", in: p.chat)
+    await p.world.settle()
+    // The server committed it, alice does not know: her row is still sending.
+    #expect(try await p.world.serverLog(p.chat, as: "alice").count == 1)
+    try await p.alice.messages.edit(id, in: p.chat, to: "see you at 10")
+    await p.world.settle()
+    #expect(screen.latest?.texts == ["see you at 10"])
+    await p.world.advance(by: .seconds(5))
+    // The retry of the same ID carries the body first posted (another body would be 409),
+    // then the edit goes.
+    #expect(p.alice.network.postedTexts == ["see you at 9", "see you at 9", "see you at 10"])
+    #expect(p.alice.network.postedIDs.prefix(2) == [id.rawValue, id.rawValue])
+    try await expectConverged(p, on: id, to: "see you at 10")
+    #expect(await p.alice.engine.outboxCount() == 0)
+    await p.close()
+  }
+
+  @Test func aDeleteOfAMessageStillUnsentNeverReachesTheServer() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    p.alice.network.isOnline = false
+    let id = try await p.alice.messages.send("wrong chat, sorry", in: p.chat)
+    await p.world.settle()
+    #expect(screen.latest?.count == 1)
+    try await p.alice.messages.delete(id, in: p.chat)
+    await p.world.settle()
+    #expect(screen.latest?.isEmpty == true)
+    #expect(try await p.alice.list.search("wrong", limit: 10).isEmpty)
+    p.alice.network.isOnline = true
+    await p.alice.engine.outbox.wake()
+    await p.world.settle()
+    #expect(p.alice.network.deliveredPosts.isEmpty)
+    #expect(try await p.world.serverLog(p.chat, as: "bob").isEmpty)
+    #expect(await p.alice.engine.outboxCount() == 0)
+    await p.close()
+  }
+
+  @Test func aDeleteOfASentMessageIsATombstoneHereAtOnceThenEverywhere() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    let bobScreen = p.watch(p.bob)
+    let id = try await p.alice.messages.send("the door code is 4711", in: p.chat)
+    await p.world.settle()
+    #expect(bobScreen.latest?.texts == ["the door code is 4711"])
+    p.alice.network.isOnline = false
+    try await p.alice.messages.delete(id, in: p.chat)
+    await p.world.settle()
+    // Offline, and already gone from alice's screen and search.
+    #expect(screen.latest?.first?.isDeleted == true)
+    #expect(screen.latest?.first?.text == "")
+    #expect(try await p.alice.list.search("4711", limit: 10).isEmpty)
+    p.alice.network.isOnline = true
+    await p.alice.engine.outbox.wake()
+    await p.world.settle()
+    let log = try await p.world.serverLog(p.chat, as: "bob")
+    #expect(log.map(\.kind) == ["message", "delete"])
+    #expect(log.first?.deleted == true)
+    #expect(log.first?.text == "")
+    #expect(bobScreen.latest?.map(\.isDeleted) == [true])
+    #expect(try await p.bob.list.search("4711", limit: 10).isEmpty)
+    await p.close()
+  }
+
+  @Test func aDeleteWhileTheMessageIsInFlightErasesItHereAndIsQueuedBehindIt() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    p.alice.network.hold()
+    let id = try await p.alice.messages.send("the door code is 4711", in: p.chat)
+    await p.world.settle()
+    try await p.alice.messages.delete(id, in: p.chat)
+    await p.world.settle()
+    #expect(screen.latest?.first?.isDeleted == true)
+    #expect(try await p.alice.list.search("4711", limit: 10).isEmpty)
+    p.alice.network.release()
+    await p.world.settle()
+    let log = try await p.world.serverLog(p.chat, as: "bob")
+    #expect(log.map(\.kind) == ["message", "delete"])
+    #expect(log.first?.deleted == true)
+    #expect(screen.latest?.map(\.isDeleted) == [true])
+    #expect(screen.latest?.first?.send == .sent)
+    #expect(await p.alice.engine.outboxCount() == 0)
+    await p.close()
+  }
+
+  @Test func aQueuedEditThenDeleteOfASentMessageDropsTheEditThatNeverWent() async throws {
+    let p = try await Pair.make()
+    let id = try await p.alice.messages.send("first", in: p.chat)
+    await p.world.settle()
+    p.alice.network.isOnline = false
+    try await p.alice.messages.edit(id, in: p.chat, to: "second")
+    try await p.alice.messages.delete(id, in: p.chat)
+    p.alice.network.isOnline = true
+    await p.alice.engine.outbox.wake()
+    await p.world.settle()
+    #expect(try await p.world.serverLog(p.chat, as: "bob").map(\.kind) == ["message", "delete"])
+    #expect(p.alice.network.deliveredPosts.map(\.kind) == [nil, .delete])
+    await p.close()
+  }
+
+  @Test func onlyMyOwnMessagesThatStillExistCanChange() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.bob)
+    let id = try await p.alice.messages.send("mine", in: p.chat)
+    await p.world.settle()
+    #expect(screen.latest?.count == 1)
+    await #expect(throws: ChatError.self) {
+      try await p.bob.messages.edit(id, in: p.chat, to: "not yours")
+    }
+    await #expect(throws: ChatError.self) { try await p.bob.messages.delete(id, in: p.chat) }
+    await #expect(throws: ChatError.invalidInput("the message is empty")) {
+      try await p.alice.messages.edit(id, in: p.chat, to: "  ")
+    }
+    try await p.alice.messages.delete(id, in: p.chat)
+    await #expect(throws: ChatError.invalidInput("the message was deleted")) {
+      try await p.alice.messages.edit(id, in: p.chat, to: "back")
+    }
+    await p.close()
+  }
+
+  /// Both devices and the server hold the message at `text`, edited.
+  private func expectConverged(_ p: Pair, on id: MessageID, to text: String) async throws {
+    let log = try await p.world.serverLog(p.chat, as: "bob")
+    #expect(log.map(\.kind) == ["message", "edit"])
+    #expect(log.first?.text == text)
+    #expect(log.first?.editedAt != nil)
+    for device in [p.alice, p.bob] {
+      let shown = try #require(
+        try await device.engine.context.store.snapshot(p.chat, limit: 10).messages)
+      let message = try #require(shown.first { $0.clientID == id })
+      #expect(message.text == text)
+      #expect(message.editedAt != nil)
+      #expect(message.pendingEditedAt == nil)
+    }
+  }
+}

@@ -1,0 +1,102 @@
+import ChatDomain
+import ChatTestSupport
+import Foundation
+import SQLite
+import Testing
+
+@testable import ChatData
+
+/// My own edits and deletes in the store (API.md Part 2): shown at once, queued behind a
+/// message the server may hold, and never compared with the server's clock.
+@Suite struct StoreLocalChangesTests {
+  private let editID = StoreFixture.id(100)
+
+  /// A fixture holding my message 1 ("Meet at the old lighthouse"), sent.
+  private func sentMessage(_ location: Database.Location = .memory) async throws -> StoreFixture {
+    let f = try await StoreFixture.make(location)
+    try await f.addConversation()
+    try await f.store.saveServerMessages(
+      [f.serverMessage(1, from: f.me, text: "Meet at the old lighthouse")], in: f.chat, me: f.me)
+    return f
+  }
+
+  private func shown(_ f: StoreFixture) async throws -> MessageRecord {
+    try #require(try await f.store.snapshot(f.chat, limit: 50).messages.first)
+  }
+
+  @Test func myQueuedEditGivesWayToAnEarlierServerEditUntilMineIsAccepted() async throws {
+    let f = try await sentMessage()
+    let outcome = try await f.store.editOwn(
+      StoreFixture.id(1), in: f.chat, sender: f.me, text: "Meet at the pier", id: editID,
+      at: Date(timeIntervalSince1970: 9_999_999))
+    #expect(outcome == .queued)
+    #expect(try await shown(f).text == "Meet at the pier")
+    #expect(try await shown(f).pendingEditedAt != nil)
+    // My other device's edit, accepted before mine was posted.
+    var other = f.serverMessage(2, from: f.me, text: "Meet at the cafe", id: StoreFixture.id(50))
+    other.kind = .edit
+    other.target = StoreFixture.id(1)
+    try await f.store.saveServerMessages([other], in: f.chat, me: f.me)
+    #expect(try await shown(f).text == "Meet at the cafe")
+    #expect(try await shown(f).pendingEditedAt == nil)
+    // Mine goes out next, and the server orders it after the other (this device's far-future
+    // clock played no part).
+    let next = try #require(try await f.store.startPosting(in: f.chat))
+    #expect(next.record.kind == .edit)
+    #expect(next.record.target == StoreFixture.id(1))
+    #expect(next.record.text == "Meet at the pier")
+    var mine = f.serverMessage(3, from: f.me, text: "Meet at the pier", id: editID)
+    mine.kind = .edit
+    mine.target = StoreFixture.id(1)
+    try await f.store.saveServerMessages([mine], in: f.chat, me: f.me)
+    #expect(try await shown(f).text == "Meet at the pier")
+    #expect(try await shown(f).editedAt == mine.sentAt)
+    #expect(try await f.store.outboxCount() == 0)
+    #expect(try await f.store.snapshot(f.chat, limit: 50).messages.count == 1)
+  }
+
+  @Test func aLocalDeleteOfAPostedMessageLeavesNoTextInEitherFile() async throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path + "/chat.sqlite"
+    let f = try await sentMessage(.file(path))
+    _ = try await f.store.editOwn(
+      StoreFixture.id(1), in: f.chat, sender: f.me, text: "Meet at the new pier", id: editID,
+      at: Date())
+    func filesHold(_ text: String) throws -> Bool {
+      try [path, path + "-wal"].contains { file in
+        guard FileManager.default.fileExists(atPath: file) else { return false }
+        return try Data(contentsOf: URL(fileURLWithPath: file)).range(of: Data(text.utf8)) != nil
+      }
+    }
+    #expect(try filesHold("lighthouse") && filesHold("pier"), "the check can see the words")
+    let outcome = try await f.store.deleteOwn(
+      StoreFixture.id(1), in: f.chat, sender: f.me, id: StoreFixture.id(101), at: Date())
+    #expect(outcome == .queued)
+    #expect(try !filesHold("lighthouse"))
+    #expect(try !filesHold("pier"))
+    #expect(try await shown(f).isDeleted)
+    #expect(try await f.store.search("pier", limit: 10).isEmpty)
+    // The edit that never went is dropped; the delete waits.
+    let next = try #require(try await f.store.startPosting(in: f.chat))
+    #expect(next.record.kind == .delete)
+    #expect(try await f.store.outboxCount() == 1)
+  }
+
+  @Test func aChangeToAMessageThatIsNotMineOrIsGoneIsRefused() async throws {
+    let f = try await sentMessage()
+    try await f.store.saveServerMessages([f.serverMessage(2)], in: f.chat, me: f.me)
+    let bobs = try await f.store.editOwn(
+      StoreFixture.id(2), in: f.chat, sender: f.me, text: "x", id: editID, at: Date())
+    #expect(bobs == .notFound)
+    let unchanged = try await f.store.editOwn(
+      StoreFixture.id(1), in: f.chat, sender: f.me, text: "Meet at the old lighthouse",
+      id: editID, at: Date())
+    #expect(unchanged == .unchanged)
+    _ = try await f.store.deleteOwn(
+      StoreFixture.id(1), in: f.chat, sender: f.me, id: editID, at: Date())
+    let again = try await f.store.deleteOwn(
+      StoreFixture.id(1), in: f.chat, sender: f.me, id: StoreFixture.id(101), at: Date())
+    #expect(again == .deleted)
+    #expect(try await f.store.outboxCount() == 1)
+  }
+}
