@@ -65,7 +65,7 @@ extension ChatService {
     guard text.utf8.count <= configuration.maxBodyBytes,
       let frame = try? APICoding.decode(ClientFrame.self, from: text), frame.type == "typing",
       let conversation = Identifiers.canonicalUUID(frame.conversationId),
-      let members = try? await store.memberIds(of: conversation, visibleTo: subscriber.userId)
+      let members = try? await store.memberIds(of: conversation, actingAs: subscriber.userId)
     else {
       metrics.liveFramesIgnored += 1
       return

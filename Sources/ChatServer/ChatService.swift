@@ -139,6 +139,10 @@ public actor ChatService {
       return try await listMessages(in: conversation, request, for: caller.userId)
     case .postItem(let conversation):
       return try await sendMessage(to: conversation, request, from: caller.userId, at: now)
+    case .changeMembers(let conversation):
+      return try await changeMembers(of: conversation, request, by: caller.userId, at: now)
+    case .changeTitle(let conversation):
+      return try await changeTitle(of: conversation, request, by: caller.userId, at: now)
     case .receipts(let conversation):
       return try await receipts(in: conversation, for: caller.userId)
     case .delivered(let conversation):

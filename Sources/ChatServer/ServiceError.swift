@@ -43,6 +43,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     .unauthorized, "Sign in again: the token is missing or not valid.")
   static let unknownRoute = ServiceError(.notFound, "No such route.")
   static let unknownConversation = ServiceError(.notFound, "No such conversation.")
+  static let formerMember = ServiceError(
+    .forbidden, "You are no longer a member of this conversation: you can read what you saw.")
 
   /// A failure inside the server; `detail` is logged, the client is told to retry later.
   static func `internal`(_ detail: String) -> ServiceError {

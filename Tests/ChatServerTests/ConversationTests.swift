@@ -22,7 +22,13 @@ import Testing
     #expect(response.status == 201)
     let object = response.object
     #expect(
-      Set(object.keys) == ["id", "title", "memberIds", "lastSequence", "readUpTo", "createdAt"])
+      Set(object.keys) == [
+        "id", "title", "memberIds", "lastSequence", "readUpTo", "createdAt", "visible",
+        "membership", "createdBy",
+      ])
+    #expect(object["membership"] as? String == "member")
+    #expect(object["createdBy"] as? String == "bob")
+    #expect((object["visible"] as? [[Any]])?.first?.first as? Int == 1)
     #expect(object["title"] as? String == "Hiking")
     #expect(object["memberIds"] as? [String] == ["alice", "bob", "carol"])
     #expect(object["lastSequence"] as? Int == 0)
@@ -69,6 +75,7 @@ import Testing
     #expect(
       Set(item.keys) == [
         "id", "title", "memberIds", "lastSequence", "readUpTo", "lastMessage", "createdAt",
+        "visible", "membership", "createdBy",
       ])
     #expect(item["lastSequence"] as? Int == 1)
     #expect(item["readUpTo"] as? Int == 0)

@@ -101,6 +101,7 @@ import Testing
       #expect(
         item.map { Set($0.keys) } == [
           "id", "title", "memberIds", "lastSequence", "readUpTo", "lastMessage", "createdAt",
+          "visible", "membership", "createdBy",
         ])
       #expect(item?["id"] as? String == conversation)
       #expect(item?["title"] as? String == "Hiking")

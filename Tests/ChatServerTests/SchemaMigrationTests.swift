@@ -71,6 +71,31 @@ import Testing
     #expect(data.range(of: Data("Wrong chat".utf8)) == nil)
   }
 
+  /// v2 kept no ranges and no creator: its members have been in since the start, and the
+  /// group changes like any other after the migration.
+  @Test func aV2GroupChangesMembersAfterTheMigration() async throws {
+    let (folder, server) = try serve("v2")
+    defer { withExtendedLifetime(folder) {} }
+    let alice = try await server.login("alice")
+    let list = try await conversations(server, as: alice)
+    let group = try #require(list["Sunday hike"]?["id"] as? String)
+    #expect((list["Sunday hike"]?["visible"] as? [[Any]])?.first?.first as? Int == 1)
+    #expect(list["Sunday hike"]?["membership"] as? String == "member")
+    #expect(list["Sunday hike"]?["createdBy"] == nil, "v2 did not record it")
+    let added = await server.request(
+      "POST", "/v1/conversations/\(group)/members", token: alice.accessToken,
+      body: #"{"clientMessageId":"6f1c1c7e-1d0a-4b7e-9a51-0d7c2f1e3a10","add":["dave"]}"#)
+    #expect(added.status == 201)
+    #expect(added.object["sequence"] as? Int == 5)
+    let dave = try await server.login("dave")
+    #expect(await server.messages(in: group, as: dave).sequences == [5])
+    // With no creator recorded, the right is the longest member's: all since 1, so alice.
+    let removed = await server.request(
+      "POST", "/v1/conversations/\(group)/members", token: alice.accessToken,
+      body: #"{"clientMessageId":"6f1c1c7e-1d0a-4b7e-9a51-0d7c2f1e3a11","remove":["carol"]}"#)
+    #expect(removed.status == 201)
+  }
+
   @Test func theV1ReceiptsAndSequencesCarryOn() async throws {
     let (folder, server) = try serveV1()
     defer { withExtendedLifetime(folder) {} }

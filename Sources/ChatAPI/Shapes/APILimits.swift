@@ -5,6 +5,8 @@ public enum APILimits {
   public static let maxTextScalars = 4_096
   /// Members of a conversation, the creator included.
   public static let maxMembers = 256
+  /// A title given with `PATCH /v1/conversations/{id}`: 1–200 characters.
+  public static let maxTitleCharacters = 200
   /// Items per page.
   public static let pageSizes = 1...200
   /// Items in a page when `limit` is not given.

@@ -12,15 +12,21 @@ extension ServerStore {
     try await enqueueWrite { db in
       try db.run(
         """
-        INSERT INTO conversations (id, title, created_at, last_activity_at, change_version)
-        VALUES (?, ?, ?, ?, \(Self.nextChangeVersion))
-        """, id, title, createdAt.millisecondsSince1970, createdAt.millisecondsSince1970)
+        INSERT INTO conversations (id, title, created_at, last_activity_at, change_version,
+                                   created_by)
+        VALUES (?, ?, ?, ?, \(Self.nextChangeVersion), ?)
+        """, id, title, createdAt.millisecondsSince1970, createdAt.millisecondsSince1970,
+        creator)
       for member in memberIds {
         try db.run("INSERT INTO members (conversation_id, user_id) VALUES (?, ?)", id, member)
+        try db.run(
+          "INSERT INTO member_ranges (conversation_id, user_id, first_sequence) VALUES (?, ?, 1)",
+          id, member)
       }
       return ConversationItem(
         id: id, title: title, memberIds: memberIds, lastSequence: 0, readUpTo: 0,
-        lastMessage: nil, createdAt: createdAt.rfc3339)
+        lastMessage: nil, createdAt: createdAt.rfc3339,
+        visible: [VisibleRange(first: 1, last: nil)], membership: .member, createdBy: creator)
     }
   }
 
@@ -32,33 +38,69 @@ extension ServerStore {
 
   /// `user`'s conversations, newest activity first (the last message's `sentAt`, or
   /// `createdAt` when there is none; ties by id), only those changed after `cursor` when
-  /// given; and the cursor that follows them.
+  /// given; and the cursor that follows them. A former member's are there too, as it saw
+  /// them: its numbers and last message end where its last visible range ends.
   func conversations(
     of user: String, changedAfter cursor: Int?
   ) throws(ServiceError) -> (items: [ConversationItem], cursor: Int) {
-    try reading {
-      // User ids hold no comma, so the members travel as one comma-separated column.
-      let items = try database.query(
+    try reading { try Self.conversations(database, of: user, changedAfter: cursor) }
+  }
+
+  /// `conversations(of:changedAfter:)` on `db`; only `conversation` when given.
+  static func conversations(
+    _ database: Database, of user: String, changedAfter cursor: Int?,
+    only conversation: String? = nil
+  ) throws -> (items: [ConversationItem], cursor: Int) {
+    do {
+      // User ids hold no comma, so the members travel as one comma-separated column, and the
+      // caller's ranges as `first:last` pairs.
+      var items = try database.query(
         """
         SELECT c.id, c.title, c.created_at, c.last_sequence, me.read_up_to,
-               (SELECT group_concat(user_id, ',') FROM members WHERE conversation_id = c.id),
-               \(Self.messageColumns(table: "m"))
+               (SELECT group_concat(user_id, ',') FROM members
+                WHERE conversation_id = c.id AND membership = 'member'),
+               me.membership, c.created_by, c.last_message_sequence,
+               (SELECT group_concat(first_sequence || ':' || coalesce(last_sequence, ''), ',')
+                FROM member_ranges WHERE conversation_id = c.id AND user_id = me.user_id),
+               \(messageColumns(table: "m"))
         FROM members AS me
         JOIN conversations AS c ON c.id = me.conversation_id
         LEFT JOIN messages AS m ON m.conversation_id = c.id AND m.sequence = c.last_message_sequence
-        WHERE me.user_id = ? AND c.change_version > ?
+        WHERE me.user_id = ? AND c.change_version > ? AND (? IS NULL OR c.id = ?)
         ORDER BY c.last_activity_at DESC, c.id
-        """, user, cursor ?? 0
-      ) { row in
-        ConversationItem(
+        """, user, cursor ?? 0, conversation, conversation
+      ) { row -> (ConversationItem, Standing, Int) in
+        let standing = Standing(
+          membership: Membership(rawValue: row.string(6)) ?? .member,
+          ranges: ranges(from: row.optionalString(9) ?? ""))
+        let lastSequence = min(row.int(3), standing.lastVisible ?? Int.max)
+        let item = ConversationItem(
           id: row.string(0), title: row.string(1),
-          memberIds: row.string(5).split(separator: ",").map(String.init).sorted(),
-          lastSequence: row.int(3), readUpTo: row.int(4),
-          lastMessage: row.isNull(6) ? nil : Self.message(from: row, at: 6),
-          createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))).rfc3339)
+          memberIds: (row.optionalString(5) ?? "").split(separator: ",").map(String.init)
+            .sorted(),
+          lastSequence: lastSequence, readUpTo: min(row.int(4), lastSequence),
+          lastMessage: row.isNull(10) ? nil : message(from: row, at: 10),
+          createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))).rfc3339,
+          visible: standing.ranges, membership: standing.membership,
+          createdBy: row.optionalString(7))
+        return (item, standing, row.int(8))
+      }
+      // The newest message is one the caller cannot see (it joined later, or left): the
+      // newest it can.
+      for index in items.indices where items[index].2 > 0 && !items[index].1.canSee(items[index].2)
+      {
+        let visible = items[index].1.visibilityCondition
+        items[index].0.lastMessage =
+          try database.query(
+            """
+            SELECT \(messageColumns(table: "messages")) FROM messages
+            WHERE conversation_id = ? AND kind = 'message' AND \(visible.sql)
+            ORDER BY sequence DESC LIMIT 1
+            """, values: [items[index].0.id] + visible.values
+          ) { message(from: $0, at: 0) }.first
       }
       let latest = try database.scalarInt("SELECT max(change_version) FROM conversations") ?? 0
-      return (items, latest)
+      return (items.map(\.0), latest)
     }
   }
 }

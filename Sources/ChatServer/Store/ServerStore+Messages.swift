@@ -46,7 +46,7 @@ extension ServerStore {
   }
 
   private static func store(_ new: NewMessage, in db: Database) throws -> SendOutcome {
-    let members = try memberIds(db, of: new.conversationId, visibleTo: new.senderId)
+    let members = try memberIds(db, of: new.conversationId, actingAs: new.senderId)
     let existing = try item(
       db, in: new.conversationId, from: new.senderId, key: new.clientMessageKey)
     if let existing, isRetry(of: existing.item, with: new, targetKey: existing.targetKey) {
@@ -176,7 +176,7 @@ extension ServerStore {
       SELECT \(messageColumns(table: "messages")), messages.target_key FROM messages
       WHERE conversation_id = ? AND sender_id = ? AND client_message_key = ?
       """, conversation, sender, key
-    ) { row in (message(from: row, at: 0), row.isNull(11) ? nil : row.string(11)) }.first
+    ) { row in (message(from: row, at: 0), row.optionalString(itemColumnCount)) }.first
   }
 
   /// Overwrites what deletes freed and empties the write-ahead log into the database (where
@@ -190,22 +190,27 @@ extension ServerStore {
     }
   }
 
-  /// A page of messages, ascending by sequence: the `limit` just above `after`, the `limit`
-  /// just below `before`, or the newest `limit`. Checks membership (404) before the query's
+  /// A page of the items `user` can see (a former member: what it saw), ascending by
+  /// sequence: the `limit` just above `after`, the `limit` just below `before`, or the newest
+  /// `limit`; paging skips what `user` cannot see. Checks membership (404) before the query's
   /// ranges (422), as API.md orders them.
   func messages(
     in conversation: String, visibleTo user: String, query: MessageQuery
   ) throws(ServiceError) -> ItemPage {
     try reading {
-      _ = try Self.memberIds(database, of: conversation, visibleTo: user)
+      guard let standing = try Self.standing(database, of: conversation, user: user) else {
+        throw ServiceError.unknownConversation
+      }
       try query.validate()
       let columns = Self.messageColumns(table: "messages")
+      let visible = standing.visibilityCondition
       if let after = query.after {
         let rows = try database.query(
           """
           SELECT \(columns) FROM messages WHERE conversation_id = ? AND sequence > ?
+            AND \(visible.sql)
           ORDER BY sequence LIMIT ?
-          """, conversation, after, query.limit + 1
+          """, values: [conversation, after] + visible.values + [query.limit + 1]
         ) { Self.message(from: $0, at: 0) }
         return ItemPage(
           items: Array(rows.prefix(query.limit)), hasMore: rows.count > query.limit)
@@ -213,8 +218,9 @@ extension ServerStore {
       let rows = try database.query(
         """
         SELECT \(columns) FROM messages WHERE conversation_id = ? AND sequence < ?
+          AND \(visible.sql)
         ORDER BY sequence DESC LIMIT ?
-        """, conversation, query.before ?? Int.max, query.limit + 1
+        """, values: [conversation, query.before ?? Int.max] + visible.values + [query.limit + 1]
       ) { Self.message(from: $0, at: 0) }
       return ItemPage(
         items: Array(rows.prefix(query.limit).reversed()), hasMore: rows.count > query.limit)
@@ -237,15 +243,22 @@ extension ServerStore {
   private static func columnList(table: String) -> String {
     [
       "id", "client_message_id", "conversation_id", "sender_id", "text", "sequence", "sent_at",
-      "kind", "target_id", "edited_at", "deleted",
+      "kind", "target_id", "edited_at", "deleted", "added", "removed", "title",
     ]
     .map { "\(table).\($0)" }.joined(separator: ", ")
   }
 
-  /// An item in its current state, from the 11 columns of `messageColumns` at `first`.
+  /// How many columns `messageColumns` names (what a query selects after them starts here).
+  static let itemColumnCount = 14
+
+  /// An item in its current state, from the columns of `messageColumns` at `first`.
   static func message(from row: Row, at first: Int) -> Item {
     let kind = ItemKind(rawValue: row.string(first + 7)) ?? .message
     let isMessage = kind == .message
+    func users(_ column: Int) -> [String]? {
+      guard kind == .members else { return nil }
+      return row.optionalString(column)?.split(separator: ",").map(String.init) ?? []
+    }
     return Item(
       id: row.string(first), clientMessageId: row.string(first + 1),
       conversationId: row.string(first + 2), senderId: row.string(first + 3),
@@ -254,6 +267,7 @@ extension ServerStore {
       editedAt: isMessage && !row.isNull(first + 9)
         ? Timestamp(millisecondsSince1970: Int64(row.int(first + 9))).rfc3339 : nil,
       deleted: isMessage && row.int(first + 10) != 0,
-      target: row.isNull(first + 8) ? nil : row.string(first + 8))
+      target: row.isNull(first + 8) ? nil : row.string(first + 8), added: users(first + 11),
+      removed: users(first + 12), title: row.optionalString(first + 13))
   }
 }

@@ -17,7 +17,7 @@ extension ServerStore {
     _ kind: ReceiptKind, in conversation: String, by user: String, upTo sequence: Int
   ) async throws(ServiceError) -> ReceiptOutcome {
     try await enqueueWrite { db in
-      let members = try Self.memberIds(db, of: conversation, visibleTo: user)
+      let members = try Self.memberIds(db, of: conversation, actingAs: user)
       let lastSequence =
         try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", conversation) ?? 0
       guard (0...lastSequence).contains(sequence) else {
@@ -48,20 +48,18 @@ extension ServerStore {
     }
   }
 
-  /// Every member's numbers, for a member.
+  /// Every current member's numbers, for a current member (a former member: 403).
   func receipts(in conversation: String, visibleTo user: String) throws(ServiceError)
     -> ReceiptsSnapshot
   {
     try reading {
+      _ = try Self.memberIds(database, of: conversation, actingAs: user)
       let members = try database.query(
         """
         SELECT user_id, delivered_up_to, read_up_to FROM members
-        WHERE conversation_id = ? ORDER BY user_id
+        WHERE conversation_id = ? AND membership = 'member' ORDER BY user_id
         """, conversation
       ) { MemberReceipts(userId: $0.string(0), deliveredUpTo: $0.int(1), readUpTo: $0.int(2)) }
-      guard members.contains(where: { $0.userId == user }) else {
-        throw ServiceError.unknownConversation
-      }
       let lastSequence =
         try database.scalarInt(
           "SELECT last_sequence FROM conversations WHERE id = ?", conversation) ?? 0

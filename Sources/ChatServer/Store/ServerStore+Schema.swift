@@ -67,6 +67,31 @@ extension ServerStore {
         UPDATE conversations SET last_message_sequence = last_sequence;
         """)
     }
+    // API.md Part 2's groups that change: a member row stays when its user leaves or is
+    // removed (`membership`), each stay is a visible range of sequences (`member_ranges`,
+    // inclusive, open while a member), and members and title items carry what they changed.
+    // `request_key` is a members or title item's request in canonical form, for retries. v2's
+    // members have been in since the start; v2 did not record who created a conversation.
+    migrator.register("v3-groups") { db in
+      try db.execute(
+        """
+        ALTER TABLE conversations ADD COLUMN created_by TEXT;
+        ALTER TABLE members ADD COLUMN membership TEXT NOT NULL DEFAULT 'member';
+        CREATE TABLE member_ranges (
+          conversation_id TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          first_sequence INTEGER NOT NULL,
+          last_sequence INTEGER,
+          PRIMARY KEY (conversation_id, user_id, first_sequence)
+        );
+        INSERT INTO member_ranges (conversation_id, user_id, first_sequence)
+          SELECT conversation_id, user_id, 1 FROM members;
+        ALTER TABLE messages ADD COLUMN added TEXT;
+        ALTER TABLE messages ADD COLUMN removed TEXT;
+        ALTER TABLE messages ADD COLUMN title TEXT;
+        ALTER TABLE messages ADD COLUMN request_key TEXT;
+        """)
+    }
     return migrator
   }
 }

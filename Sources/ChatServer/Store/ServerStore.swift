@@ -75,20 +75,30 @@ public actor ServerStore {
     }
   }
 
-  /// The member ids of a conversation, sorted; a 404 when `user` is not one of them (or the
-  /// conversation does not exist: the same answer, so membership does not leak).
+  /// The current member ids of a conversation, sorted, for `user` about to act in it (post,
+  /// receipts, typing, member changes): a 404 when `user` was never a member (or the
+  /// conversation does not exist: the same answer, so membership does not leak), a 403 when
+  /// `user` left or was removed (a former member may read what it saw, not act).
   static func memberIds(
-    _ db: Database, of conversation: String, visibleTo user: String
+    _ db: Database, of conversation: String, actingAs user: String
   ) throws -> [String] {
-    let members = try db.query(
-      "SELECT user_id FROM members WHERE conversation_id = ? ORDER BY user_id", conversation
-    ) { $0.string(0) }
-    guard members.contains(user) else { throw ServiceError.unknownConversation }
+    var members: [String] = []
+    var standing: String?
+    try db.query(
+      "SELECT user_id, membership FROM members WHERE conversation_id = ? ORDER BY user_id",
+      conversation
+    ) { row in
+      let membership = row.string(1)
+      if membership == "member" { members.append(row.string(0)) }
+      if row.string(0) == user { standing = membership }
+    }
+    guard let standing else { throw ServiceError.unknownConversation }
+    guard standing == "member" else { throw ServiceError.formerMember }
     return members
   }
 
-  func memberIds(of conversation: String, visibleTo user: String) throws(ServiceError) -> [String] {
-    try reading { try Self.memberIds(database, of: conversation, visibleTo: user) }
+  func memberIds(of conversation: String, actingAs user: String) throws(ServiceError) -> [String] {
+    try reading { try Self.memberIds(database, of: conversation, actingAs: user) }
   }
 
   /// Runs `body` with the database: for tests that inject faults (a trigger that fails a

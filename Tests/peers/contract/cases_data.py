@@ -13,6 +13,9 @@ RFC3339_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 # API.md Part 2: a message is the Item of kind message, with every field of Item.
 MESSAGE_FIELDS = {"id", "clientMessageId", "conversationId", "senderId", "text", "sequence", "sentAt",
                   "kind", "media", "editedAt", "deleted", "target", "added", "removed", "title"}
+# API.md Part 2, "Groups that change": the caller's visible ranges, membership and the creator.
+CONVERSATION_FIELDS = {"id", "title", "memberIds", "lastSequence", "readUpTo", "createdAt",
+                       "visible", "membership", "createdBy"}
 
 
 def activity(item):
@@ -34,7 +37,10 @@ def run_conversations(report, server):
     body = created.json()
     report.check("create is 201", created.status_code == 201, created.text)
     report.check("create has exactly the fields of API.md",
-                 set(body) == {"id", "title", "memberIds", "lastSequence", "readUpTo", "createdAt"}, str(body))
+                 set(body) == CONVERSATION_FIELDS, str(body))
+    report.check("the creator sees everything from 1, as a member",
+                 body["visible"] == [[1, None]] and body["membership"] == "member"
+                 and body["createdBy"] == "conv-alice", str(body))
     report.check("the caller is a member and memberIds are deduplicated",
                  sorted(body["memberIds"]) == ["conv-alice", "conv-bob", "conv-carol"], str(body["memberIds"]))
     report.check("a new conversation starts at 0",

@@ -23,6 +23,7 @@ import traceback
 import cases_auth
 import cases_data
 import cases_errors
+import cases_groups
 import cases_items
 import cases_live
 import cases_ops
@@ -39,6 +40,7 @@ SHARED = [
     ("paging", cases_data.run_paging),
     ("receipts", cases_data.run_receipts),
     ("edits", cases_items.run_edits),
+    ("groups", cases_groups.run),
     ("live", cases_live.run),
     ("limits", cases_ops.run_limits),
     ("operations", cases_ops.run_operations),

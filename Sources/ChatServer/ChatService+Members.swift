@@ -1,0 +1,81 @@
+import ChatAPI
+import Support
+
+extension ChatService {
+  /// `POST /v1/conversations/{id}/members`: 201 with the `members` item; 200 for a retry. The
+  /// added members' sockets hear of the conversation first (a `conversation` event as they see
+  /// it), then every member's, the removed ones' included, get the item; the removed hear
+  /// nothing more of it.
+  func changeMembers(
+    of rawConversation: String, _ request: APIRequest, by caller: String, at now: Timestamp
+  ) async throws(ServiceError) -> APIResponse {
+    let conversation = try Self.conversationID(rawConversation)
+    let body = try RequestBody(request.body).decode(ChangeMembers.self)
+    let add = Set(body.add ?? []).sorted()
+    let remove = Set(body.remove ?? []).sorted()
+    guard (add + remove).allSatisfy(Identifiers.isValidUserID) else {
+      throw .badRequest(
+        "add and remove must hold user ids: 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
+    }
+    guard Set(add).isDisjoint(with: remove) else {
+      throw .badRequest("A user cannot be both added and removed.")
+    }
+    let outcome = try await change(
+      .members(add: add, remove: remove), clientMessageId: body.clientMessageId,
+      in: conversation, by: caller, at: now)
+    for (user, view) in zip(outcome.added, outcome.addedViews) {
+      publish(.conversation(view), to: [user])
+    }
+    return try await announce(outcome, in: conversation, by: caller)
+  }
+
+  /// `PATCH /v1/conversations/{id}`: 201 with the `title` item; 200 for a retry.
+  func changeTitle(
+    of rawConversation: String, _ request: APIRequest, by caller: String, at now: Timestamp
+  ) async throws(ServiceError) -> APIResponse {
+    let conversation = try Self.conversationID(rawConversation)
+    let body = try RequestBody(request.body).decode(ChangeTitle.self)
+    guard (1...APILimits.maxTitleCharacters).contains(body.title.count) else {
+      throw .invalid("A title holds 1 to \(APILimits.maxTitleCharacters) characters.")
+    }
+    let outcome = try await change(
+      .title(body.title), clientMessageId: body.clientMessageId, in: conversation, by: caller,
+      at: now)
+    return try await announce(outcome, in: conversation, by: caller)
+  }
+
+  private func change(
+    _ change: NewChange.Change, clientMessageId: String, in conversation: String,
+    by caller: String, at now: Timestamp
+  ) async throws(ServiceError) -> ChangeOutcome {
+    guard let key = Identifiers.canonicalUUID(clientMessageId) else {
+      throw .badRequest("clientMessageId must be a UUID.")
+    }
+    return try await store.change(
+      NewChange(
+        id: random.uuidString(), conversationId: conversation, senderId: caller,
+        clientMessageId: clientMessageId, clientMessageKey: key, change: change, sentAt: now))
+  }
+
+  /// Answers a change and, when it is new, sends its item live to the members after it and to
+  /// those it removed (their last frame of this conversation), then the sender's raised
+  /// numbers to the members.
+  private func announce(
+    _ outcome: ChangeOutcome, in conversation: String, by caller: String
+  ) async throws(ServiceError) -> APIResponse {
+    guard outcome.isNew else {
+      metrics.retriesRecognised += 1
+      return .json(200, outcome.item)
+    }
+    let sequence = outcome.item.sequence
+    publish(
+      .message(conversationId: conversation, message: outcome.item),
+      to: Set(outcome.memberIds).union(outcome.removed).sorted())
+    publish(
+      .receipt(
+        conversationId: conversation,
+        MemberReceipts(userId: caller, deliveredUpTo: sequence, readUpTo: sequence)),
+      to: outcome.memberIds)
+    return .json(201, outcome.item)
+  }
+}
