@@ -11,6 +11,15 @@ public protocol ConversationListRepository: Sendable {
   func createConversation(title: String, memberIDs: [UserID]) async throws(ChatError)
     -> ConversationID
 
+  /// Adds and removes members (this needs the network); removing myself is leaving. Throws
+  /// what the server refuses: removing others without the right, a change that changes
+  /// nothing, a group outside 1–256 members, a conversation I am no longer in.
+  func changeMembers(in conversation: ConversationID, add: [UserID], remove: [UserID])
+    async throws(ChatError)
+
+  /// Gives a conversation a new title, 1–200 characters (this needs the network).
+  func rename(_ conversation: ConversationID, to title: String) async throws(ChatError)
+
   /// Searches the messages on this device, newest first. Works offline.
   func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit]
 }

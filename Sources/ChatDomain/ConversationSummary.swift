@@ -1,5 +1,14 @@
 import Foundation
 
+/// Where I stand in a conversation (API.md Part 2, "Groups that change").
+public enum Participation: String, Hashable, Sendable {
+  case member
+  /// Someone with the right removed me: I keep what I saw, read-only.
+  case removed
+  /// I removed myself.
+  case left
+}
+
 /// One row of the conversation list.
 public struct ConversationSummary: Identifiable, Hashable, Sendable {
   public let id: ConversationID
@@ -12,11 +21,14 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable {
   public let unreadCount: Int
   /// The last message's time, or the creation time when there is none: the list's order.
   public let lastActivity: Date
+  /// Whether I am still in it; a former member's conversation is read-only.
+  public let participation: Participation
 
   public init(
     id: ConversationID, title: String, memberIDs: [UserID], lastMessage: Message?,
-    unreadCount: Int, lastActivity: Date
+    unreadCount: Int, lastActivity: Date, participation: Participation = .member
   ) {
+    self.participation = participation
     self.id = id
     self.title = title
     self.memberIDs = memberIDs

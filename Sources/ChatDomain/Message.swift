@@ -22,14 +22,18 @@ public struct Message: Identifiable, Hashable, Sendable {
   public let editedAt: Date?
   /// Deleted for everyone: a tombstone whose text is gone from this device.
   public let isDeleted: Bool
+  /// Not a message but a change to the conversation, made by `senderID` (shown as a line:
+  /// "carol added dave"); nil for a message.
+  public let event: ConversationEvent?
 
   public init(
     id: MessageID, conversationID: ConversationID, senderID: UserID, text: String, sentAt: Date,
     sequence: Int?, send: SendState, receipt: ReceiptState, editedAt: Date? = nil,
-    isDeleted: Bool = false
+    isDeleted: Bool = false, event: ConversationEvent? = nil
   ) {
     self.editedAt = editedAt
     self.isDeleted = isDeleted
+    self.event = event
     self.id = id
     self.conversationID = conversationID
     self.senderID = senderID
@@ -39,6 +43,14 @@ public struct Message: Identifiable, Hashable, Sendable {
     self.send = send
     self.receipt = receipt
   }
+}
+
+/// A change to a conversation that shows in it as a line of its own (API.md's members and title
+/// items).
+public enum ConversationEvent: Hashable, Sendable {
+  /// Members came or went; a member who removed themselves left.
+  case membersChanged(added: [UserID], removed: [UserID])
+  case titleChanged(String)
 }
 
 /// Did my message reach the server? Comes from the message row alone.

@@ -154,6 +154,14 @@ public final class ConversationViewModel {
         return cached.row
       }
       let mine = message.senderID == me
+      if let event = message.event {
+        let row = MessageRow(
+          id: message.id, text: Self.line(for: event, by: message.senderID, me: me),
+          isMine: mine, sender: nil, time: formatter.string(for: message.sentAt, today: today),
+          ticks: nil, sequence: message.sequence, isEvent: true)
+        cache[message.id] = (message, row)
+        return row
+      }
       let row = MessageRow(
         id: message.id, text: message.isDeleted ? MessageRow.deletedText : message.text,
         isMine: mine, sender: mine ? nil : message.senderID.rawValue,
@@ -167,11 +175,37 @@ public final class ConversationViewModel {
     rowCache = cache
   }
 
+  /// A change's line: "carol added dave", "You removed bob", "bob left", "carol named the
+  /// conversation “Sunday hike”".
+  static func line(for event: ConversationEvent, by sender: UserID, me: UserID) -> String {
+    let who = sender == me ? "You" : sender.rawValue
+    func names(_ users: [UserID]) -> String {
+      users.map { $0 == me ? "you" : $0.rawValue }.joined(separator: ", ")
+    }
+    switch event {
+    case .membersChanged(let added, let removed):
+      if added.isEmpty && removed == [sender] { return "\(who) left" }
+      var parts: [String] = []
+      if !added.isEmpty { parts.append("added " + names(added)) }
+      if !removed.isEmpty { parts.append("removed " + names(removed)) }
+      return who + " " + parts.joined(separator: " and ")
+    case .titleChanged(let title):
+      return "\(who) named the conversation “\(title)”"
+    }
+  }
+
   private func render() {
     // Past midnight every time reads differently ("14:02" → "Mon 14:02"), whatever changed.
     if rowCacheDay != nil, formatter.today() != rowCacheDay { updateRows() }
+    let readOnly: String? =
+      switch summary?.participation {
+      case .removed?: "You were removed from this conversation."
+      case .left?: "You left this conversation."
+      case .member?, nil: nil
+      }
     viewState = ConversationViewState(
       title: summary?.title ?? "", rows: rows, banner: Banner.text(for: connection),
-      history: history, typing: Banner.typing(typingUsers), alert: alert)
+      history: history, typing: readOnly == nil ? Banner.typing(typingUsers) : nil,
+      alert: alert, readOnly: readOnly)
   }
 }

@@ -13,11 +13,15 @@ public struct ConversationViewState: Equatable, Sendable {
   public var typing: String?
   /// The last action that could not be done, said so the user knows what to do.
   public var alert: String?
+  /// Set when I am no longer a member ("You were removed"): the conversation is read-only.
+  public var readOnly: String?
 
   public init(
     title: String = "", rows: [MessageRow] = [], banner: String? = nil,
-    history: HistoryState = .idle, typing: String? = nil, alert: String? = nil
+    history: HistoryState = .idle, typing: String? = nil, alert: String? = nil,
+    readOnly: String? = nil
   ) {
+    self.readOnly = readOnly
     self.title = title
     self.rows = rows
     self.banner = banner
@@ -28,7 +32,8 @@ public struct ConversationViewState: Equatable, Sendable {
 
   /// My newest message that can still be edited or deleted (what the screen's keys act on).
   public var lastEditable: MessageRow? {
-    rows.last { $0.isMine && !$0.isDeleted }
+    guard readOnly == nil else { return nil }
+    return rows.last { $0.isMine && !$0.isDeleted && !$0.isEvent }
   }
 }
 
@@ -50,14 +55,17 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   public let isEdited: Bool
   /// Deleted for everyone: `text` is the tombstone's line, shown dimmed.
   public let isDeleted: Bool
+  /// A change to the conversation, not a message: `text` is its line ("carol added dave").
+  public let isEvent: Bool
 
   /// What a deleted message shows instead of its text, which is gone from the device.
   public static let deletedText = "This message was deleted"
 
   public init(
     id: MessageID, text: String, isMine: Bool, sender: String?, time: String, ticks: Ticks?,
-    sequence: Int?, isEdited: Bool = false, isDeleted: Bool = false
+    sequence: Int?, isEdited: Bool = false, isDeleted: Bool = false, isEvent: Bool = false
   ) {
+    self.isEvent = isEvent
     self.isEdited = isEdited
     self.isDeleted = isDeleted
     self.id = id

@@ -128,6 +128,16 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     throw .invalidInput("the fake creates no conversation")
   }
 
+  public func changeMembers(in conversation: ConversationID, add: [UserID], remove: [UserID])
+    async throws(ChatError)
+  {
+    throw .invalidInput("the fake changes no members")
+  }
+
+  public func rename(_ conversation: ConversationID, to title: String) async throws(ChatError) {
+    throw .invalidInput("the fake renames nothing")
+  }
+
   public func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] { [] }
 
   // TypingIndicators.

@@ -57,10 +57,10 @@ import Testing
 
   @Test func aPendingRowForAConversationNotOnThisDeviceIsNotSaved() async throws {
     let f = try await StoreFixture.make()
-    #expect(try await f.store.insertPending(f.pending(StoreFixture.id(1))) == false)
+    #expect(try await f.store.insertPending(f.pending(StoreFixture.id(1))) == nil)
     #expect(try await f.store.unsent().isEmpty)
     try await f.addConversation()
-    #expect(try await f.store.insertPending(f.pending(StoreFixture.id(1))))
+    #expect(try await f.store.insertPending(f.pending(StoreFixture.id(1))) == .member)
   }
 
   @Test func theServersCopyOfMyMessageTurnsThePendingRowIntoTheAcknowledgedOne() async throws {

@@ -252,6 +252,12 @@ struct ConversationListViewModelTests {
     func createConversation(title: String, memberIDs: [UserID]) async throws(ChatError)
       -> ConversationID
     { throw .offline }
+    func changeMembers(in conversation: ConversationID, add: [UserID], remove: [UserID])
+      async throws(ChatError)
+    { throw .offline }
+    func rename(_ conversation: ConversationID, to title: String) async throws(ChatError) {
+      throw .offline
+    }
     func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] {
       try searchResult.get()
     }

@@ -106,6 +106,32 @@ def main():
         results.check("edits and deletes, online and while the server is down, agree everywhere "
                       "and leave no deleted text in any file", edits_and_deletes)
 
+        def groups_that_change():
+            added = phone.json("members", chat, "--add", "carol")
+            assert added["memberIds"] == ["alice", "bob", "carol"], added
+            renamed = tablet.json("title", chat, "Trip to the coast")
+            assert renamed["title"] == "Trip to the coast", renamed
+            left = bob.json("leave", chat)
+            assert left["membership"] == "left" and "bob" not in left["memberIds"], left
+            refused = bob.run("send", chat, "am I still here?", check=False)
+            assert refused.returncode == 65 and "you left this conversation" in refused.stderr, \
+                refused.stderr
+            phone.json("send", chat, "after bob left")
+            for device in devices:
+                device.run("sync")
+            for device in (phone, tablet):
+                listed = {c["id"]: c for c in device.json("conversations")}[chat]
+                assert listed["title"] == "Trip to the coast", listed
+                assert listed["memberIds"] == ["alice", "carol"], listed
+            texts = [m["text"] for m in bob.messages(chat)]
+            assert "after bob left" not in texts, "bob got a message after he left"
+            last = bob.messages(chat)[-1]
+            assert last["kind"] == "members" and last["removed"] == ["bob"], last
+            assert "after bob left" in [m["text"] for m in tablet.messages(chat)]
+
+        results.check("members added, a title, a member who leaves reads what he saw and no "
+                      "more", groups_that_change)
+
         if server.tls:
             def untrusted():
                 # It trusts the system's store only, where the run's CA is not.

@@ -63,6 +63,20 @@ struct APIClient: Sendable {
       SyncResponse.self, APIRequest(.sync, query: cursor.map { ["cursor": $0] } ?? [:]))
   }
 
+  func changeMembers(_ body: ChangeMembers, in conversation: ConversationID)
+    async throws(RequestFailure) -> Item
+  {
+    try await decode(
+      Item.self, APIRequest(.changeMembers(conversation: conversation.rawValue), json: body))
+  }
+
+  func changeTitle(_ body: ChangeTitle, in conversation: ConversationID)
+    async throws(RequestFailure) -> Item
+  {
+    try await decode(
+      Item.self, APIRequest(.changeTitle(conversation: conversation.rawValue), json: body))
+  }
+
   func createConversation(_ body: CreateConversation) async throws(RequestFailure)
     -> ConversationItem
   {

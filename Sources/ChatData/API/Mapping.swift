@@ -26,7 +26,15 @@ extension MessageRecord {
     self.init(
       conversationID: conversation, clientID: clientID, senderID: sender, serverID: item.id,
       text: item.text, sequence: item.sequence, sentAt: sentAt.date, state: .sent, failure: nil,
-      kind: kind, target: target, editedAt: editedAt, isDeleted: item.deleted ?? false)
+      kind: kind, target: target, editedAt: editedAt, isDeleted: item.deleted ?? false,
+      added: (item.added ?? []).compactMap(UserID.init(rawValue:)),
+      removed: (item.removed ?? []).compactMap(UserID.init(rawValue:)), title: item.title)
+    if kind == .members
+      && added.count + removed.count
+        != (item.added?.count ?? 0) + (item.removed?.count ?? 0)
+    {
+      return nil
+    }
   }
 }
 
@@ -40,7 +48,11 @@ extension ServerConversation {
     guard members.count == item.memberIds.count else { return nil }
     self.init(
       id: id, title: item.title, memberIDs: members, createdAt: createdAt.date,
-      lastSequence: item.lastSequence, readUpTo: item.readUpTo)
+      lastSequence: item.lastSequence, readUpTo: item.readUpTo,
+      participation: item.membership.flatMap { Participation(rawValue: $0.rawValue) },
+      visible: item.visible.map { ranges in
+        VisibleSequences(ranges: ranges.map { .init(first: $0.first, last: $0.last) })
+      })
   }
 }
 

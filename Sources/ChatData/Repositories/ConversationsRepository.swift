@@ -167,6 +167,54 @@ actor ConversationsRepository: ConversationListRepository {
     return conversation.id
   }
 
+  /// Posts a members change and saves its item (the socket brings it too: saving is by ID).
+  func changeMembers(in conversation: ConversationID, add: [UserID], remove: [UserID])
+    async throws(ChatError)
+  {
+    guard !add.isEmpty || !remove.isEmpty else {
+      throw .invalidInput("name members to add or to remove")
+    }
+    let body = ChangeMembers(
+      clientMessageId: context.ids.next().rawValue,
+      add: add.isEmpty ? nil : add.map(\.rawValue),
+      remove: remove.isEmpty ? nil : remove.map(\.rawValue))
+    try await saveChange(in: conversation) { api throws(RequestFailure) in
+      try await api.changeMembers(body, in: conversation)
+    }
+  }
+
+  /// Posts a title change and saves its item.
+  func rename(_ conversation: ConversationID, to title: String) async throws(ChatError) {
+    let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard (1...APILimits.maxTitleCharacters).contains(trimmed.count) else {
+      throw .invalidInput("a title holds 1 to \(APILimits.maxTitleCharacters) characters")
+    }
+    let body = ChangeTitle(clientMessageId: context.ids.next().rawValue, title: trimmed)
+    try await saveChange(in: conversation) { api throws(RequestFailure) in
+      try await api.changeTitle(body, in: conversation)
+    }
+  }
+
+  private func saveChange(
+    in conversation: ConversationID,
+    _ post: (APIClient) async throws(RequestFailure) -> Item
+  ) async throws(ChatError) {
+    let item: Item
+    do {
+      item = try await post(context.api)
+    } catch .rejected(403, _, _) {
+      throw .rejected(code: "forbidden", message: "you may not make this change here")
+    } catch {
+      throw error.chatError
+    }
+    guard let record = MessageRecord(item) else { throw .unavailable(retryAfterSeconds: nil) }
+    do {
+      try await store.saveServerMessages([record], in: conversation, me: context.me)
+    } catch {
+      throw ChatError(error)
+    }
+  }
+
   /// My conversations for the list, newest activity first, on every change.
   nonisolated func conversations() -> AsyncStream<[ConversationSummary]> {
     let context = context

@@ -87,7 +87,12 @@ actor MessagesRepository {
           conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
           text: text, sequence: nil, sentAt: context.clock.now().date, state: .sending,
           failure: nil))
-      guard saved else { throw ChatError.notFound("conversation \(conversation)") }
+      switch saved {
+      case .member?: break
+      case .removed?: throw ChatError.invalidInput("you were removed from this conversation")
+      case .left?: throw ChatError.invalidInput("you left this conversation")
+      case nil: throw ChatError.notFound("conversation \(conversation)")
+      }
     } catch {
       throw ChatError(error)
     }

@@ -16,8 +16,17 @@ enum RecordMapping {
       id: record.clientID, conversationID: record.conversationID, senderID: record.senderID,
       text: record.text, sentAt: record.sentAt, sequence: record.sequence, send: send,
       receipt: receipt(for: record, receipts: receipts, me: me),
-      editedAt: record.pendingEditedAt ?? record.editedAt,
-      isDeleted: record.isDeleted)
+      editedAt: record.pendingEditedAt ?? record.editedAt, isDeleted: record.isDeleted,
+      event: event(of: record))
+  }
+
+  /// A members or title item as the change it shows; nil for a message.
+  static func event(of record: MessageRecord) -> ConversationEvent? {
+    switch record.kind {
+    case .members: .membersChanged(added: record.added, removed: record.removed)
+    case .title: .titleChanged(record.title ?? "")
+    case .message, .edit, .delete: nil
+    }
   }
 
   /// No numbers ever loaded → unknown (never "not delivered", which may be false); up to
@@ -39,7 +48,8 @@ enum RecordMapping {
       memberIDs: row.conversation.memberIDs,
       lastMessage: row.lastMessage.map { message($0, receipts: row.receipts, me: me) },
       unreadCount: row.unreadCount,
-      lastActivity: row.lastMessage?.sentAt ?? row.conversation.createdAt)
+      lastActivity: row.lastMessage?.sentAt ?? row.conversation.createdAt,
+      participation: row.conversation.participation)
   }
 
   static func hit(_ record: SearchResultRecord, me: UserID) -> SearchHit {

@@ -11,12 +11,15 @@ struct ServerConversation: Sendable, Equatable {
   var lastSequence: Int
   /// My read number on the server.
   var readUpTo: Int
+  /// Part 2 (nil from a server that does not serve it): where I stand, what I can see.
+  var participation: Participation? = nil
+  var visible: VisibleSequences? = nil
 }
 
 extension MessageStore {
   static let conversationColumns = """
     id, title, member_ids, created_at, last_sequence, read_up_to, read_acknowledged,
-    synced_up_to, history_floor
+    synced_up_to, history_floor, membership, visible
     """
 
   static func conversationRecord(_ row: Row) -> ConversationRecord? {
@@ -26,7 +29,9 @@ extension MessageStore {
       id: id, title: row.string(1), memberIDs: members,
       createdAt: Date(timeIntervalSince1970: row.double(3)), lastSequence: row.int(4),
       readUpTo: row.int(5), readAcknowledged: row.int(6), syncedUpTo: row.optionalInt(7),
-      historyFloor: row.optionalInt(8))
+      historyFloor: row.optionalInt(8),
+      participation: Participation(rawValue: row.string(9)) ?? .member,
+      visible: VisibleSequences(stored: row.string(10)))
   }
 
   func conversation(_ id: ConversationID) throws(StoreError) -> ConversationRecord? {
@@ -45,8 +50,9 @@ extension MessageStore {
     }
   }
 
-  /// Saves conversations from the server. Title and members are replaced; numbers only rise.
-  /// A conversation the server says is empty needs no fetch: its sync position starts at 0.
+  /// Saves conversations from the server. Title, members and where I stand are replaced unless
+  /// an item newer than the server's answer already changed them here; numbers only rise. A
+  /// conversation the server says is empty needs no fetch: its sync position starts at 0.
   func saveConversations(
     _ conversations: [ServerConversation], lastMessages: [MessageRecord] = [],
     cursor: String? = nil, me: UserID
@@ -57,11 +63,22 @@ extension MessageStore {
         try db.run(
           """
           INSERT INTO conversations (id, title, member_ids, created_at, last_sequence,
-                                     read_up_to, read_acknowledged, synced_up_to, history_floor)
+                                     read_up_to, read_acknowledged, synced_up_to, history_floor,
+                                     membership, visible, members_as_of, title_as_of)
           VALUES (?, ?, ?, ?, ?, ?, ?,
-                  CASE WHEN ? = 0 THEN 0 END, CASE WHEN ? = 0 THEN 1 END)
+                  CASE WHEN ? = 0 THEN 0 END, CASE WHEN ? = 0 THEN 1 END,
+                  coalesce(?, 'member'), coalesce(?, '1:'), ?, ?)
           ON CONFLICT (id) DO UPDATE SET
-            title = excluded.title, member_ids = excluded.member_ids,
+            title = CASE WHEN excluded.title_as_of >= title_as_of THEN excluded.title
+                         ELSE title END,
+            title_as_of = max(title_as_of, excluded.title_as_of),
+            member_ids = CASE WHEN excluded.members_as_of >= members_as_of
+                              THEN excluded.member_ids ELSE member_ids END,
+            membership = CASE WHEN excluded.members_as_of >= members_as_of AND ? IS NOT NULL
+                              THEN excluded.membership ELSE membership END,
+            visible = CASE WHEN excluded.members_as_of >= members_as_of AND ? IS NOT NULL
+                           THEN excluded.visible ELSE visible END,
+            members_as_of = max(members_as_of, excluded.members_as_of),
             last_sequence = max(last_sequence, excluded.last_sequence),
             read_up_to = max(read_up_to, excluded.read_up_to),
             read_acknowledged = max(read_acknowledged, excluded.read_acknowledged)
@@ -69,7 +86,9 @@ extension MessageStore {
           conversation.memberIDs.map(\.rawValue).sorted().joined(separator: ","),
           conversation.createdAt.timeIntervalSince1970, conversation.lastSequence,
           conversation.readUpTo, conversation.readUpTo, conversation.lastSequence,
-          conversation.lastSequence)
+          conversation.lastSequence, conversation.participation?.rawValue,
+          conversation.visible?.stored, conversation.lastSequence, conversation.lastSequence,
+          conversation.participation?.rawValue, conversation.visible?.stored)
         touch(conversation.id)
       }
       for message in lastMessages {

@@ -34,7 +34,7 @@ extension MessageStore {
   static let messageColumns =
     """
     conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure, \
-    kind, target, edited_at, deleted, pending_edited_at
+    kind, target, edited_at, deleted, pending_edited_at, added, removed, item_title
     """
 
   /// How many columns `messageColumns` names (what a query selects after them starts here).
@@ -59,28 +59,40 @@ extension MessageStore {
         ? nil : Date(timeIntervalSince1970: row.double(offset + 11)),
       isDeleted: row.int(offset + 12) != 0,
       pendingEditedAt: row.isNull(offset + 13)
-        ? nil : Date(timeIntervalSince1970: row.double(offset + 13)))
+        ? nil : Date(timeIntervalSince1970: row.double(offset + 13)),
+      added: users(row.optionalString(offset + 14)),
+      removed: users(row.optionalString(offset + 15)), title: row.optionalString(offset + 16))
+  }
+
+  /// A comma-separated list of user IDs (a members item's `added` or `removed`).
+  private static func users(_ list: String?) -> [UserID] {
+    (list ?? "").split(separator: ",").compactMap { UserID(rawValue: String($0)) }
   }
 
   // MARK: - Sending
 
   /// Saves a message I wrote, as sending, at the back of the outbox. This is the "save first" of
-  /// sending: it is on screen before any network.
+  /// sending: it is on screen before any network. Saved only in a conversation I am still a
+  /// member of: otherwise the answer says where I stand (nil: no such conversation here).
   @discardableResult
-  func insertPending(_ message: MessageRecord) throws(StoreError) -> Bool {
+  func insertPending(_ message: MessageRecord) throws(StoreError) -> Participation? {
     try write { db in
       try db.run(
         """
         INSERT INTO messages (conversation_id, client_id, sender_id, text, sent_at, state,
                               outbox_position)
         SELECT ?, ?, ?, ?, ?, 0, \(Self.nextOutboxPosition)
-        WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ?)
+        WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ? AND membership = 'member')
         """, message.conversationID.rawValue, message.clientID.rawValue,
         message.senderID.rawValue, message.text, message.sentAt.timeIntervalSince1970,
         message.conversationID.rawValue)
-      guard db.changes == 1 else { return false }
+      guard db.changes == 1 else {
+        return try db.query(
+          "SELECT membership FROM conversations WHERE id = ?", message.conversationID.rawValue
+        ) { Participation(rawValue: $0.string(0)) ?? .member }.first
+      }
       touch(message.conversationID)
-      return true
+      return .member
     }
   }
 
@@ -235,7 +247,7 @@ extension MessageStore {
           clashes += 1
           continue
         }
-        let applied = try apply(message, db: db)
+        let applied = try apply(message, me: me, db: db)
         changed += applied.changes
         erased = erased || applied.erased
         newest = max(newest, sequence)
@@ -287,8 +299,9 @@ extension MessageStore {
     try db.run(
       """
       INSERT INTO messages (conversation_id, client_id, sender_id, server_id, text,
-                                      sequence, sent_at, state, kind, target, edited_at, deleted)
-      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)
+                                      sequence, sent_at, state, kind, target, edited_at, deleted,
+                                      added, removed, item_title)
+      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
         server_id = excluded.server_id, sequence = excluded.sequence,
         sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL,
@@ -302,7 +315,10 @@ extension MessageStore {
       message.senderID.rawValue, message.serverID, message.kind == .delete ? "" : message.text,
       message.sequence, message.sentAt.timeIntervalSince1970, message.kind.rawValue,
       message.target?.rawValue, message.editedAt?.timeIntervalSince1970,
-      message.isDeleted ? 1 : 0)
+      message.isDeleted ? 1 : 0,
+      message.kind == .members ? message.added.map(\.rawValue).joined(separator: ",") : nil,
+      message.kind == .members ? message.removed.map(\.rawValue).joined(separator: ",") : nil,
+      message.title)
   }
 
   /// Applies an item to the message it concerns (API.md Part 2): a message served in a newer
@@ -311,7 +327,9 @@ extension MessageStore {
   /// change can arrive before its message (out of order on the socket), so a message also
   /// takes the changes already held for it. Returns the rows changed and whether text was
   /// erased.
-  private func apply(_ item: MessageRecord, db: Database) throws -> (changes: Int, erased: Bool) {
+  private func apply(_ item: MessageRecord, me: UserID, db: Database) throws
+    -> (changes: Int, erased: Bool)
+  {
     let conversation = item.conversationID.rawValue
     let sender = item.senderID.rawValue
     switch item.kind {
@@ -355,9 +373,48 @@ extension MessageStore {
       guard let target = item.target?.rawValue else { return (0, false) }
       let erasedRows = try erase(conversation, sender, target, db: db)
       return (erasedRows, erasedRows > 0)
-    case .members, .title:
-      return (0, false)
+    case .members:
+      return (try applyMembers(item, me: me, db: db), false)
+    case .title:
+      guard let sequence = item.sequence, let title = item.title else { return (0, false) }
+      try db.run(
+        "UPDATE conversations SET title = ?, title_as_of = ? WHERE id = ? AND title_as_of < ?",
+        title, sequence, conversation, sequence)
+      return (db.changes, false)
     }
+  }
+
+  /// A members item changes the conversation's members, and, when it names me, where I stand
+  /// and what I see: removed (or left, when I removed myself) up to it, added from it. Unless
+  /// the conversation is already known in a state at or after it.
+  private func applyMembers(_ item: MessageRecord, me: UserID, db: Database) throws -> Int {
+    guard let sequence = item.sequence,
+      let (members, asOf, participation, visible) = try db.query(
+        "SELECT member_ids, members_as_of, membership, visible FROM conversations WHERE id = ?",
+        item.conversationID.rawValue,
+        map: { ($0.string(0), $0.int(1), $0.string(2), VisibleSequences(stored: $0.string(3))) }
+      ).first,
+      sequence > asOf
+    else { return 0 }
+    var current = Set(members.split(separator: ",").map(String.init))
+    current.formUnion(item.added.map(\.rawValue))
+    current.subtract(item.removed.map(\.rawValue))
+    var standing = participation
+    var seen = visible
+    if item.removed.contains(me) {
+      standing = item.senderID == me ? Participation.left.rawValue : Participation.removed.rawValue
+      seen = visible.closed(at: sequence)
+    } else if item.added.contains(me) {
+      standing = Participation.member.rawValue
+      seen = visible.opened(at: sequence)
+    }
+    try db.run(
+      """
+      UPDATE conversations SET member_ids = ?, members_as_of = ?, membership = ?, visible = ?
+      WHERE id = ?
+      """, current.sorted().joined(separator: ","), sequence, standing, seen.stored,
+      item.conversationID.rawValue)
+    return db.changes
   }
 
   /// Gives a message the text of an edit made at `at`, unless it is deleted or holds a later
@@ -397,14 +454,15 @@ extension MessageStore {
     return changes
   }
 
-  /// Walks `synced_up_to` over the rows held just above it.
+  /// Walks `synced_up_to` over the rows held just above it, within my visible ranges.
   private func advanceSyncPosition(_ conversation: ConversationID, db: Database) throws
     -> SaveOutcome
   {
     guard
-      let (synced, lastSequence) = try db.query(
-        "SELECT synced_up_to, last_sequence FROM conversations WHERE id = ?",
-        conversation.rawValue, map: { ($0.optionalInt(0), $0.int(1)) }
+      let (synced, lastSequence, visible) = try db.query(
+        "SELECT synced_up_to, last_sequence, visible FROM conversations WHERE id = ?",
+        conversation.rawValue,
+        map: { ($0.optionalInt(0), $0.int(1), VisibleSequences(stored: $0.string(2))) }
       ).first
     else {
       return SaveOutcome(syncedUpTo: nil, hasGap: false)
@@ -416,8 +474,10 @@ extension MessageStore {
       "SELECT sequence FROM messages WHERE conversation_id = ? AND sequence > ? ORDER BY sequence",
       conversation.rawValue, position
     ) { $0.int(0) }
+    // Gaps are looked for within what I can see: a sequence written while I was not a
+    // member is never served to me, so the walk steps over it.
     for sequence in above {
-      guard sequence == position + 1 else { break }
+      guard sequence == visible.firstVisible(after: position) else { break }
       position = sequence
     }
     if position != synced {

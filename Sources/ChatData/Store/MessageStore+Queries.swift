@@ -44,7 +44,7 @@ extension MessageStore {
           try db.scalarInt(
             """
             SELECT 1 FROM messages WHERE conversation_id = ? AND sequence >= ? AND sequence < ?
-              AND kind = 'message'
+              AND kind IN ('message', 'members', 'title')
             LIMIT 1
             """, conversation.rawValue, floor, oldest) == 1
       }
@@ -158,7 +158,7 @@ extension MessageStore {
   /// (the history floor) of conversation `?`, newest first.
   static let windowSQL = """
     SELECT \(messageColumns) FROM messages
-    WHERE conversation_id = ? AND sequence >= ? AND kind = 'message'
+    WHERE conversation_id = ? AND sequence >= ? AND kind IN ('message', 'members', 'title')
     ORDER BY sequence DESC LIMIT ?
     """
 

@@ -127,6 +127,24 @@ extension MessageStore {
         UPDATE messages SET posted_text = text WHERE sequence IS NULL AND state = 0;
         """)
     }
+    // API.md Part 2's groups that change: where I stand in each conversation (`membership`,
+    // my `visible` ranges as `first:last` pairs, the creator), what members and title items
+    // changed (`added`, `removed` as comma lists, `item_title`), and the sequence each of the
+    // conversation's members and title is known as of, so a late item never undoes a newer
+    // state. v3's conversations: a member since the start.
+    migrator.register("v4-groups") { db in
+      try db.execute(
+        """
+        ALTER TABLE conversations ADD COLUMN membership TEXT NOT NULL DEFAULT 'member';
+        ALTER TABLE conversations ADD COLUMN visible TEXT NOT NULL DEFAULT '1:';
+        ALTER TABLE conversations ADD COLUMN created_by TEXT;
+        ALTER TABLE conversations ADD COLUMN members_as_of INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN title_as_of INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN added TEXT;
+        ALTER TABLE messages ADD COLUMN removed TEXT;
+        ALTER TABLE messages ADD COLUMN item_title TEXT;
+        """)
+    }
     return migrator
   }
 }

@@ -32,6 +32,11 @@ struct MessageRecord: Sendable, Equatable {
   var isDeleted = false
   /// When I edited it on this device, while the server has not yet confirmed the edit.
   var pendingEditedAt: Date? = nil
+  /// A members item's changes.
+  var added: [UserID] = []
+  var removed: [UserID] = []
+  /// A title item's new title.
+  var title: String? = nil
 
   /// The kinds of API.md's items, as the store spells them.
   enum Kind: String, Sendable {
@@ -54,6 +59,67 @@ struct ConversationRecord: Sendable, Equatable {
   /// Every message in `historyFloor...syncedUpTo` is held. Nil: never fetched.
   var syncedUpTo: Int?
   var historyFloor: Int?
+  var participation: Participation = .member
+  /// The sequences I can see: all, for a member since the start.
+  var visible = VisibleSequences.all
+}
+
+/// The sequences a member can see: inclusive ranges, oldest first, the last open while still a
+/// member (API.md's `visible`). Stored as `first:last` pairs, `last` empty when open.
+struct VisibleSequences: Sendable, Equatable {
+  struct Range: Sendable, Equatable {
+    var first: Int
+    var last: Int?
+
+    func contains(_ sequence: Int) -> Bool {
+      sequence >= first && last.map { sequence <= $0 } ?? true
+    }
+  }
+
+  var ranges: [Range]
+
+  static let all = VisibleSequences(ranges: [Range(first: 1, last: nil)])
+
+  init(ranges: [Range]) {
+    self.ranges = ranges.sorted { $0.first < $1.first }
+  }
+
+  /// Parses the stored form; anything unreadable counts as all (the server filters anyway).
+  init(stored: String) {
+    let ranges = stored.split(separator: ",").compactMap { part -> Range? in
+      let bounds = part.split(separator: ":", omittingEmptySubsequences: false)
+      guard let first = bounds.first.flatMap({ Int($0) }) else { return nil }
+      return Range(first: first, last: bounds.count > 1 ? Int(bounds[1]) : nil)
+    }
+    self.init(ranges: ranges.isEmpty ? Self.all.ranges : ranges)
+  }
+
+  var stored: String {
+    ranges.map { "\($0.first):\($0.last.map(String.init) ?? "")" }.joined(separator: ",")
+  }
+
+  func contains(_ sequence: Int) -> Bool {
+    ranges.contains { $0.contains(sequence) }
+  }
+
+  /// The first visible sequence above `sequence`, nil when none is (I left for good).
+  func firstVisible(after sequence: Int) -> Int? {
+    if contains(sequence + 1) { return sequence + 1 }
+    return ranges.first { $0.first > sequence }?.first
+  }
+
+  /// Closed at `sequence` (I was removed there).
+  func closed(at sequence: Int) -> VisibleSequences {
+    var ranges = ranges
+    if let last = ranges.indices.last, ranges[last].last == nil { ranges[last].last = sequence }
+    return VisibleSequences(ranges: ranges)
+  }
+
+  /// Opened at `sequence` (I was added there), unless already open.
+  func opened(at sequence: Int) -> VisibleSequences {
+    guard ranges.last?.last != nil || ranges.isEmpty else { return self }
+    return VisibleSequences(ranges: ranges + [Range(first: sequence, last: nil)])
+  }
 }
 
 /// The caller's ticks in one conversation: the lowest numbers over the other members.

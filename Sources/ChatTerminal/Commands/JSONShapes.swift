@@ -18,8 +18,24 @@ struct MessageJSON: Encodable, Equatable {
   let editedAt: String?
   /// Deleted for everyone (`text` is then "").
   let deleted: Bool
+  /// `message`, or a change to the conversation: `members` (with `added`, `removed`) or
+  /// `title` (with `title`); `text` is then "".
+  let kind: String
+  let added: [String]?
+  let removed: [String]?
+  let title: String?
 
   init(_ message: Message) {
+    switch message.event {
+    case nil:
+      (kind, added, removed, title) = ("message", nil, nil, nil)
+    case .membersChanged(let added, let removed)?:
+      (kind, self.added, self.removed, title) = (
+        "members", added.map(\.rawValue), removed.map(\.rawValue), nil
+      )
+    case .titleChanged(let newTitle)?:
+      (kind, added, removed, title) = ("title", nil, nil, newTitle)
+    }
     editedAt = message.editedAt.map(Self.format)
     deleted = message.isDeleted
     clientMessageId = message.id.rawValue
@@ -62,8 +78,11 @@ struct ConversationJSON: Encodable, Equatable {
   let unreadCount: Int
   let lastMessage: MessageJSON?
   let lastActivity: String
+  /// `member`, `removed` or `left`.
+  let membership: String
 
   init(_ summary: ConversationSummary) {
+    membership = summary.participation.rawValue
     id = summary.id.rawValue
     title = summary.title
     memberIds = summary.memberIDs.map(\.rawValue)

@@ -39,6 +39,22 @@ actor DemoBot {
       })
   }
 
+  /// Adds `newcomer` (another bot's engine) to the conversation after a while; the newcomer
+  /// says hello. The screen shows "carol added dave", then dave's greeting.
+  func add(
+    _ newcomer: ChatEngine, to conversation: ConversationID, after: Duration, greeting: String
+  ) {
+    let engine = engine
+    tasks.append(
+      Task {
+        try? await Task.sleep(for: after)
+        try? await engine.conversationList.changeMembers(
+          in: conversation, add: [newcomer.currentUserID], remove: [])
+        _ = try? await newcomer.sync()
+        _ = try? await newcomer.messages.send(greeting, in: conversation)
+      })
+  }
+
   func stop() async {
     for task in tasks { task.cancel() }
     await engine.close()

@@ -7,13 +7,13 @@ import Wire
 
 /// `chat demo`: the whole system in one command. A server on a free loopback port with a
 /// temporary data folder, alice signed in, a one-to-one conversation with bob and a group with
-/// bob and carol, both played by bots that read and answer (carol soon edits her plan); then the
-/// interactive screen.
+/// bob and carol, both played by bots that read and answer (carol soon edits her plan, then adds
+/// dave, a third bot, who says hello); then the interactive screen.
 /// Everything is removed on exit.
 struct DemoCommand: ChatCommand {
   static let configuration = CommandConfiguration(
     commandName: "demo",
-    abstract: "Start a server and two bot friends, sign in as alice, open the screen.")
+    abstract: "Start a server and bot friends, sign in as alice, open the screen.")
 
   @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
   @Flag(help: "Run a short scripted session and print it (the default without a terminal).")
@@ -114,6 +114,9 @@ struct DemoWorld {
     let carol = try await ChatEngine.devSignIn(
       user: UserID("carol"), device: DeviceID("bot"), database: .file(folder + "/carol.sqlite"),
       environment: environment())
+    let dave = try await ChatEngine.devSignIn(
+      user: UserID("dave"), device: DeviceID("bot"), database: .file(folder + "/dave.sqlite"),
+      environment: environment())
     let direct = try await alice.conversationList.createConversation(
       title: "bob", memberIDs: [UserID("bob")])
     let group = try await alice.conversationList.createConversation(
@@ -127,11 +130,14 @@ struct DemoWorld {
     let bots = [
       DemoBot(engine: bob, answers: UserID("alice")),
       DemoBot(engine: carol, answers: UserID("alice")),
+      DemoBot(engine: dave, answers: UserID("alice")),
     ]
     for bot in bots { await bot.start() }
     await bots[1].edit(
       plan, in: group, to: "Sunday hike at half past nine? 🥾 The early bus is gone.",
       after: .seconds(5))
+    await bots[1].add(
+      dave, to: group, after: .seconds(12), greeting: "Hi all! carol asked me along 👋")
     return DemoWorld(alice: alice, bots: bots, direct: direct, group: group)
   }
 

@@ -148,6 +148,14 @@ public enum ScreenRenderer {
   }
 
   static func bubble(_ row: MessageRow, width: Int, columns: Int) -> [StyledLine] {
+    if row.isEvent {
+      // A change to the conversation ("carol added dave"): a dim line in the middle.
+      return TextWidth.wrap(row.text, columns: max(1, columns - 2)).map { part in
+        StyledLine(
+          String(repeating: " ", count: max(0, (columns - TextWidth.of(part)) / 2)) + part,
+          style: Style.dim)
+      }
+    }
     let text = TextWidth.wrap(row.text, columns: width - 2)
     let time = row.isEdited ? "\(row.time) · edited" : row.time
     let textStyle = row.isDeleted ? Style.dim : ""
@@ -204,6 +212,9 @@ public enum ScreenRenderer {
       lines.append(StyledLine())
     }
     switch model.mode {
+    case .conversation where conversation?.readOnly != nil:
+      lines.append(StyledLine(" " + (conversation?.readOnly ?? ""), style: Style.dim))
+      lines.append(StyledLine(" ↑/PgUp older · Esc back", style: Style.dim))
     case .conversation where model.editing != nil:
       lines.append(StyledLine("✎ " + model.input + "▏", style: Style.bold))
       lines.append(StyledLine(" Enter save the edit · Esc cancel", style: Style.dim))
