@@ -1,3 +1,5 @@
+import Foundation
+
 /// The conversation list's promise: a second reader of the same database (seed 000 §11).
 public protocol ConversationListRepository: Sendable {
   /// My conversations, newest activity first, with unread counts; re-sent on every change.
@@ -19,6 +21,10 @@ public protocol ConversationListRepository: Sendable {
 
   /// Gives a conversation a new title, 1–200 characters (this needs the network).
   func rename(_ conversation: ConversationID, to title: String) async throws(ChatError)
+
+  /// Mutes a conversation on all my devices until `until` (`Date.distantFuture`: for good),
+  /// or unmutes it (nil). Needs the network.
+  func mute(_ conversation: ConversationID, until: Date?) async throws(ChatError)
 
   /// Searches the messages on this device, newest first. Works offline.
   func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit]

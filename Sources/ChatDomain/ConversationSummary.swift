@@ -23,17 +23,27 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable {
   public let lastActivity: Date
   /// Whether I am still in it; a former member's conversation is read-only.
   public let participation: Participation
+  /// Muted (by me, on any of my devices) until then; `Date.distantFuture` for good; nil when
+  /// not muted.
+  public let mutedUntil: Date?
 
   public init(
     id: ConversationID, title: String, memberIDs: [UserID], lastMessage: Message?,
-    unreadCount: Int, lastActivity: Date, participation: Participation = .member
+    unreadCount: Int, lastActivity: Date, participation: Participation = .member,
+    mutedUntil: Date? = nil
   ) {
     self.participation = participation
+    self.mutedUntil = mutedUntil
     self.id = id
     self.title = title
     self.memberIDs = memberIDs
     self.lastMessage = lastMessage
     self.unreadCount = unreadCount
     self.lastActivity = lastActivity
+  }
+
+  /// Whether it is muted at `now`.
+  public func isMuted(at now: Date) -> Bool {
+    mutedUntil.map { $0 > now } ?? false
   }
 }

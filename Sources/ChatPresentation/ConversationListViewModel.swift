@@ -81,6 +81,7 @@ public final class ConversationListViewModel {
   }
 
   private func render() {
+    let now = formatter.now()
     viewState = ConversationListViewState(
       rows: summaries.map { summary in
         let last = summary.lastMessage
@@ -90,7 +91,9 @@ public final class ConversationListViewModel {
           id: summary.id, title: summary.title,
           preview: last.map { "\(author): \($0.text)" } ?? "",
           time: formatter.string(for: summary.lastActivity), unreadCount: summary.unreadCount,
-          ticks: last.flatMap { mine ? Ticks(send: $0.send, receipt: $0.receipt) : nil })
-      }, banner: Banner.text(for: connection), search: search, alert: alert)
+          ticks: last.flatMap { mine ? Ticks(send: $0.send, receipt: $0.receipt) : nil },
+          isMuted: summary.isMuted(at: now))
+      }, banner: Banner.text(for: connection), search: search, alert: alert,
+      totalUnread: summaries.filter { !$0.isMuted(at: now) }.reduce(0) { $0 + $1.unreadCount })
   }
 }

@@ -7,11 +7,14 @@ public struct ConversationListViewState: Equatable, Sendable {
   public var banner: String?
   public var search: SearchState?
   public var alert: String?
+  /// Unread over every conversation not muted (the app's badge).
+  public var totalUnread: Int
 
   public init(
     rows: [ConversationListRow] = [], banner: String? = nil, search: SearchState? = nil,
-    alert: String? = nil
+    alert: String? = nil, totalUnread: Int = 0
   ) {
+    self.totalUnread = totalUnread
     self.rows = rows
     self.banner = banner
     self.search = search
@@ -29,11 +32,14 @@ public struct ConversationListRow: Equatable, Identifiable, Sendable {
   public let unreadCount: Int
   /// The last message's ticks when it is mine.
   public let ticks: Ticks?
+  /// Muted now: shown dimmed, and outside the total unread count.
+  public let isMuted: Bool
 
   public init(
     id: ConversationID, title: String, preview: String, time: String, unreadCount: Int,
-    ticks: Ticks?
+    ticks: Ticks?, isMuted: Bool = false
   ) {
+    self.isMuted = isMuted
     self.id = id
     self.title = title
     self.preview = preview

@@ -44,6 +44,33 @@ extension ChatService {
     return try await announce(outcome, in: conversation, by: caller)
   }
 
+  /// `PUT /v1/conversations/{id}/mute`: `until` a time, `forever`, or null (unmute); 204. The
+  /// caller's own sockets hear the conversation as it now sees it.
+  func mute(
+    _ rawConversation: String, _ request: APIRequest, by caller: String
+  ) async throws(ServiceError) -> APIResponse {
+    let conversation = try Self.conversationID(rawConversation)
+    let body = try RequestBody(request.body)
+    var until: String?
+    switch body["until"] {
+    case .null?:
+      until = nil
+    case .string("forever")?:
+      until = "forever"
+    case .string(let text)?:
+      guard let time = Timestamp(rfc3339: text) else {
+        throw .badRequest("until must be an RFC 3339 time, \"forever\" or null.")
+      }
+      until = time.rfc3339
+    default:
+      throw .badRequest("until must be an RFC 3339 time, \"forever\" or null.")
+    }
+    if let seen = try await store.mute(conversation, for: caller, until: until) {
+      publish(.conversation(seen), to: [caller])
+    }
+    return APIResponse(status: 204)
+  }
+
   private func change(
     _ change: NewChange.Change, clientMessageId: String, in conversation: String,
     by caller: String, at now: Timestamp

@@ -143,6 +143,8 @@ public actor ChatService {
       return try await changeMembers(of: conversation, request, by: caller.userId, at: now)
     case .changeTitle(let conversation):
       return try await changeTitle(of: conversation, request, by: caller.userId, at: now)
+    case .mute(let conversation):
+      return try await mute(conversation, request, by: caller.userId)
     case .receipts(let conversation):
       return try await receipts(in: conversation, for: caller.userId)
     case .delivered(let conversation):

@@ -138,6 +138,10 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     throw .invalidInput("the fake renames nothing")
   }
 
+  public func mute(_ conversation: ConversationID, until: Date?) async throws(ChatError) {
+    throw .invalidInput("the fake mutes nothing")
+  }
+
   public func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] { [] }
 
   // TypingIndicators.

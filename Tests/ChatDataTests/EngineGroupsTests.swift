@@ -113,6 +113,23 @@ struct EngineGroupsTests {
     await p.close()
   }
 
+  @Test func aMuteReachesMyOtherDevicesAndEndsThere() async throws {
+    let p = try await Pair.make()
+    let tablet = try await p.world.device("bob", "tablet", seed: 5)
+    await tablet.engine.start()
+    await p.world.settle()
+    try await p.bob.list.mute(p.chat, until: .distantFuture)
+    await p.world.settle()
+    #expect(try await summary(p.bob, p.chat)?.mutedUntil == .distantFuture)
+    #expect(try await summary(tablet, p.chat)?.mutedUntil == .distantFuture)
+    #expect(try await summary(p.alice, p.chat)?.mutedUntil == nil, "bob's alone")
+    try await p.bob.list.mute(p.chat, until: nil)
+    await p.world.settle()
+    #expect(try await summary(tablet, p.chat)?.mutedUntil == nil)
+    await tablet.engine.close()
+    await p.close()
+  }
+
   @Test func removingOthersWithoutTheRightIsRefusedAndChangesNothing() async throws {
     let (p, dave, group) = try await group()
     await #expect(

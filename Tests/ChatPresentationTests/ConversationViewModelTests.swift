@@ -258,6 +258,9 @@ struct ConversationListViewModelTests {
     func rename(_ conversation: ConversationID, to title: String) async throws(ChatError) {
       throw .offline
     }
+    func mute(_ conversation: ConversationID, until: Date?) async throws(ChatError) {
+      throw .offline
+    }
     func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] {
       try searchResult.get()
     }
@@ -295,6 +298,27 @@ struct ConversationListViewModelTests {
     #expect(row.preview == "You: on my way")
     #expect(row.unreadCount == 3)
     #expect(row.ticks == .two)
+  }
+
+  @Test func aMutedConversationIsDimmedAndOutsideTheTotalUnread() async throws {
+    let list = FakeList()
+    let model = model(over: list)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let now = utc.now()
+    func summary(_ id: String, unread: Int, mutedUntil: Date?) -> ConversationSummary {
+      ConversationSummary(
+        id: ConversationID(id), title: id, memberIDs: [me], lastMessage: nil,
+        unreadCount: unread, lastActivity: now, mutedUntil: mutedUntil)
+    }
+    list.pair.continuation.yield([
+      summary("c1", unread: 3, mutedUntil: nil),
+      summary("c2", unread: 5, mutedUntil: .distantFuture),
+      summary("c3", unread: 7, mutedUntil: now.addingTimeInterval(-60)),
+    ])
+    try await waitUntil("three rows", in: model.viewState) { $0.rows.count == 3 }
+    #expect(model.viewState.rows.map(\.isMuted) == [false, true, false], "a mute that ended")
+    #expect(model.viewState.totalUnread == 10)
   }
 
   @Test func aSearchErrorIsShownNotThrown() async {

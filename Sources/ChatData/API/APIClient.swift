@@ -70,6 +70,10 @@ struct APIClient: Sendable {
       Item.self, APIRequest(.changeMembers(conversation: conversation.rawValue), json: body))
   }
 
+  func mute(_ body: Mute, in conversation: ConversationID) async throws(RequestFailure) {
+    _ = try await send(APIRequest(.mute(conversation: conversation.rawValue), json: body))
+  }
+
   func changeTitle(_ body: ChangeTitle, in conversation: ConversationID)
     async throws(RequestFailure) -> Item
   {

@@ -52,6 +52,10 @@ extension ServerConversation {
       participation: item.membership.flatMap { Participation(rawValue: $0.rawValue) },
       visible: item.visible.map { ranges in
         VisibleSequences(ranges: ranges.map { .init(first: $0.first, last: $0.last) })
+      },
+      knowsMute: item.membership != nil,
+      mutedUntil: item.mutedUntil.flatMap {
+        $0 == Mute.forever ? Date.distantFuture : Timestamp(rfc3339: $0)?.date
       })
   }
 }

@@ -183,6 +183,22 @@ actor ConversationsRepository: ConversationListRepository {
     }
   }
 
+  /// Tells the server, then saves it here (my other devices hear of it from the server).
+  func mute(_ conversation: ConversationID, until: Date?) async throws(ChatError) {
+    let value: String? =
+      until.map { $0 == .distantFuture ? Mute.forever : Timestamp($0).rfc3339 }
+    do {
+      try await context.api.mute(Mute(until: value), in: conversation)
+    } catch {
+      throw error.chatError
+    }
+    do {
+      try await store.setMuted(conversation, until: until)
+    } catch {
+      throw ChatError(error)
+    }
+  }
+
   /// Posts a title change and saves its item.
   func rename(_ conversation: ConversationID, to title: String) async throws(ChatError) {
     let trimmed = title.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -49,7 +49,7 @@ enum RecordMapping {
       lastMessage: row.lastMessage.map { message($0, receipts: row.receipts, me: me) },
       unreadCount: row.unreadCount,
       lastActivity: row.lastMessage?.sentAt ?? row.conversation.createdAt,
-      participation: row.conversation.participation)
+      participation: row.conversation.participation, mutedUntil: row.conversation.mutedUntil)
   }
 
   static func hit(_ record: SearchResultRecord, me: UserID) -> SearchHit {

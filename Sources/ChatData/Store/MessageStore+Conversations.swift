@@ -14,12 +14,15 @@ struct ServerConversation: Sendable, Equatable {
   /// Part 2 (nil from a server that does not serve it): where I stand, what I can see.
   var participation: Participation? = nil
   var visible: VisibleSequences? = nil
+  /// Whether `mutedUntil` is the server's word (a Part 2 server; nil then means not muted).
+  var knowsMute = false
+  var mutedUntil: Date? = nil
 }
 
 extension MessageStore {
   static let conversationColumns = """
     id, title, member_ids, created_at, last_sequence, read_up_to, read_acknowledged,
-    synced_up_to, history_floor, membership, visible
+    synced_up_to, history_floor, membership, visible, muted_until
     """
 
   static func conversationRecord(_ row: Row) -> ConversationRecord? {
@@ -31,7 +34,8 @@ extension MessageStore {
       readUpTo: row.int(5), readAcknowledged: row.int(6), syncedUpTo: row.optionalInt(7),
       historyFloor: row.optionalInt(8),
       participation: Participation(rawValue: row.string(9)) ?? .member,
-      visible: VisibleSequences(stored: row.string(10)))
+      visible: VisibleSequences(stored: row.string(10)),
+      mutedUntil: row.isNull(11) ? nil : Date(timeIntervalSince1970: row.double(11)))
   }
 
   func conversation(_ id: ConversationID) throws(StoreError) -> ConversationRecord? {
@@ -64,11 +68,13 @@ extension MessageStore {
           """
           INSERT INTO conversations (id, title, member_ids, created_at, last_sequence,
                                      read_up_to, read_acknowledged, synced_up_to, history_floor,
-                                     membership, visible, members_as_of, title_as_of)
+                                     membership, visible, members_as_of, title_as_of,
+                                     muted_until)
           VALUES (?, ?, ?, ?, ?, ?, ?,
                   CASE WHEN ? = 0 THEN 0 END, CASE WHEN ? = 0 THEN 1 END,
-                  coalesce(?, 'member'), coalesce(?, '1:'), ?, ?)
+                  coalesce(?, 'member'), coalesce(?, '1:'), ?, ?, ?)
           ON CONFLICT (id) DO UPDATE SET
+            muted_until = CASE WHEN ? THEN excluded.muted_until ELSE muted_until END,
             title = CASE WHEN excluded.title_as_of >= title_as_of THEN excluded.title
                          ELSE title END,
             title_as_of = max(title_as_of, excluded.title_as_of),
@@ -88,12 +94,23 @@ extension MessageStore {
           conversation.readUpTo, conversation.readUpTo, conversation.lastSequence,
           conversation.lastSequence, conversation.participation?.rawValue,
           conversation.visible?.stored, conversation.lastSequence, conversation.lastSequence,
+          conversation.mutedUntil?.timeIntervalSince1970, conversation.knowsMute,
           conversation.participation?.rawValue, conversation.visible?.stored)
         touch(conversation.id)
       }
       for message in lastMessages {
         try saveServerMessages([message], in: message.conversationID, me: me)
       }
+    }
+  }
+
+  /// Mutes a conversation here, once the server took it (nil: unmuted).
+  func setMuted(_ conversation: ConversationID, until: Date?) throws(StoreError) {
+    try write { db in
+      try db.run(
+        "UPDATE conversations SET muted_until = ? WHERE id = ?", until?.timeIntervalSince1970,
+        conversation.rawValue)
+      touch(conversation)
     }
   }
 

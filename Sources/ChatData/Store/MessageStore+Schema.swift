@@ -145,6 +145,11 @@ extension MessageStore {
         ALTER TABLE messages ADD COLUMN item_title TEXT;
         """)
     }
+    // API.md Part 2's mute, mine, from any of my devices: seconds since 1970, a far future for
+    // `forever`, NULL when not muted.
+    migrator.register("v5-mute") { db in
+      try db.execute("ALTER TABLE conversations ADD COLUMN muted_until REAL;")
+    }
     return migrator
   }
 }

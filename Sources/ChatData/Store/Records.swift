@@ -62,6 +62,8 @@ struct ConversationRecord: Sendable, Equatable {
   var participation: Participation = .member
   /// The sequences I can see: all, for a member since the start.
   var visible = VisibleSequences.all
+  /// Muted until then (`Date.distantFuture`: for good); nil when not muted.
+  var mutedUntil: Date? = nil
 }
 
 /// The sequences a member can see: inclusive ranges, oldest first, the last open while still a

@@ -46,6 +46,25 @@ extension ServerStore {
     try reading { try Self.conversations(database, of: user, changedAfter: cursor) }
   }
 
+  /// Mutes `conversation` for `user` (all its devices) until `until` (RFC 3339 or `forever`),
+  /// or unmutes it (nil); returns the conversation as `user` now sees it, for its own sockets.
+  /// Only a current member mutes (404, 403).
+  func mute(_ conversation: String, for user: String, until: String?) async throws(ServiceError)
+    -> ConversationItem?
+  {
+    try await enqueueWrite { db in
+      _ = try Self.memberIds(db, of: conversation, actingAs: user)
+      try db.run(
+        "UPDATE members SET muted_until = ? WHERE conversation_id = ? AND user_id = ?", until,
+        conversation, user)
+      try db.run(
+        "UPDATE conversations SET change_version = \(Self.nextChangeVersion) WHERE id = ?",
+        conversation)
+      return try Self.conversations(db, of: user, changedAfter: nil, only: conversation).items
+        .first
+    }
+  }
+
   /// `conversations(of:changedAfter:)` on `db`; only `conversation` when given.
   static func conversations(
     _ database: Database, of user: String, changedAfter cursor: Int?,
@@ -59,7 +78,7 @@ extension ServerStore {
         SELECT c.id, c.title, c.created_at, c.last_sequence, me.read_up_to,
                (SELECT group_concat(user_id, ',') FROM members
                 WHERE conversation_id = c.id AND membership = 'member'),
-               me.membership, c.created_by, c.last_message_sequence,
+               me.membership, c.created_by, c.last_message_sequence, me.muted_until,
                (SELECT group_concat(first_sequence || ':' || coalesce(last_sequence, ''), ',')
                 FROM member_ranges WHERE conversation_id = c.id AND user_id = me.user_id),
                \(messageColumns(table: "m"))
@@ -72,17 +91,17 @@ extension ServerStore {
       ) { row -> (ConversationItem, Standing, Int) in
         let standing = Standing(
           membership: Membership(rawValue: row.string(6)) ?? .member,
-          ranges: ranges(from: row.optionalString(9) ?? ""))
+          ranges: ranges(from: row.optionalString(10) ?? ""))
         let lastSequence = min(row.int(3), standing.lastVisible ?? Int.max)
         let item = ConversationItem(
           id: row.string(0), title: row.string(1),
           memberIds: (row.optionalString(5) ?? "").split(separator: ",").map(String.init)
             .sorted(),
           lastSequence: lastSequence, readUpTo: min(row.int(4), lastSequence),
-          lastMessage: row.isNull(10) ? nil : message(from: row, at: 10),
+          lastMessage: row.isNull(11) ? nil : message(from: row, at: 11),
           createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))).rfc3339,
           visible: standing.ranges, membership: standing.membership,
-          createdBy: row.optionalString(7))
+          createdBy: row.optionalString(7), mutedUntil: row.optionalString(9))
         return (item, standing, row.int(8))
       }
       // The newest message is one the caller cannot see (it joined later, or left): the

@@ -92,6 +92,10 @@ extension ServerStore {
         ALTER TABLE messages ADD COLUMN request_key TEXT;
         """)
     }
+    // API.md Part 2's mute, per user and conversation: an RFC 3339 time, `forever`, or NULL.
+    migrator.register("v4-mute") { db in
+      try db.execute("ALTER TABLE members ADD COLUMN muted_until TEXT;")
+    }
     return migrator
   }
 }

@@ -80,9 +80,14 @@ struct ConversationJSON: Encodable, Equatable {
   let lastActivity: String
   /// `member`, `removed` or `left`.
   let membership: String
+  /// A time, `forever`, or absent when not muted.
+  let mutedUntil: String?
 
   init(_ summary: ConversationSummary) {
     membership = summary.participation.rawValue
+    mutedUntil = summary.mutedUntil.map {
+      $0 == .distantFuture ? "forever" : MessageJSON.format($0)
+    }
     id = summary.id.rawValue
     title = summary.title
     memberIds = summary.memberIDs.map(\.rawValue)

@@ -51,6 +51,9 @@ public enum ScreenRenderer {
       line.append(" Conversations ", style: Style.bold + Style.reverse)
     }
     line.append("  \(model.user)", style: Style.bold)
+    if list.totalUnread > 0 {
+      line.append("  \(list.totalUnread) unread", style: Style.green)
+    }
     if model.condition != .normal {
       line.append("  network: \(model.condition.rawValue)", style: Style.yellow)
     }
@@ -72,10 +75,13 @@ public enum ScreenRenderer {
       let selected = index == model.selected
       var title = StyledLine()
       title.append(selected ? "› " : "  ", style: Style.cyan)
-      title.append(row.title, style: selected ? Style.bold + Style.cyan : Style.bold)
+      // A muted conversation is dimmed, its unread count too (it is outside the total).
+      title.append(
+        row.title, style: row.isMuted ? Style.dim : selected ? Style.bold + Style.cyan : Style.bold)
       if row.unreadCount > 0 {
-        title.append("  \(row.unreadCount) unread", style: Style.green)
+        title.append("  \(row.unreadCount) unread", style: row.isMuted ? Style.dim : Style.green)
       }
+      if row.isMuted { title.append("  muted", style: Style.dim) }
       title.append("  \(row.time)", style: Style.dim)
       var preview = StyledLine("    ")
       if let ticks = row.ticks {

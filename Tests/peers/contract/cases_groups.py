@@ -197,3 +197,45 @@ def run(report, server):
                  and error_code(members(bob, group, remove=["grp-carol"])) == "forbidden")
     for live in (dave_live, bob_live, alice_live):
         live.close()
+
+
+def mute(device, conversation, until):
+    return device.request("PUT", f"/v1/conversations/{conversation}/mute", {"until": until})
+
+
+def run_mute(report, server):
+    """API.md Part 2, "Mute": per user, every device; the conversation item carries the caller's
+    own `mutedUntil`, in /v1/sync and as a conversation event on the caller's sockets."""
+    report.start_group("mute")
+    alice = Device(server, "mute-alice")
+    tablet = Device(server, "mute-alice", "tablet")
+    bob = Device(server, "mute-bob")
+    eve = Device(server, "mute-eve")
+    conversation = alice.create(["mute-bob"], title="Noisy")["id"]
+    cursor = alice.request("GET", "/v1/sync").json()["cursor"]
+    tablet_live = Live(tablet)
+    until = "2026-12-24T08:00:00.000Z"
+    muted = mute(alice, conversation, until)
+    report.check("muting until a time is 204", muted.status_code == 204, muted.text)
+    event = tablet_live.until(lambda e: e["type"] == "conversation")[-1]
+    report.check("the caller's other device hears of it",
+                 event["conversation"]["mutedUntil"] == until, str(event))
+    changed = alice.request("GET", "/v1/sync", params={"cursor": cursor}).json()
+    report.check("/v1/sync brings the change",
+                 [c["mutedUntil"] for c in changed["conversations"]] == [until], str(changed))
+    report.check("it is the caller's alone",
+                 listed(bob, conversation).get("mutedUntil") is None)
+    report.check("forever is 204 and says forever",
+                 mute(alice, conversation, "forever").status_code == 204
+                 and listed(alice, conversation)["mutedUntil"] == "forever")
+    report.check("null unmutes",
+                 mute(alice, conversation, None).status_code == 204
+                 and listed(alice, conversation).get("mutedUntil") is None)
+    report.check("a time that is not RFC 3339 is 400",
+                 error_code(mute(alice, conversation, "next week")) == "bad_request")
+    report.check("no until is 400",
+                 error_code(alice.request("PUT", f"/v1/conversations/{conversation}/mute", {}))
+                 == "bad_request")
+    report.check("a user who is not a member gets 404",
+                 error_code(mute(eve, conversation, "forever")) == "not_found")
+    tablet_live.close()

@@ -41,6 +41,7 @@ SHARED = [
     ("receipts", cases_data.run_receipts),
     ("edits", cases_items.run_edits),
     ("groups", cases_groups.run),
+    ("mute", cases_groups.run_mute),
     ("live", cases_live.run),
     ("limits", cases_ops.run_limits),
     ("operations", cases_ops.run_operations),
