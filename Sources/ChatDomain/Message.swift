@@ -25,12 +25,15 @@ public struct Message: Identifiable, Hashable, Sendable {
   /// Not a message but a change to the conversation, made by `senderID` (shown as a line:
   /// "carol added dave"); nil for a message.
   public let event: ConversationEvent?
+  /// In a group, for my own sent message: who of the other members read it and got it.
+  public let group: GroupReceipt?
 
   public init(
     id: MessageID, conversationID: ConversationID, senderID: UserID, text: String, sentAt: Date,
     sequence: Int?, send: SendState, receipt: ReceiptState, editedAt: Date? = nil,
-    isDeleted: Bool = false, event: ConversationEvent? = nil
+    isDeleted: Bool = false, event: ConversationEvent? = nil, group: GroupReceipt? = nil
   ) {
+    self.group = group
     self.editedAt = editedAt
     self.isDeleted = isDeleted
     self.event = event
@@ -42,6 +45,24 @@ public struct Message: Identifiable, Hashable, Sendable {
     self.sequence = sequence
     self.send = send
     self.receipt = receipt
+  }
+}
+
+/// How far the other members of a group got with my message ("read by 3 of 7"), from each
+/// member's receipt numbers. Members whose numbers this device has not heard yet count as not
+/// there yet.
+public struct GroupReceipt: Hashable, Sendable {
+  /// Sorted.
+  public let readBy: [UserID]
+  /// Sorted; reading implies delivery, so it holds `readBy`.
+  public let deliveredTo: [UserID]
+  /// The other current members.
+  public let memberCount: Int
+
+  public init(readBy: [UserID], deliveredTo: [UserID], memberCount: Int) {
+    self.readBy = readBy
+    self.deliveredTo = deliveredTo
+    self.memberCount = memberCount
   }
 }
 

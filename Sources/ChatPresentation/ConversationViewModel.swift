@@ -168,7 +168,7 @@ public final class ConversationViewModel {
         time: formatter.string(for: message.sentAt, today: today),
         ticks: mine ? Ticks(send: message.send, receipt: message.receipt) : nil,
         sequence: message.sequence, isEdited: message.editedAt != nil && !message.isDeleted,
-        isDeleted: message.isDeleted)
+        isDeleted: message.isDeleted, groupReceipt: message.group.flatMap(Self.line(for:)))
       cache[message.id] = (message, row)
       return row
     }
@@ -177,7 +177,7 @@ public final class ConversationViewModel {
 
   /// A change's line: "carol added dave", "You removed bob", "bob left", "carol named the
   /// conversation “Sunday hike”".
-  static func line(for event: ConversationEvent, by sender: UserID, me: UserID) -> String {
+  public static func line(for event: ConversationEvent, by sender: UserID, me: UserID) -> String {
     let who = sender == me ? "You" : sender.rawValue
     func names(_ users: [UserID]) -> String {
       users.map { $0 == me ? "you" : $0.rawValue }.joined(separator: ", ")
@@ -192,6 +192,17 @@ public final class ConversationViewModel {
     case .titleChanged(let title):
       return "\(who) named the conversation “\(title)”"
     }
+  }
+
+  /// "read by 3 of 7" once someone read it, else "delivered to 5 of 7"; nil before either.
+  public static func line(for receipt: GroupReceipt) -> String? {
+    if !receipt.readBy.isEmpty {
+      return "read by \(receipt.readBy.count) of \(receipt.memberCount)"
+    }
+    if !receipt.deliveredTo.isEmpty {
+      return "delivered to \(receipt.deliveredTo.count) of \(receipt.memberCount)"
+    }
+    return nil
   }
 
   private func render() {

@@ -57,14 +57,18 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   public let isDeleted: Bool
   /// A change to the conversation, not a message: `text` is its line ("carol added dave").
   public let isEvent: Bool
+  /// On my own message in a group: "read by 3 of 7" (or "delivered to 5 of 7").
+  public let groupReceipt: String?
 
   /// What a deleted message shows instead of its text, which is gone from the device.
   public static let deletedText = "This message was deleted"
 
   public init(
     id: MessageID, text: String, isMine: Bool, sender: String?, time: String, ticks: Ticks?,
-    sequence: Int?, isEdited: Bool = false, isDeleted: Bool = false, isEvent: Bool = false
+    sequence: Int?, isEdited: Bool = false, isDeleted: Bool = false, isEvent: Bool = false,
+    groupReceipt: String? = nil
   ) {
+    self.groupReceipt = groupReceipt
     self.isEvent = isEvent
     self.isEdited = isEdited
     self.isDeleted = isDeleted

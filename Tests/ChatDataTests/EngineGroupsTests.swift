@@ -130,6 +130,31 @@ struct EngineGroupsTests {
     await p.close()
   }
 
+  @Test func myMessageInAGroupSaysWhoOfTheOthersReadIt() async throws {
+    let p = try await Pair.make()
+    let carol = try await p.world.device("carol", seed: 6)
+    await carol.engine.start()
+    let group = try await p.alice.list.createConversation(
+      title: "Trio", memberIDs: [UserID("bob"), UserID("carol")])
+    await p.world.settle()
+    let screen = p.watch(p.alice, group)
+    let id = try await p.alice.messages.send("who reads this?", in: group)
+    await p.world.settle()
+    p.bob.messages.markRead(upTo: 1, in: group)
+    await p.world.advance(by: .seconds(3))
+    let mine = try #require(screen.latest?.first { $0.id == id })
+    #expect(mine.group?.readBy == [UserID("bob")])
+    #expect(mine.group?.memberCount == 2)
+    #expect(mine.group?.deliveredTo.contains(UserID("bob")) == true)
+    // A one-to-one conversation has no "read by N of M".
+    let direct = p.watch(p.alice)
+    try await p.alice.messages.send("just us", in: p.chat)
+    await p.world.settle()
+    #expect(direct.latest?.first?.group == nil)
+    await carol.engine.close()
+    await p.close()
+  }
+
   @Test func removingOthersWithoutTheRightIsRefusedAndChangesNothing() async throws {
     let (p, dave, group) = try await group()
     await #expect(

@@ -105,6 +105,29 @@ struct ConversationViewModelTests {
     #expect(model.viewState.alert == nil)
   }
 
+  @Test func myMessageInAGroupSaysReadByNOfM() {
+    let none = GroupReceipt(readBy: [], deliveredTo: [], memberCount: 3)
+    let delivered = GroupReceipt(readBy: [], deliveredTo: [bob], memberCount: 3)
+    let read = GroupReceipt(readBy: [bob, UserID("carol")], deliveredTo: [bob], memberCount: 3)
+    #expect(ConversationViewModel.line(for: none) == nil)
+    #expect(ConversationViewModel.line(for: delivered) == "delivered to 1 of 3")
+    #expect(ConversationViewModel.line(for: read) == "read by 2 of 3")
+  }
+
+  @Test func membersAndTitleChangesReadAsLines() {
+    let carol = UserID("carol")
+    let dave = UserID("dave")
+    func line(_ event: ConversationEvent, by sender: UserID) -> String {
+      ConversationViewModel.line(for: event, by: sender, me: me)
+    }
+    #expect(line(.membersChanged(added: [dave], removed: []), by: carol) == "carol added dave")
+    #expect(line(.membersChanged(added: [], removed: [bob]), by: bob) == "bob left")
+    #expect(line(.membersChanged(added: [], removed: [bob]), by: me) == "You removed bob")
+    #expect(line(.membersChanged(added: [me], removed: []), by: carol) == "carol added you")
+    #expect(
+      line(.titleChanged("Sunday hike"), by: carol) == "carol named the conversation “Sunday hike”")
+  }
+
   /// A screen left open over midnight: the next change of any kind (here someone typing)
   /// shows yesterday's times as yesterday's.
   @Test func timesAreRedrawnAfterMidnightWhateverChanges() async throws {

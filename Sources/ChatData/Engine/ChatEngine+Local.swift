@@ -13,9 +13,7 @@ extension ChatEngine {
       guard snapshot.conversation != nil else {
         throw ChatError.notFound("conversation \(conversation)")
       }
-      return snapshot.messages.map {
-        RecordMapping.message($0, receipts: snapshot.receipts, me: context.me)
-      }
+      return RecordMapping.messages(snapshot, me: context.me)
     } catch let error as StoreError {
       throw error.chatError
     } catch let error as ChatError {

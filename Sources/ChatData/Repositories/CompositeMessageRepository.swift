@@ -87,9 +87,7 @@ actor CompositeMessageRepository: MessageRepository {
     else {
       return nil
     }
-    let messages = snapshot.messages.map {
-      RecordMapping.message($0, receipts: snapshot.receipts, me: context.me)
-    }
+    let messages = RecordMapping.messages(snapshot, me: context.me)
     guard context.knownBugs.contains(.orderByDeviceClock) else { return messages }
     return messages.sorted { $0.sentAt < $1.sentAt }
   }

@@ -5,7 +5,29 @@ import Foundation
 enum RecordMapping {
   /// A message with its two states: the send state from the row, the receipt state from the
   /// numbers. Receipt states are about my own sent messages; others' are `unknown`.
-  static func message(_ record: MessageRecord, receipts: ReceiptsRecord?, me: UserID) -> Message {
+  /// A conversation's messages as the screen shows them, with "read by N of M" on my own in a
+  /// group (more than one other member).
+  static func messages(_ snapshot: ConversationSnapshot, me: UserID) -> [Message] {
+    let others = (snapshot.conversation?.memberIDs ?? []).filter { $0 != me }
+    let numbers = snapshot.memberReceipts.filter { $0.userID != me }
+    return snapshot.messages.map { record in
+      var group: GroupReceipt?
+      if others.count > 1, record.senderID == me, let sequence = record.sequence,
+        record.kind == .message
+      {
+        group = GroupReceipt(
+          readBy: numbers.filter { $0.readUpTo >= sequence }.map(\.userID),
+          deliveredTo: numbers.filter { max($0.deliveredUpTo, $0.readUpTo) >= sequence }
+            .map(\.userID),
+          memberCount: others.count)
+      }
+      return message(record, receipts: snapshot.receipts, me: me, group: group)
+    }
+  }
+
+  static func message(
+    _ record: MessageRecord, receipts: ReceiptsRecord?, me: UserID, group: GroupReceipt? = nil
+  ) -> Message {
     let send: SendState =
       switch record.state {
       case .sending: .sending
@@ -17,7 +39,7 @@ enum RecordMapping {
       text: record.text, sentAt: record.sentAt, sequence: record.sequence, send: send,
       receipt: receipt(for: record, receipts: receipts, me: me),
       editedAt: record.pendingEditedAt ?? record.editedAt, isDeleted: record.isDeleted,
-      event: event(of: record))
+      event: event(of: record), group: group)
   }
 
   /// A members or title item as the change it shows; nil for a message.

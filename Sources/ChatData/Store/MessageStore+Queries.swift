@@ -55,9 +55,20 @@ extension MessageStore {
         """, conversation.rawValue
       ) { Self.messageRecord($0) }.compactMap { $0 }
       let receipts = try Self.receipts(conversation, db: db)
+      let members = Set(record?.memberIDs ?? [])
+      let memberReceipts = try db.query(
+        """
+        SELECT user_id, delivered_up_to, read_up_to FROM member_receipts
+        WHERE conversation_id = ? ORDER BY user_id
+        """, conversation.rawValue
+      ) { row in
+        UserID(rawValue: row.string(0)).map {
+          MemberReceiptRecord(userID: $0, deliveredUpTo: row.int(1), readUpTo: row.int(2))
+        }
+      }.compactMap { $0 }.filter { members.contains($0.userID) }
       return ConversationSnapshot(
         conversation: record, messages: messages + unsent, receipts: receipts,
-        hasOlderHeld: hasOlder)
+        hasOlderHeld: hasOlder, memberReceipts: memberReceipts)
     }
   }
 

@@ -146,6 +146,8 @@ struct ConversationSnapshot: Sendable, Equatable {
   var receipts: ReceiptsRecord?
   /// Whether held rows (with a sequence) lie below the window.
   var hasOlderHeld: Bool
+  /// The numbers of the other current members, for "read by N of M" in groups.
+  var memberReceipts: [MemberReceiptRecord] = []
 }
 
 /// One row of the conversation list.

@@ -24,8 +24,13 @@ struct MessageJSON: Encodable, Equatable {
   let added: [String]?
   let removed: [String]?
   let title: String?
+  /// My own message in a group: the other members who read it, and who got it.
+  let readBy: [String]?
+  let deliveredTo: [String]?
 
   init(_ message: Message) {
+    readBy = message.group?.readBy.map(\.rawValue)
+    deliveredTo = message.group?.deliveredTo.map(\.rawValue)
     switch message.event {
     case nil:
       (kind, added, removed, title) = ("message", nil, nil, nil)

@@ -175,7 +175,7 @@ public enum ScreenRenderer {
       }
       var meta = StyledLine()
       let mark = tickMark(row.ticks ?? .dimmed)
-      let metaText = "\(time) "
+      let metaText = row.groupReceipt.map { "\($0) · \(time) " } ?? "\(time) "
       let pad = max(0, columns - TextWidth.of(metaText) - TextWidth.of(mark.text) - 1)
       meta.append(String(repeating: " ", count: pad) + metaText, style: Style.dim)
       meta.append(mark.text, style: mark.style)
