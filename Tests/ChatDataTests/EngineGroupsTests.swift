@@ -75,6 +75,21 @@ struct EngineGroupsTests {
     await p.close()
   }
 
+  @Test func aRemovedMemberWatchingAndReadingDoesNotAskTheServerForever() async throws {
+    let (p, dave, group) = try await group()
+    try await p.alice.list.changeMembers(in: group, add: [], remove: [UserID("bob")])
+    await p.world.settle()
+    let before = p.bob.network.requests.count
+    let screen = p.watch(p.bob, group)
+    p.bob.messages.markRead(upTo: 3, in: group)
+    await p.world.advance(by: .seconds(120))
+    #expect(screen.latest?.isEmpty == false)
+    let asked = p.bob.network.requests[before...].map { "\($0.method) \($0.path)" }
+    #expect(asked.count <= 4, "\(asked)")
+    await dave.engine.close()
+    await p.close()
+  }
+
   @Test func removedAndAddedAgainFillsNoGapItMayNotSee() async throws {
     let (p, dave, group) = try await group()
     try await p.alice.list.changeMembers(in: group, add: [], remove: [UserID("bob")])
