@@ -35,9 +35,6 @@ extension ChatService {
   ) async throws(ServiceError) -> APIResponse {
     let conversation = try Self.conversationID(rawConversation)
     let body = try RequestBody(request.body).decode(ChangeTitle.self)
-    guard (1...APILimits.maxTitleCharacters).contains(body.title.count) else {
-      throw .invalid("A title holds 1 to \(APILimits.maxTitleCharacters) characters.")
-    }
     let outcome = try await change(
       .title(body.title), clientMessageId: body.clientMessageId, in: conversation, by: caller,
       at: now)

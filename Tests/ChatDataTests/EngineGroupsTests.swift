@@ -90,6 +90,22 @@ struct EngineGroupsTests {
     await p.close()
   }
 
+  @Test func aRemovedMemberCanNoLongerEditOrDeleteWhatItSent() async throws {
+    let (p, dave, group) = try await group()
+    let mine = try await p.bob.messages.send("bob was here", in: group)
+    await p.world.settle()
+    try await p.alice.list.changeMembers(in: group, add: [], remove: [UserID("bob")])
+    await p.world.settle()
+    let readOnly = ChatError.invalidInput("you are no longer a member of this conversation")
+    await #expect(throws: readOnly) {
+      try await p.bob.messages.edit(mine, in: group, to: "bob is still here")
+    }
+    await #expect(throws: readOnly) { try await p.bob.messages.delete(mine, in: group) }
+    #expect(await p.bob.engine.outboxCount() == 0)
+    await dave.engine.close()
+    await p.close()
+  }
+
   @Test func removedAndAddedAgainFillsNoGapItMayNotSee() async throws {
     let (p, dave, group) = try await group()
     try await p.alice.list.changeMembers(in: group, add: [], remove: [UserID("bob")])

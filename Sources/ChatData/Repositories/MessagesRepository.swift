@@ -154,6 +154,7 @@ actor MessagesRepository {
     switch outcome {
     case .notFound: throw .notFound("no message \(id) of yours in conversation \(conversation)")
     case .deleted: throw .invalidInput("the message was deleted")
+    case .readOnly: throw .invalidInput("you are no longer a member of this conversation")
     case .unchanged: return
     case .inPlace, .queued:
       context.log.write(

@@ -17,6 +17,8 @@ enum LocalChangeOutcome: Sendable, Equatable {
   case notFound
   /// The message is deleted: nothing more can change it.
   case deleted
+  /// I am no longer a member of the conversation: it is read-only.
+  case readOnly
 }
 
 extension MessageStore {
@@ -27,6 +29,8 @@ extension MessageStore {
     var isDeleted: Bool
     /// Unsent and never posted (or refused, so the server holds nothing under its ID).
     var changesInPlace: Bool
+    /// Still a member of its conversation.
+    var isMember: Bool
   }
 
   private func ownMessage(
@@ -34,13 +38,15 @@ extension MessageStore {
   ) throws -> OwnMessage? {
     try db.query(
       """
-      SELECT id, text, deleted, sequence IS NULL AND posted_text IS NULL FROM messages
-      WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
+      SELECT m.id, m.text, m.deleted, m.sequence IS NULL AND m.posted_text IS NULL,
+             c.membership = 'member'
+      FROM messages AS m JOIN conversations AS c ON c.id = m.conversation_id
+      WHERE m.conversation_id = ? AND m.sender_id = ? AND m.client_id = ? AND m.kind = 'message'
       """, conversation.rawValue, sender.rawValue, id.rawValue
     ) {
       OwnMessage(
         rowID: $0.int(0), text: $0.string(1), isDeleted: $0.int(2) != 0,
-        changesInPlace: $0.int(3) != 0)
+        changesInPlace: $0.int(3) != 0, isMember: $0.int(4) != 0)
     }.first
   }
 
@@ -56,6 +62,7 @@ extension MessageStore {
       guard let message = try ownMessage(target, in: conversation, sender: sender, db: db) else {
         return .notFound
       }
+      guard message.isMember else { return .readOnly }
       guard !message.isDeleted else { return .deleted }
       guard message.text != text else { return .unchanged }
       touch(conversation)
@@ -85,6 +92,7 @@ extension MessageStore {
       guard let message = try ownMessage(target, in: conversation, sender: sender, db: db) else {
         return .notFound
       }
+      guard message.isMember else { return .readOnly }
       guard !message.isDeleted else { return .deleted }
       touch(conversation)
       try db.run(

@@ -143,13 +143,19 @@ extension MessageStore {
   }
 
   /// A first post that certainly never reached the server (`TransportError.unreachable`): the
-  /// row counts as never posted again, so a local edit changes it in place.
+  /// row counts as never posted again, so a local edit changes it in place. Unless a local
+  /// change was made meanwhile (its text moved on, or an edit or delete of it is queued): the
+  /// row then keeps the body it was posted with, and the change stays queued behind it.
   func forgetPostStart(_ id: MessageID, sender: UserID) throws(StoreError) {
     try write { db in
       try db.run(
         """
         UPDATE messages SET posted_text = NULL
         WHERE client_id = ? AND sender_id = ? AND sequence IS NULL AND state = 0
+          AND posted_text = text
+          AND NOT EXISTS (SELECT 1 FROM messages AS change
+            WHERE change.conversation_id = messages.conversation_id
+              AND change.sender_id = messages.sender_id AND change.target = messages.client_id)
         """, id.rawValue, sender.rawValue)
     }
   }

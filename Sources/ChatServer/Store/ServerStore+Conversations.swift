@@ -48,12 +48,12 @@ extension ServerStore {
 
   /// Mutes `conversation` for `user` (all its devices) until `until` (RFC 3339 or `forever`),
   /// or unmutes it (nil); returns the conversation as `user` now sees it, for its own sockets.
-  /// Only a current member mutes (404, 403).
+  /// Anyone who is or was a member mutes (else 404).
   func mute(_ conversation: String, for user: String, until: String?) async throws(ServiceError)
     -> ConversationItem?
   {
     try await enqueueWrite { db in
-      _ = try Self.memberIds(db, of: conversation, actingAs: user)
+      _ = try Self.memberIds(db, of: conversation, formerAllowed: user)
       try db.run(
         "UPDATE members SET muted_until = ? WHERE conversation_id = ? AND user_id = ?", until,
         conversation, user)
@@ -117,6 +117,31 @@ extension ServerStore {
             ORDER BY sequence DESC LIMIT 1
             """, values: [items[index].0.id] + visible.values
           ) { message(from: $0, at: 0) }.first
+      }
+      // A former member sees the title and members as they were when it left, not later ones.
+      for index in items.indices {
+        guard let last = items[index].1.lastVisible else { continue }
+        let id = items[index].0.id
+        let titleThen = try database.query(
+          """
+          SELECT title FROM messages WHERE conversation_id = ? AND kind = 'title'
+            AND sequence <= ? ORDER BY sequence DESC LIMIT 1
+          """, id, last, map: { $0.optionalString(0) }
+        ).first.flatMap { $0 }
+        let replacedLater = try database.query(
+          """
+          SELECT previous_title FROM messages WHERE conversation_id = ? AND kind = 'title'
+            AND sequence > ? ORDER BY sequence LIMIT 1
+          """, id, last, map: { $0.optionalString(0) }
+        ).first.flatMap { $0 }
+        items[index].0.title = titleThen ?? replacedLater ?? items[index].0.title
+        items[index].0.memberIds = try database.query(
+          """
+          SELECT DISTINCT user_id FROM member_ranges WHERE conversation_id = ?
+            AND first_sequence <= ? AND (last_sequence IS NULL OR last_sequence > ?)
+          ORDER BY user_id
+          """, id, last, last
+        ) { $0.string(0) }
       }
       let latest = try database.scalarInt("SELECT max(change_version) FROM conversations") ?? 0
       return (items.map(\.0), latest)

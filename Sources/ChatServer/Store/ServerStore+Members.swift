@@ -126,9 +126,10 @@ extension ServerStore {
   }
 
   /// Stores a members or title change in one savepoint of a group commit, in API.md's
-  /// precedence: 404 never a member, 403 a former member; a retry (same key and request: the
-  /// stored item, 200); 403 removing someone else without the right; 422 a change that
-  /// changes nothing, a group outside 1–256 members; 409 a key reused with another request.
+  /// precedence: 404 never a member; a retry (same key and request: the stored item, 200, also
+  /// for a former member whose leaving was the change); 403 a former member, or removing
+  /// someone else without the right; 422 a change that changes nothing, a group outside 1–256
+  /// members, a title outside 1–200 characters; 409 a key reused with another request.
   /// Then the next sequence, the members' rows and ranges (an added member sees from this
   /// item, a removed one up to it), and the sender's receipt numbers raised to it.
   func change(_ new: NewChange) async throws(ServiceError) -> ChangeOutcome {
@@ -137,7 +138,7 @@ extension ServerStore {
 
   private static func store(_ new: NewChange, in db: Database) throws -> ChangeOutcome {
     let conversation = new.conversationId
-    let members = try memberIds(db, of: conversation, actingAs: new.senderId)
+    let (members, isMember) = try memberIds(db, of: conversation, formerAllowed: new.senderId)
     let existing = try db.query(
       """
       SELECT \(messageColumns(table: "messages")), request_key FROM messages
@@ -147,6 +148,8 @@ extension ServerStore {
     if let (item, key) = existing, item.kind == new.kind, key == new.requestKey {
       return ChangeOutcome(item: item, isNew: false, memberIds: members, added: [], removed: [])
     }
+    // A retry of my leaving is answered above; anything new from a former member is refused.
+    guard isMember else { throw ServiceError.formerMember }
     var added: [String] = []
     var removed: [String] = []
     switch new.change {
@@ -168,8 +171,11 @@ extension ServerStore {
         throw ServiceError.invalid(
           "A conversation holds 1 to \(APILimits.maxMembers) members; this leaves \(size).")
       }
-    case .title:
-      break
+    case .title(let title):
+      guard (1...APILimits.maxTitleCharacters).contains(title.count) else {
+        throw ServiceError.invalid(
+          "A title holds 1 to \(APILimits.maxTitleCharacters) characters.")
+      }
     }
     if existing != nil {
       throw ServiceError(.conflict, "This clientMessageId was already sent with another body.")
@@ -180,15 +186,18 @@ extension ServerStore {
     var title: String?
     if case .title(let newTitle) = new.change { title = newTitle }
     let sentAt = new.sentAt.millisecondsSince1970
+    // A title item keeps the title it replaced: a former member sees the title of its time.
     try db.run(
       """
       INSERT INTO messages (conversation_id, sequence, id, sender_id, client_message_id,
                             client_message_key, text, sent_at, kind, added, removed, title,
-                            request_key)
-      VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?)
+                            request_key, previous_title)
+      VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?,
+              CASE WHEN ? IS NULL THEN NULL
+                   ELSE (SELECT title FROM conversations WHERE id = ?) END)
       """, conversation, sequence, new.id, new.senderId, new.clientMessageId,
       new.clientMessageKey, sentAt, new.kind.rawValue, added.joined(separator: ","),
-      removed.joined(separator: ","), title, new.requestKey)
+      removed.joined(separator: ","), title, new.requestKey, title, conversation)
     for user in added {
       // Someone added sees from this item on: their numbers start just below it.
       try db.run(

@@ -46,12 +46,15 @@ extension ServerStore {
   }
 
   private static func store(_ new: NewMessage, in db: Database) throws -> SendOutcome {
-    let members = try memberIds(db, of: new.conversationId, actingAs: new.senderId)
+    let (members, isMember) = try memberIds(
+      db, of: new.conversationId, formerAllowed: new.senderId)
     let existing = try item(
       db, in: new.conversationId, from: new.senderId, key: new.clientMessageKey)
     if let existing, isRetry(of: existing.item, with: new, targetKey: existing.targetKey) {
       return SendOutcome(message: existing.item, isNew: false, memberIds: members)
     }
+    // A former member's retry is answered above; anything new from it is refused.
+    guard isMember else { throw ServiceError.formerMember }
     // API.md's precedence: the item's own 403 and 422 come before the key's 409.
     var target: Item?
     switch new.kind {

@@ -70,7 +70,8 @@ extension ServerStore {
     // API.md Part 2's groups that change: a member row stays when its user leaves or is
     // removed (`membership`), each stay is a visible range of sequences (`member_ranges`,
     // inclusive, open while a member), and members and title items carry what they changed.
-    // `request_key` is a members or title item's request in canonical form, for retries. v2's
+    // `request_key` is a members or title item's request in canonical form, for retries; a
+    // title item's `previous_title`, what a former member saw before it. v2's
     // members have been in since the start; v2 did not record who created a conversation.
     migrator.register("v3-groups") { db in
       try db.execute(
@@ -90,6 +91,7 @@ extension ServerStore {
         ALTER TABLE messages ADD COLUMN removed TEXT;
         ALTER TABLE messages ADD COLUMN title TEXT;
         ALTER TABLE messages ADD COLUMN request_key TEXT;
+        ALTER TABLE messages ADD COLUMN previous_title TEXT;
         """)
     }
     // API.md Part 2's mute, per user and conversation: an RFC 3339 time, `forever`, or NULL.

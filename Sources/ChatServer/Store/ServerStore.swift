@@ -82,6 +82,17 @@ public actor ServerStore {
   static func memberIds(
     _ db: Database, of conversation: String, actingAs user: String
   ) throws -> [String] {
+    let (members, isMember) = try memberIds(db, of: conversation, formerAllowed: user)
+    guard isMember else { throw ServiceError.formerMember }
+    return members
+  }
+
+  /// The current member ids, sorted, and whether `user` is one; a 404 when `user` was never a
+  /// member. For a retry, which a former member still gets answered (the change was stored
+  /// while it was a member).
+  static func memberIds(
+    _ db: Database, of conversation: String, formerAllowed user: String
+  ) throws -> (members: [String], isMember: Bool) {
     var members: [String] = []
     var standing: String?
     try db.query(
@@ -93,8 +104,7 @@ public actor ServerStore {
       if row.string(0) == user { standing = membership }
     }
     guard let standing else { throw ServiceError.unknownConversation }
-    guard standing == "member" else { throw ServiceError.formerMember }
-    return members
+    return (members, standing == "member")
   }
 
   func memberIds(of conversation: String, actingAs user: String) throws(ServiceError) -> [String] {

@@ -188,9 +188,24 @@ def run(report, server):
                  error_code(title(eve, group, "x")) == "not_found")
 
     # Leaving, and the right passing on.
-    left = members(alice, group, remove=["grp-alice"])
+    key = str(uuid.uuid4())
+    left = members(alice, group, remove=["grp-alice"], key=key)
     report.check("anyone may leave: 201", left.status_code == 201, left.text)
     report.check("who left says left", listed(alice, group)["membership"] == "left")
+    again = members(alice, group, remove=["grp-alice"], key=key)
+    report.check("leaving retried after the lost answer is 200, not 403",
+                 again.status_code == 200 and again.json() == left.json(), again.text)
+    report.check("a former member's new title is 403 before its length is looked at",
+                 error_code(title(alice, group, "")) == "forbidden")
+    before = listed(alice, group)
+    title(carol, group, "Without alice")
+    members(carol, group, add=["grp-eve"])
+    after = listed(alice, group)
+    report.check("a former member sees the title and members of when it left, not later ones",
+                 after["title"] == "Sunday hike" == before["title"]
+                 and after["memberIds"] == before["memberIds"]
+                 and "grp-eve" not in after["memberIds"] and "grp-alice" not in after["memberIds"],
+                 str(after))
     # The creator is gone: carol has been in longest (since 1; bob came back later).
     report.check("the right passes to the member in longest",
                  members(carol, group, remove=["grp-dave"]).status_code == 201
