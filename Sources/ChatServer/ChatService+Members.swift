@@ -95,11 +95,9 @@ extension ChatService {
     publish(
       .message(conversationId: conversation, message: outcome.item),
       to: Set(outcome.memberIds).union(outcome.removed).sorted())
-    publish(
-      .receipt(
-        conversationId: conversation,
-        MemberReceipts(userId: caller, deliveredUpTo: sequence, readUpTo: sequence)),
-      to: outcome.memberIds)
+    publishReceipt(
+      MemberReceipts(userId: caller, deliveredUpTo: sequence, readUpTo: sequence),
+      in: conversation, to: outcome.memberIds)
     return .json(201, outcome.item)
   }
 }

@@ -66,12 +66,9 @@ extension ChatService {
     }
     metrics.sendsAccepted += 1
     publish(.message(conversationId: conversation, message: message), to: outcome.memberIds)
-    publish(
-      .receipt(
-        conversationId: conversation,
-        MemberReceipts(
-          userId: sender, deliveredUpTo: message.sequence, readUpTo: message.sequence)),
-      to: outcome.memberIds)
+    publishReceipt(
+      MemberReceipts(userId: sender, deliveredUpTo: message.sequence, readUpTo: message.sequence),
+      in: conversation, to: outcome.memberIds)
     return .json(201, message)
   }
 

@@ -32,6 +32,8 @@ public actor ChatService {
   let signer: AccessTokenSigner
   var rateLimiter: RateLimiter?
   var hub = LiveHub()
+  /// Receipt changes being coalesced, by conversation (`publishReceipt`).
+  var receiptWindows: [String: ReceiptWindow] = [:]
   var metrics = ServiceMetrics()
   /// Access tokens whose signature was checked, with their claims: a client sends the same
   /// token for up to `accessTokenTTL`, so the HMAC is computed once per token, not per request.

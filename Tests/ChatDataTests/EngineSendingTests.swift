@@ -33,7 +33,8 @@ struct EngineSendingTests {
     let id = try await p.alice.messages.send("on my way", in: p.chat)
     await p.world.settle()
     p.bob.messages.markRead(upTo: 1, in: p.chat)
-    await p.world.settle()
+    // Receipt changes reach alice coalesced, at most one frame per 250 ms.
+    await p.world.advance(by: .milliseconds(300))
     let states = screen.all.compactMap { $0.first { $0.id == id } }
     #expect(states.first?.send == .sending)
     #expect(states.last?.send == .sent)

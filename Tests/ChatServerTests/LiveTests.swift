@@ -37,15 +37,14 @@ import Testing
       #expect(body?["text"] as? String == "hello")
       #expect(body?["sequence"] as? Int == 1)
       #expect(body?["id"] as? String == sent.object["id"] as? String)
+      // The first change in a quiet receipts window goes at once.
       let receipt = events.last
-      #expect(
-        receipt.map { Set($0.keys) } == [
-          "type", "conversationId", "userId", "deliveredUpTo", "readUpTo",
-        ])
-      #expect(receipt?["type"] as? String == "receipt")
-      #expect(receipt?["userId"] as? String == "alice")
-      #expect(receipt?["deliveredUpTo"] as? Int == 1)
-      #expect(receipt?["readUpTo"] as? Int == 1)
+      #expect(receipt.map { Set($0.keys) } == ["type", "conversationId", "members"])
+      #expect(receipt?["type"] as? String == "receipts")
+      let members = receipt?["members"] as? [[String: Any]]
+      #expect(members?.map { $0["userId"] as? String } == ["alice"])
+      #expect(members?.first?["deliveredUpTo"] as? Int == 1)
+      #expect(members?.first?["readUpTo"] as? Int == 1)
     }
     #expect(await server.drain(stranger).isEmpty)
   }
@@ -58,13 +57,16 @@ import Testing
     #expect(
       try await server.send("hi", to: conversation, as: alice, clientMessageId: key).status == 200)
     let types = await server.drain(subscription).compactMap { $0["type"] as? String }
-    #expect(types == ["message", "receipt"])
+    #expect(types == ["message", "receipts"])
   }
 
   @Test func aRaisedReceiptGoesToEveryMemberDeviceAndAnUnchangedOneToNobody() async throws {
     let conversation = try await server.createConversation(by: alice, with: ["bob"])
     _ = try await server.send("one", to: conversation, as: alice)
     _ = try await server.send("two", to: conversation, as: alice)
+    // Quiet: the windows of the sends are over.
+    await server.endReceiptWindows()
+    await server.endReceiptWindows()
     let subscriptions = [
       try await server.openLive(alice), try await server.openLive(aliceTablet),
       try await server.openLive(bob),
@@ -77,14 +79,44 @@ import Testing
       "POST", path + "/delivered", token: bob.accessToken, body: #"{"upToSequence":1}"#)
     _ = await server.request(
       "POST", path + "/delivered", token: bob.accessToken, body: #"{"upToSequence":2}"#)
+    await server.endReceiptWindows()
     for subscription in subscriptions {
+      // The read at once; the second delivery at the end of its window; the unchanged one
+      // never.
       let events = await server.drain(subscription)
-      #expect(events.compactMap { $0["type"] as? String } == ["receipt", "receipt"])
-      #expect(events.compactMap { $0["userId"] as? String } == ["bob", "bob"])
-      #expect(events.compactMap { $0["deliveredUpTo"] as? Int } == [1, 2])
-      #expect(events.compactMap { $0["readUpTo"] as? Int } == [1, 1])
+      #expect(events.compactMap { $0["type"] as? String } == ["receipts", "receipts"])
+      let members = events.compactMap { $0["members"] as? [[String: Any]] }.flatMap { $0 }
+      #expect(members.compactMap { $0["userId"] as? String } == ["bob", "bob"])
+      #expect(members.compactMap { $0["deliveredUpTo"] as? Int } == [1, 2])
+      #expect(members.compactMap { $0["readUpTo"] as? Int } == [1, 1])
     }
     #expect(await server.drain(stranger).isEmpty)
+  }
+
+  /// API.md Part 2: at most one `receipts` frame per conversation per socket per 250 ms,
+  /// carrying every member whose numbers changed in the window.
+  @Test func aBurstOfReadsReachesTheSenderAsTwoFramesNotOnePerReader() async throws {
+    var readers: [Session] = []
+    for n in 1...40 { readers.append(try await server.login("reader\(n)")) }
+    let conversation = try await server.createConversation(
+      by: alice, with: readers.map(\.userId))
+    _ = try await server.send("everyone read this", to: conversation, as: alice)
+    await server.endReceiptWindows()
+    await server.endReceiptWindows()
+    let mine = try await server.openLive(alice)
+    for reader in readers {
+      _ = await server.request(
+        "POST", "/v1/conversations/\(conversation)/read", token: reader.accessToken,
+        body: #"{"upToSequence":1}"#)
+    }
+    await server.endReceiptWindows()
+    let frames = await server.drain(mine)
+    #expect(frames.compactMap { $0["type"] as? String } == ["receipts", "receipts"])
+    let members = frames.compactMap { $0["members"] as? [[String: Any]] }
+    #expect(members.map(\.count) == [1, 39])
+    #expect(
+      Set(members.flatMap { $0 }.compactMap { $0["userId"] as? String })
+        == Set(readers.map(\.userId)))
   }
 
   @Test func aNewConversationIsAnnouncedToEachMemberDevice() async throws {

@@ -68,6 +68,8 @@ import Testing
 
   @Test func metricsCountRequestsSendsRetriesEventsAndDurations() async throws {
     let (server, _, live) = try await Self.busyServer()
+    // bob's read came inside the receipts window of alice's send: it goes at its end.
+    await server.endReceiptWindows()
     let metrics = await server.request("GET", "/metrics").text
     let expected = [
       #"chat_requests_total{method="POST",route="/v1/conversations/{id}/messages",status="201"} 1"#,

@@ -123,6 +123,13 @@ final class TestServer: Sendable {
     return subscription
   }
 
+  /// Ends every receipts window: the clock moves past it, and the frames due have gone out
+  /// when this returns.
+  func endReceiptWindows() async {
+    clock.advance(by: ChatService.receiptsWindow)
+    for frame in await service.dueReceiptFrames() { await frame.value }
+  }
+
   /// Closes `subscription` and returns every event it had received, parsed.
   func drain(_ subscription: LiveSubscription) async -> [[String: Any]] {
     await subscription.close()

@@ -2,6 +2,7 @@
 the 1–256 limit, idempotent retries, and visibility: a user sees exactly the items written while
 it was a member, on every route, in paging and on its sockets from the moment of the change."""
 
+import time
 import uuid
 
 from cases_live import Live
@@ -254,3 +255,31 @@ def run_mute(report, server):
     report.check("a user who is not a member gets 404",
                  error_code(mute(eve, conversation, "forever")) == "not_found")
     tablet_live.close()
+
+
+def run_receipts_burst(report, server):
+    """API.md Part 2, "Read by N": each socket gets at most one `receipts` event per
+    conversation per 250 ms, carrying every member whose numbers changed in that window."""
+    report.start_group("receipts burst")
+    alice = Device(server, "burst-alice")
+    readers = [Device(server, f"burst-r{n}") for n in range(24)]
+    group = alice.create([reader.user for reader in readers], title="Burst")["id"]
+    alice.send(group, "everyone read this")
+    live = Live(alice)
+    started = time.monotonic()
+    for reader in readers:
+        reader.mark("read", group, 1)
+    elapsed = time.monotonic() - started
+    frames, seen = [], set()
+    while seen != {reader.user for reader in readers}:
+        frame = live.next()
+        if frame["type"] == "receipts" and frame["conversationId"] == group:
+            frames.append(frame)
+            seen |= {member["userId"] for member in frame["members"] if member["readUpTo"] >= 1}
+    allowed = 2 + int(elapsed / 0.25)
+    report.check(f"{len(readers)} members reading reach the sender as {len(frames)} frames "
+                 f"(at most {allowed} in {elapsed:.2f} s: one per 250 ms)",
+                 len(frames) <= allowed and len(frames) < len(readers), str(len(frames)))
+    report.check("each frame carries every member whose numbers changed in its window",
+                 sum(len(frame["members"]) for frame in frames) >= len(readers))
+    live.close()

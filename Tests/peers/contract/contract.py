@@ -42,6 +42,7 @@ SHARED = [
     ("edits", cases_items.run_edits),
     ("groups", cases_groups.run),
     ("mute", cases_groups.run_mute),
+    ("receipts-burst", cases_groups.run_receipts_burst),
     ("live", cases_live.run),
     ("limits", cases_ops.run_limits),
     ("operations", cases_ops.run_operations),
