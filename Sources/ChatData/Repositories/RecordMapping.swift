@@ -6,7 +6,8 @@ enum RecordMapping {
   /// A message with its two states: the send state from the row, the receipt state from the
   /// numbers. Receipt states are about my own sent messages; others' are `unknown`.
   /// A conversation's messages as the screen shows them, with "read by N of M" on my own in a
-  /// group (more than one other member).
+  /// group (more than one other member): of the current members who were in when it was
+  /// written (one added later never saw it, though its numbers pass it).
   static func messages(_ snapshot: ConversationSnapshot, me: UserID) -> [Message] {
     let others = (snapshot.conversation?.memberIDs ?? []).filter { $0 != me }
     let numbers = snapshot.memberReceipts.filter { $0.userID != me }
@@ -15,11 +16,13 @@ enum RecordMapping {
       if others.count > 1, record.senderID == me, let sequence = record.sequence,
         record.kind == .message
       {
+        let wasIn = { (user: UserID) in (snapshot.joinedAt[user] ?? 0) < sequence }
+        let present = numbers.filter { wasIn($0.userID) }
         group = GroupReceipt(
-          readBy: numbers.filter { $0.readUpTo >= sequence }.map(\.userID),
-          deliveredTo: numbers.filter { max($0.deliveredUpTo, $0.readUpTo) >= sequence }
+          readBy: present.filter { $0.readUpTo >= sequence }.map(\.userID),
+          deliveredTo: present.filter { max($0.deliveredUpTo, $0.readUpTo) >= sequence }
             .map(\.userID),
-          memberCount: others.count)
+          memberCount: others.filter(wasIn).count)
       }
       return message(record, receipts: snapshot.receipts, me: me, group: group)
     }

@@ -66,9 +66,20 @@ extension MessageStore {
           MemberReceiptRecord(userID: $0, deliveredUpTo: row.int(1), readUpTo: row.int(2))
         }
       }.compactMap { $0 }.filter { members.contains($0.userID) }
+      var joinedAt: [UserID: Int] = [:]
+      try db.query(
+        """
+        SELECT added, sequence FROM messages
+        WHERE conversation_id = ? AND kind = 'members' AND added != '' ORDER BY sequence
+        """, conversation.rawValue
+      ) { row in
+        for user in row.string(0).split(separator: ",") {
+          if let id = UserID(rawValue: String(user)) { joinedAt[id] = row.int(1) }
+        }
+      }
       return ConversationSnapshot(
         conversation: record, messages: messages + unsent, receipts: receipts,
-        hasOlderHeld: hasOlder, memberReceipts: memberReceipts)
+        hasOlderHeld: hasOlder, memberReceipts: memberReceipts, joinedAt: joinedAt)
     }
   }
 

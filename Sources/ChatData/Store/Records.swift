@@ -148,6 +148,9 @@ struct ConversationSnapshot: Sendable, Equatable {
   var hasOlderHeld: Bool
   /// The numbers of the other current members, for "read by N of M" in groups.
   var memberReceipts: [MemberReceiptRecord] = []
+  /// When each member last joined (the members item that added it), for the members this
+  /// device saw being added; the others have been in since before anything it holds.
+  var joinedAt: [UserID: Int] = [:]
 }
 
 /// One row of the conversation list.
