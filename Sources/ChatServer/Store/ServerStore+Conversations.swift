@@ -118,9 +118,11 @@ extension ServerStore {
             """, values: [items[index].0.id] + visible.values
           ) { message(from: $0, at: 0) }.first
       }
-      // A former member sees the title and members as they were when it left, not later ones.
+      // A former member sees the title, members and activity as they were when it left.
+      var reorder = false
       for index in items.indices {
         guard let last = items[index].1.lastVisible else { continue }
+        reorder = true
         let id = items[index].0.id
         let titleThen = try database.query(
           """
@@ -142,6 +144,15 @@ extension ServerStore {
           ORDER BY user_id
           """, id, last, last
         ) { $0.string(0) }
+      }
+      if reorder {
+        // Newest activity first as API.md defines it, from what each caller can see (RFC 3339
+        // in UTC with milliseconds sorts as text).
+        items.sort { lhs, rhs in
+          let left = lhs.0.lastMessage?.sentAt ?? lhs.0.createdAt
+          let right = rhs.0.lastMessage?.sentAt ?? rhs.0.createdAt
+          return left != right ? left > right : lhs.0.id < rhs.0.id
+        }
       }
       let latest = try database.scalarInt("SELECT max(change_version) FROM conversations") ?? 0
       return (items.map(\.0), latest)

@@ -108,7 +108,11 @@ def run(report, server):
     removal = removed.json()["sequence"]
     report.check("the creator removes a member: 201", removed.status_code == 201
                  and removed.json()["removed"] == ["grp-bob"], removed.text)
+    alice.send(side, "side news")
     alice.send(group, "after bob left")
+    order = [item["id"] for item in bob.request("GET", "/v1/conversations").json()["items"]]
+    report.check("a former member's list orders by the activity it saw, not what came later",
+                 order.index(side) < order.index(group), str(order))
     alice_live.typing(group)
     # alice's typing in the side conversation reaches bob after everything above (one socket
     # of hers, handled in order): what bob's socket got before it is all it got of the group.
