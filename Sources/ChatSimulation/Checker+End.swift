@@ -24,6 +24,11 @@ extension Checker {
             .duplicated, "\(name) holds \(message.clientMessageId) of \(message.senderId) twice",
             keys: [message.clientMessageId])
         }
+        // A message keeps the text it was sent with until edited or deleted; an edit's or
+        // delete's item is checked against the changes asked for (`checkChanges`).
+        guard message.effectiveKind == .message, message.editedAt == nil,
+          message.deleted != true
+        else { continue }
         byText[Array(message.text.utf8), default: []].append((conversation, message))
       }
     }
@@ -36,26 +41,61 @@ extension Checker {
           + ids.joined(separator: ", "),
         keys: ids + [Simulation.tag(of: copies[0].1.text)])
     }
-    checkOperations(history: history, byText: byText, finals: finals, simulation: simulation)
+    checkOperations(
+      history: history, log: log, byText: byText, finals: finals, simulation: simulation)
     checkAcknowledgements(history: history, log: log, simulation: simulation)
     checkSendOrder(history: history, log: log, simulation: simulation)
     for final in finals {
       checkDevice(final, log: log, history: history, simulation: simulation)
     }
     checkShown(log: log, simulation: simulation)
+    checkChanges(history: history, log: log, simulation: simulation)
+  }
+
+  /// Every edit and delete on the server was asked for, by its message's sender, on its
+  /// message. (Whether every device shows the message's current text is `checkDevice`'s.)
+  private func checkChanges(history: History, log: [LoggedConversation], simulation: Simulation) {
+    for conversation in log {
+      for item in conversation.messages
+      where item.effectiveKind == .edit || item.effectiveKind == .delete {
+        let asked = history.changes.contains { change in
+          change.conversation == conversation.id && change.user.rawValue == item.senderId
+            && change.target.rawValue == item.target?.lowercased()
+            && (item.effectiveKind == .delete
+              ? change.text == nil : change.text.map { Array($0.utf8) } == Array(item.text.utf8)
+                || item.text.isEmpty)
+        }
+        if !asked {
+          report(
+            .unexpected,
+            "\(simulation.label(conversation.id))#\(item.sequence) is a \(item.effectiveKind.rawValue) nobody asked for",
+            keys: [item.clientMessageId])
+        }
+      }
+    }
   }
 
   /// Each server message was sent by someone, under the ID the device saved; each saved send
   /// is on the server (or was refused with a 4xx and shows failed).
   private func checkOperations(
-    history: History, byText: [[UInt8]: [(LoggedConversation, Item)]],
+    history: History, log: [LoggedConversation], byText: [[UInt8]: [(LoggedConversation, Item)]],
     finals: [FinalView], simulation: Simulation
   ) {
     var sendsByText: [[UInt8]: History.Send] = [:]
     for send in history.sends { sendsByText[Array(send.text.utf8)] = send }
+    // An edit made before the message was ever posted changed its row in place: the server
+    // got the edited text as the message's own.
+    var editedInPlace: [[UInt8]: History.Send] = [:]
+    for change in history.changes {
+      guard let text = change.text,
+        let send = history.sends.first(where: { $0.savedAs == change.target })
+      else { continue }
+      editedInPlace[Array(text.utf8)] = send
+    }
     for (text, copies) in byText.sorted(by: { Self.inLogOrder($0.value, $1.value) }) {
       for (conversation, message) in copies {
-        guard let send = sendsByText[text], send.user.rawValue == message.senderId,
+        guard let send = sendsByText[text] ?? editedInPlace[text],
+          send.user.rawValue == message.senderId,
           send.conversation == conversation.id
         else {
           report(
@@ -72,11 +112,23 @@ extension Checker {
         }
       }
     }
+    // An edited or deleted message is on the server under its ID, not its first text.
+    var onServer: Set<String> = []
+    for conversation in log {
+      for item in conversation.messages where item.effectiveKind == .message {
+        onServer.insert(item.clientMessageId.lowercased())
+      }
+    }
+    let deletedHere = Set(history.changes.filter { $0.text == nil }.map(\.target.rawValue))
     for send in history.sends {
       // A send whose call a kill cut short may still have saved its row: a screen showing it
       // is the proof, and that row must reach the server too.
       guard let saved = send.savedAs ?? idOfText[Array(send.text.utf8)] else { continue }
-      guard byText[Array(send.text.utf8)] == nil else { continue }
+      guard byText[Array(send.text.utf8)] == nil, !onServer.contains(saved.rawValue) else {
+        continue
+      }
+      // Deleted while still unsent: it never reaches the server, rightly.
+      guard !deletedHere.contains(saved.rawValue) else { continue }
       let deviceName = String(send.device.split(separator: "#")[0])
       let final = finals.first { $0.device.name == deviceName }
       let shownFailed =
@@ -184,13 +236,17 @@ extension Checker {
           .undrained, "\(name) \(label): \(unsent.id) ends \(unsent.send)",
           keys: [unsent.id.rawValue])
       }
-      let expected = conversation.messages
+      let expected = conversation.messages.filter {
+        [.message, .members, .title].contains($0.effectiveKind)
+      }
       if let index = zip(sent, expected).enumerated().first(where: { !Self.same($1.0, $1.1) })?
         .offset
       {
         report(
           .divergent,
-          "\(name) \(label) shows \(sent[index].id) (#\(sent[index].sequence ?? 0)) where the server holds \(expected[index].clientMessageId) (#\(expected[index].sequence))",
+          "\(name) \(label) shows \(sent[index].id) (#\(sent[index].sequence ?? 0)) where the server holds \(expected[index].clientMessageId) (#\(expected[index].sequence))"
+            + (sent[index].id.rawValue == expected[index].clientMessageId.lowercased()
+              ? ": \"\(Simulation.uniqueWords(of: sent[index].text))\" where the server has \"\(Simulation.uniqueWords(of: expected[index].text))\"" : ""),
           keys: [sent[index].id.rawValue, expected[index].clientMessageId, name])
       } else if sent.count != expected.count {
         let missing = expected.dropFirst(sent.count).first?.clientMessageId ?? ""
@@ -239,8 +295,10 @@ extension Checker {
           keys: [claim.id.rawValue])
         continue
       }
+      let unchanged = held.editedAt == nil && held.deleted != true
       if held.clientMessageId.lowercased() != claim.id.rawValue
-        || held.senderId != claim.sender.rawValue || Array(held.text.utf8) != claim.text
+        || held.senderId != claim.sender.rawValue
+        || (unchanged && claim.text != nil && Array(held.text.utf8) != claim.text)
       {
         report(
           .sequenceChanged,

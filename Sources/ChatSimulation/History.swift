@@ -29,7 +29,19 @@ final class History: @unchecked Sendable {
     let sequence: Int
   }
 
+  /// One edit (a text) or delete (none) of a device's own message it was asked to make.
+  struct Change {
+    let device: String
+    let user: UserID
+    let conversation: ConversationID
+    let target: MessageID
+    let text: String?
+    /// Set when the call returned: saved here, changed or queued.
+    var returned = false
+  }
+
   private(set) var lines: [String] = []
+  private(set) var changes: [Change] = []
   private(set) var hash: UInt64 = 0xCBF2_9CE4_8422_2325
   private(set) var sends: [Send] = []
   private(set) var acknowledgements: [Acknowledgement] = []
@@ -84,6 +96,17 @@ final class History: @unchecked Sendable {
     operations += 1
     sends[number].savedAs = id
     sends[number].savedAt = operations
+  }
+
+  func invokeChange(_ change: Change) -> Int {
+    operations += 1
+    changes.append(change)
+    return changes.count - 1
+  }
+
+  func changeReturned(_ number: Int) {
+    operations += 1
+    changes[number].returned = true
   }
 
   func acknowledged(_ acknowledgement: Acknowledgement) {

@@ -76,6 +76,10 @@ public struct SimulationOptions: Sendable {
   /// Test-only: a fault plan aimed at one rule, so a bug that breaks it rarely under the seeds'
   /// own plans shows within a few seeds.
   package var focus: Focus = .none
+  /// Users also edit and delete their own messages (`chat-sim --edits`). Off by default for
+  /// now: it finds that a queued edit or delete the server refuses leaves the device showing
+  /// the change (issue 13's open item), and the seeds' runs stay as they were without it.
+  public var editsAndDeletes = false
 
   public init(profile: Profile = .quick, keepsTrace: Bool = true, folder: String? = nil) {
     self.profile = profile

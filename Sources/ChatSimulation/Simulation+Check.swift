@@ -110,6 +110,44 @@ extension Simulation {
           device: device, incarnation: incarnation, views: incarnation.latest, outbox: outbox,
           held: held ?? nil, listed: incarnation.known.map(\.id)))
     }
+    checkErasure(log, finals)
     checker.checkEnd(log: log, finals: finals, simulation: self)
+  }
+
+  /// No device holds the text of a deleted message, nor of its edits, in its rows or its
+  /// search index (API.md: a delete is real, on every device).
+  private func checkErasure(_ log: [LoggedConversation], _ finals: [FinalView]) {
+    var sentText: [String: String] = [:]
+    for send in history.sends { if let id = send.savedAs { sentText[id.rawValue] = send.text } }
+    for conversation in log {
+      for item in conversation.messages where item.deleted == true {
+        let id = item.clientMessageId.lowercased()
+        let texts =
+          [sentText[id]].compactMap { $0 }
+          + history.changes.filter { $0.target.rawValue == id }.compactMap(\.text)
+        for final in finals where conversation.members.contains(final.device.user) {
+          guard let engine = final.incarnation.engine else { continue }
+          for text in texts {
+            let words = Self.uniqueWords(of: text)
+            let held = world.perform(on: final.incarnation.executor, timeout: .seconds(60)) {
+              (try? await engine.holdsText(words)) ?? true
+            }
+            if held ?? true {
+              checker.report(
+                .erased,
+                "\(final.incarnation.name) still holds \"\(words)\" of deleted \(id) in \(label(conversation.id))",
+                keys: [id, final.incarnation.name])
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// The words that make a workload text unique: "sim alice.phone-12 ", "edit sim bob.ipad-7 "
+  /// (the space: -12 is not -123).
+  static func uniqueWords(of text: String) -> String {
+    let words = text.split(separator: " ", omittingEmptySubsequences: false)
+    return words.prefix(text.hasPrefix("edit ") ? 3 : 2).joined(separator: " ") + " "
   }
 }

@@ -124,6 +124,8 @@ extension Simulation {
       background(device, engine)
     case 94..<95 where conversations.count < 6:
       createConversation(on: device, incarnation, engine)
+    case 95..<98 where options.editsAndDeletes:
+      change(on: device, incarnation, engine, in: conversation, deleting: roll == 97)
     default:
       send(on: device, incarnation, engine, in: conversation)
     }
@@ -145,6 +147,39 @@ extension Simulation {
         history.trace("op \(incarnation.name) saved \(tag) id=\(id)")
       } catch {
         history.trace("op \(incarnation.name) refused \(tag): \(error)")
+      }
+    }
+  }
+
+  /// Edits (a new text) or deletes one of the user's own messages this screen shows, as a
+  /// person does with a message sent a moment ago or long before.
+  private func change(
+    on device: SimDevice, _ incarnation: Incarnation, _ engine: ChatEngine,
+    in conversation: ConversationID, deleting: Bool
+  ) {
+    let mine = (incarnation.latest[conversation] ?? []).filter {
+      $0.senderID == device.user && !$0.isDeleted && $0.event == nil
+    }
+    guard !mine.isEmpty else { return }
+    let target = workloadRandom.pick(mine).id
+    let text = deleting ? nil : "edit " + makeText(for: device)
+    let number = history.invokeChange(
+      History.Change(
+        device: incarnation.name, user: device.user, conversation: conversation, target: target,
+        text: text))
+    history.trace(
+      "op \(incarnation.name) \(deleting ? "delete" : "edit") id=\(target)"
+        + (text.map { " " + Self.tag(of: String($0.dropFirst(5))) } ?? ""))
+    incarnation.executor.spawn { [self] in
+      do {
+        if let text {
+          try await engine.messages.edit(target, in: conversation, to: text)
+        } else {
+          try await engine.messages.delete(target, in: conversation)
+        }
+        history.changeReturned(number)
+      } catch {
+        history.trace("op \(incarnation.name) change refused id=\(target): \(error)")
       }
     }
   }

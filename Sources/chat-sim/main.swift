@@ -54,6 +54,8 @@ struct ChatSim: ParsableCommand {
       valueName: "NAME"),
     transform: ChatSim.focus)
   var focus = Focus.none
+  @Flag(help: "Users also edit and delete their own messages (finds an open bug today).")
+  var edits = false
 
   @Sendable static func focus(_ text: String) throws -> Focus {
     guard let focus = Focus(rawValue: text) else {
@@ -74,6 +76,7 @@ struct ChatSim: ParsableCommand {
     var options = SimulationOptions(profile: profile, keepsTrace: keepsTrace)
     options.knownBugs = knownBug
     options.focus = focus
+    options.editsAndDeletes = edits
     return options
   }
 

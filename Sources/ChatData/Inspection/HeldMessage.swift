@@ -34,3 +34,28 @@ extension MessageStore {
     }
   }
 }
+
+extension ChatEngine {
+  /// Whether this device still holds `words` anywhere a deleted text could stay: a row's text
+  /// or the body kept for a retry, or the search index (as a phrase of those words). The
+  /// simulation's erasure check.
+  package func holdsText(_ words: String) async throws -> Bool {
+    try await context.store.holdsText(words)
+  }
+}
+
+extension MessageStore {
+  func holdsText(_ words: String) throws(StoreError) -> Bool {
+    try read { db in
+      let rows = try db.scalarInt(
+        """
+        SELECT count(*) FROM messages
+        WHERE instr(text, ?) > 0 OR instr(coalesce(posted_text, ''), ?) > 0
+        """, words, words) ?? 0
+      let phrase = "\"" + words.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+      let indexed = try db.scalarInt(
+        "SELECT count(*) FROM message_search WHERE message_search MATCH ?", phrase) ?? 0
+      return rows + indexed > 0
+    }
+  }
+}
