@@ -62,7 +62,8 @@ extension Checker {
           change.conversation == conversation.id && change.user.rawValue == item.senderId
             && change.target.rawValue == item.target?.lowercased()
             && (item.effectiveKind == .delete
-              ? change.text == nil : change.text.map { Array($0.utf8) } == Array(item.text.utf8)
+              ? change.text == nil
+              : change.text.map { Array($0.utf8) } == Array(item.text.utf8)
                 || item.text.isEmpty)
         }
         if !asked {
@@ -246,7 +247,8 @@ extension Checker {
           .divergent,
           "\(name) \(label) shows \(sent[index].id) (#\(sent[index].sequence ?? 0)) where the server holds \(expected[index].clientMessageId) (#\(expected[index].sequence))"
             + (sent[index].id.rawValue == expected[index].clientMessageId.lowercased()
-              ? ": \"\(Simulation.uniqueWords(of: sent[index].text))\" where the server has \"\(Simulation.uniqueWords(of: expected[index].text))\"" : ""),
+              ? ": \"\(Simulation.uniqueWords(of: sent[index].text))\" where the server has \"\(Simulation.uniqueWords(of: expected[index].text))\""
+              : ""),
           keys: [sent[index].id.rawValue, expected[index].clientMessageId, name])
       } else if sent.count != expected.count {
         let missing = expected.dropFirst(sent.count).first?.clientMessageId ?? ""

@@ -77,8 +77,9 @@ public struct SimulationOptions: Sendable {
   /// own plans shows within a few seeds.
   package var focus: Focus = .none
   /// Users also edit and delete their own messages (`chat-sim --edits`). Off by default for
-  /// now: it finds that a queued edit or delete the server refuses leaves the device showing
-  /// the change (issue 13's open item), and the seeds' runs stay as they were without it.
+  /// now: it still finds that a delete the server refuses leaves a tombstone on the device (about
+  /// one quick seed in 200; issue 13's open item), and the seeds' runs stay as they were without
+  /// it. (It found the same for refused edits, now put back: `undoRefused`.)
   public var editsAndDeletes = false
 
   public init(profile: Profile = .quick, keepsTrace: Bool = true, folder: String? = nil) {

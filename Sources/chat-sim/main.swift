@@ -54,7 +54,7 @@ struct ChatSim: ParsableCommand {
       valueName: "NAME"),
     transform: ChatSim.focus)
   var focus = Focus.none
-  @Flag(help: "Users also edit and delete their own messages (finds an open bug today).")
+  @Flag(help: "Users also edit and delete their own messages (a refused delete: an open bug).")
   var edits = false
 
   @Sendable static func focus(_ text: String) throws -> Focus {

@@ -158,6 +158,27 @@ struct EngineEditDeleteTests {
     await p.close()
   }
 
+  /// Found by the simulation (`chat-sim --edits`): a refused edit left the device showing it.
+  @Test func anEditTheServerRefusesPutsTheMessageBackAsTheServerHasIt() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    let id = try await p.alice.messages.send("see you at 9", in: p.chat)
+    await p.world.settle()
+    p.alice.network.failNext(1, with: .status(422), where: .sends)
+    try await p.alice.messages.edit(id, in: p.chat, to: "see you at 10")
+    await p.world.settle()
+    #expect(screen.latest?.first?.text == "see you at 9")
+    #expect(screen.latest?.first?.editedAt == nil)
+    #expect(try await p.alice.list.search("9", limit: 10).count == 1)
+    #expect(try await p.alice.list.search("10", limit: 10).isEmpty)
+    // Accepted changes still hold, and leave nothing to restore behind.
+    try await p.alice.messages.edit(id, in: p.chat, to: "see you at 11")
+    await p.world.settle()
+    #expect(try await p.world.serverLog(p.chat, as: "bob").first?.text == "see you at 11")
+    #expect(screen.latest?.first?.text == "see you at 11")
+    await p.close()
+  }
+
   @Test func onlyMyOwnMessagesThatStillExistCanChange() async throws {
     let p = try await Pair.make()
     let screen = p.watch(p.bob)

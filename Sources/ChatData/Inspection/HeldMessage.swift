@@ -47,14 +47,16 @@ extension ChatEngine {
 extension MessageStore {
   func holdsText(_ words: String) throws(StoreError) -> Bool {
     try read { db in
-      let rows = try db.scalarInt(
-        """
-        SELECT count(*) FROM messages
-        WHERE instr(text, ?) > 0 OR instr(coalesce(posted_text, ''), ?) > 0
-        """, words, words) ?? 0
+      let rows =
+        try db.scalarInt(
+          """
+          SELECT count(*) FROM messages
+          WHERE instr(text, ?) > 0 OR instr(coalesce(posted_text, ''), ?) > 0
+          """, words, words) ?? 0
       let phrase = "\"" + words.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-      let indexed = try db.scalarInt(
-        "SELECT count(*) FROM message_search WHERE message_search MATCH ?", phrase) ?? 0
+      let indexed =
+        try db.scalarInt(
+          "SELECT count(*) FROM message_search WHERE message_search MATCH ?", phrase) ?? 0
       return rows + indexed > 0
     }
   }

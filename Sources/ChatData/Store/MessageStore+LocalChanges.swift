@@ -74,7 +74,8 @@ extension MessageStore {
         "UPDATE messages SET text = ?, pending_edited_at = ? WHERE id = ?", text,
         now.timeIntervalSince1970, message.rowID)
       try queue(
-        .edit, of: target, in: conversation, sender: sender, text: text, id: id, at: now, db: db)
+        .edit, of: target, in: conversation, sender: sender, text: text, id: id, at: now,
+        restoring: message.text, db: db)
       return .queued
     }
   }
@@ -106,7 +107,8 @@ extension MessageStore {
         try db.run("UPDATE messages SET pending_edited_at = NULL WHERE id = ?", message.rowID)
         _ = try erase(conversation.rawValue, sender.rawValue, target.rawValue, db: db)
         try queue(
-          .delete, of: target, in: conversation, sender: sender, text: "", id: id, at: now, db: db)
+          .delete, of: target, in: conversation, sender: sender, text: "", id: id, at: now,
+          restoring: nil, db: db)
       }
       try Self.mergeSearchIndex(db)
       return message.changesInPlace ? .inPlace : .queued
@@ -118,14 +120,46 @@ extension MessageStore {
   /// Puts an edit or delete item of mine at the back of the outbox.
   private func queue(
     _ kind: MessageRecord.Kind, of target: MessageID, in conversation: ConversationID,
-    sender: UserID, text: String, id: MessageID, at now: Date, db: Database
+    sender: UserID, text: String, id: MessageID, at now: Date, restoring previous: String?,
+    db: Database
   ) throws {
     try db.run(
       """
       INSERT INTO messages (conversation_id, client_id, sender_id, text, sent_at, state,
-                            outbox_position, kind, target)
-      VALUES (?, ?, ?, ?, ?, 0, \(Self.nextOutboxPosition), ?, ?)
+                            outbox_position, kind, target, restore_text)
+      VALUES (?, ?, ?, ?, ?, 0, \(Self.nextOutboxPosition), ?, ?, ?)
       """, conversation.rawValue, id.rawValue, sender.rawValue, text, now.timeIntervalSince1970,
-      kind.rawValue, target.rawValue)
+      kind.rawValue, target.rawValue, previous)
+  }
+
+  /// The server refused my queued edit (`row`): the message goes back to the text it had
+  /// before the edit, unless the server's own state replaced it meanwhile (a server edit
+  /// cleared the local mark). A later edit of mine still queued takes over what to restore
+  /// instead. A refused delete keeps its tombstone here: its text is not kept to restore (a
+  /// delete erases at once), so the message shows again only when the server next serves it.
+  func undoRefused(_ row: MessageRecord, restoring previous: String?, db: Database) throws {
+    guard let target = row.target, let previous, row.kind == .edit else { return }
+    let conversation = row.conversationID.rawValue
+    let sender = row.senderID.rawValue
+    let later =
+      try db.scalarInt(
+        """
+        SELECT count(*) FROM messages WHERE conversation_id = ? AND sender_id = ? AND target = ?
+          AND sequence IS NULL AND state = 0
+        """, conversation, sender, target.rawValue) ?? 0
+    if later > 0 {
+      try db.run(
+        """
+        UPDATE messages SET restore_text = ? WHERE conversation_id = ? AND sender_id = ?
+          AND target = ? AND sequence IS NULL AND state = 0 AND restore_text = ?
+        """, previous, conversation, sender, target.rawValue, row.text)
+      return
+    }
+    try db.run(
+      """
+      UPDATE messages SET text = ?, pending_edited_at = NULL
+      WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
+        AND pending_edited_at IS NOT NULL AND deleted = 0
+      """, previous, conversation, sender, target.rawValue)
   }
 }

@@ -190,17 +190,26 @@ extension MessageStore {
   }
 
   /// The server refused my message (a 4xx): only this one turns failed; it leaves the queue.
-  /// The server holds nothing under its ID, so its text may change in place again.
+  /// The server holds nothing under its ID, so its text may change in place again. A refused
+  /// edit or delete of mine puts its message back as the server has it (`undoRefused`).
   func markFailed(_ id: MessageID, sender: UserID, reason: String) throws(StoreError) {
     try write { db in
-      let conversation = try db.query(
+      let refused = try db.query(
         """
-        UPDATE messages SET state = 2, failure = ?, outbox_position = NULL, posted_text = NULL
+        SELECT \(Self.messageColumns), restore_text FROM messages
         WHERE client_id = ? AND sender_id = ? AND sequence IS NULL
-        RETURNING conversation_id
-        """, reason, id.rawValue, sender.rawValue
-      ) { ConversationID(rawValue: $0.string(0)) }
-      for case let id? in conversation { touch(id) }
+        """, id.rawValue, sender.rawValue
+      ) { row in Self.messageRecord(row).map { ($0, row.optionalString(Self.messageColumnCount)) } }
+      try db.run(
+        """
+        UPDATE messages SET state = 2, failure = ?, outbox_position = NULL, posted_text = NULL,
+          restore_text = NULL
+        WHERE client_id = ? AND sender_id = ? AND sequence IS NULL
+        """, reason, id.rawValue, sender.rawValue)
+      for case (let row, let previous)? in refused {
+        try undoRefused(row, restoring: previous, db: db)
+        touch(row.conversationID)
+      }
     }
   }
 
@@ -311,7 +320,7 @@ extension MessageStore {
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
         server_id = excluded.server_id, sequence = excluded.sequence,
         sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL,
-        posted_text = NULL
+        posted_text = NULL, restore_text = NULL
       WHERE messages.sequence IS NULL
         OR (messages.sequence = excluded.sequence
           AND (messages.state != 1 OR messages.server_id IS NOT excluded.server_id

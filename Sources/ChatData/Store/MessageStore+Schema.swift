@@ -150,6 +150,12 @@ extension MessageStore {
     migrator.register("v5-mute") { db in
       try db.execute("ALTER TABLE conversations ADD COLUMN muted_until REAL;")
     }
+    // A queued edit or delete of mine keeps the text its message had just before it
+    // (`restore_text`), so a refusal by the server puts the message back as the server has it.
+    // Blanked once the server answers.
+    migrator.register("v6-restore") { db in
+      try db.execute("ALTER TABLE messages ADD COLUMN restore_text TEXT;")
+    }
     return migrator
   }
 }
