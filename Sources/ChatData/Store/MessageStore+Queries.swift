@@ -55,26 +55,30 @@ extension MessageStore {
         """, conversation.rawValue
       ) { Self.messageRecord($0) }.compactMap { $0 }
       let receipts = try Self.receipts(conversation, db: db)
-      let members = Set(record?.memberIDs ?? [])
-      let memberReceipts = try db.query(
-        """
-        SELECT user_id, delivered_up_to, read_up_to FROM member_receipts
-        WHERE conversation_id = ? ORDER BY user_id
-        """, conversation.rawValue
-      ) { row in
-        UserID(rawValue: row.string(0)).map {
-          MemberReceiptRecord(userID: $0, deliveredUpTo: row.int(1), readUpTo: row.int(2))
-        }
-      }.compactMap { $0 }.filter { members.contains($0.userID) }
+      // "Read by N of M" is for groups only: a one-to-one conversation reads no more.
+      var memberReceipts: [MemberReceiptRecord] = []
       var joinedAt: [UserID: Int] = [:]
-      try db.query(
-        """
-        SELECT added, sequence FROM messages
-        WHERE conversation_id = ? AND kind = 'members' AND added != '' ORDER BY sequence
-        """, conversation.rawValue
-      ) { row in
-        for user in row.string(0).split(separator: ",") {
-          if let id = UserID(rawValue: String(user)) { joinedAt[id] = row.int(1) }
+      if let members = record?.memberIDs, members.count > 2 {
+        memberReceipts = try db.query(
+          """
+          SELECT user_id, delivered_up_to, read_up_to FROM member_receipts
+          WHERE conversation_id = ? ORDER BY user_id
+          """, conversation.rawValue
+        ) { row in
+          UserID(rawValue: row.string(0)).map {
+            MemberReceiptRecord(userID: $0, deliveredUpTo: row.int(1), readUpTo: row.int(2))
+          }
+        }.compactMap { $0 }.filter { members.contains($0.userID) }
+        // From the members items alone (`messages_members`), not the whole conversation.
+        try db.query(
+          """
+          SELECT added, sequence FROM messages INDEXED BY messages_members
+          WHERE conversation_id = ? AND kind = 'members' AND added != '' ORDER BY sequence
+          """, conversation.rawValue
+        ) { row in
+          for user in row.string(0).split(separator: ",") {
+            if let id = UserID(rawValue: String(user)) { joinedAt[id] = row.int(1) }
+          }
         }
       }
       return ConversationSnapshot(

@@ -129,7 +129,8 @@ extension MessageStore {
     }
     // API.md Part 2's groups that change: where I stand in each conversation (`membership`,
     // my `visible` ranges as `first:last` pairs, the creator), what members and title items
-    // changed (`added`, `removed` as comma lists, `item_title`), and the sequence each of the
+    // changed (`added`, `removed` as comma lists, `item_title`; `messages_members` finds a
+    // group's members items without walking its messages), and the sequence each of the
     // conversation's members and title is known as of, so a late item never undoes a newer
     // state. v3's conversations: a member since the start.
     migrator.register("v4-groups") { db in
@@ -143,6 +144,8 @@ extension MessageStore {
         ALTER TABLE messages ADD COLUMN added TEXT;
         ALTER TABLE messages ADD COLUMN removed TEXT;
         ALTER TABLE messages ADD COLUMN item_title TEXT;
+        CREATE INDEX messages_members ON messages (conversation_id, sequence)
+          WHERE kind = 'members';
         """)
     }
     // API.md Part 2's mute, mine, from any of my devices: seconds since 1970, a far future for

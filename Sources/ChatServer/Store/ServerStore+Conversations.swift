@@ -70,92 +70,89 @@ extension ServerStore {
     _ database: Database, of user: String, changedAfter cursor: Int?,
     only conversation: String? = nil
   ) throws -> (items: [ConversationItem], cursor: Int) {
-    do {
-      // User ids hold no comma, so the members travel as one comma-separated column, and the
-      // caller's ranges as `first:last` pairs.
-      var items = try database.query(
-        """
-        SELECT c.id, c.title, c.created_at, c.last_sequence, me.read_up_to,
-               (SELECT group_concat(user_id, ',') FROM members
-                WHERE conversation_id = c.id AND membership = 'member'),
-               me.membership, c.created_by, c.last_message_sequence, me.muted_until,
-               (SELECT group_concat(first_sequence || ':' || coalesce(last_sequence, ''), ',')
-                FROM member_ranges WHERE conversation_id = c.id AND user_id = me.user_id),
-               \(messageColumns(table: "m"))
-        FROM members AS me
-        JOIN conversations AS c ON c.id = me.conversation_id
-        LEFT JOIN messages AS m ON m.conversation_id = c.id AND m.sequence = c.last_message_sequence
-        WHERE me.user_id = ? AND c.change_version > ? AND (? IS NULL OR c.id = ?)
-        ORDER BY c.last_activity_at DESC, c.id
-        """, user, cursor ?? 0, conversation, conversation
-      ) { row -> (ConversationItem, Standing, Int) in
-        let standing = Standing(
-          membership: Membership(rawValue: row.string(6)) ?? .member,
-          ranges: ranges(from: row.optionalString(10) ?? ""))
-        let lastSequence = min(row.int(3), standing.lastVisible ?? Int.max)
-        let item = ConversationItem(
-          id: row.string(0), title: row.string(1),
-          memberIds: (row.optionalString(5) ?? "").split(separator: ",").map(String.init)
-            .sorted(),
-          lastSequence: lastSequence, readUpTo: min(row.int(4), lastSequence),
-          lastMessage: row.isNull(11) ? nil : message(from: row, at: 11),
-          createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))).rfc3339,
-          visible: standing.ranges, membership: standing.membership,
-          createdBy: row.optionalString(7), mutedUntil: row.optionalString(9))
-        return (item, standing, row.int(8))
-      }
-      // The newest message is one the caller cannot see (it joined later, or left): the
-      // newest it can.
-      for index in items.indices where items[index].2 > 0 && !items[index].1.canSee(items[index].2)
-      {
-        let visible = items[index].1.visibilityCondition
-        items[index].0.lastMessage =
-          try database.query(
-            """
-            SELECT \(messageColumns(table: "messages")) FROM messages
-            WHERE conversation_id = ? AND kind = 'message' AND \(visible.sql)
-            ORDER BY sequence DESC LIMIT 1
-            """, values: [items[index].0.id] + visible.values
-          ) { message(from: $0, at: 0) }.first
-      }
-      // A former member sees the title, members and activity as they were when it left.
-      var reorder = false
-      for index in items.indices {
-        guard let last = items[index].1.lastVisible else { continue }
-        reorder = true
-        let id = items[index].0.id
-        let titleThen = try database.query(
-          """
-          SELECT title FROM messages WHERE conversation_id = ? AND kind = 'title'
-            AND sequence <= ? ORDER BY sequence DESC LIMIT 1
-          """, id, last, map: { $0.optionalString(0) }
-        ).first.flatMap { $0 }
-        let replacedLater = try database.query(
-          """
-          SELECT previous_title FROM messages WHERE conversation_id = ? AND kind = 'title'
-            AND sequence > ? ORDER BY sequence LIMIT 1
-          """, id, last, map: { $0.optionalString(0) }
-        ).first.flatMap { $0 }
-        items[index].0.title = titleThen ?? replacedLater ?? items[index].0.title
-        items[index].0.memberIds = try database.query(
-          """
-          SELECT DISTINCT user_id FROM member_ranges WHERE conversation_id = ?
-            AND first_sequence <= ? AND (last_sequence IS NULL OR last_sequence > ?)
-          ORDER BY user_id
-          """, id, last, last
-        ) { $0.string(0) }
-      }
-      if reorder {
-        // Newest activity first as API.md defines it, from what each caller can see (RFC 3339
-        // in UTC with milliseconds sorts as text).
-        items.sort { lhs, rhs in
-          let left = lhs.0.lastMessage?.sentAt ?? lhs.0.createdAt
-          let right = rhs.0.lastMessage?.sentAt ?? rhs.0.createdAt
-          return left != right ? left > right : lhs.0.id < rhs.0.id
-        }
-      }
-      let latest = try database.scalarInt("SELECT max(change_version) FROM conversations") ?? 0
-      return (items.map(\.0), latest)
+    // User ids hold no comma, so the members travel as one comma-separated column, and the
+    // caller's ranges as `first:last` pairs.
+    var items = try database.query(
+      """
+      SELECT c.id, c.title, c.created_at, c.last_sequence, me.read_up_to,
+             (SELECT group_concat(user_id, ',') FROM members
+              WHERE conversation_id = c.id AND membership = 'member'),
+             me.membership, c.created_by, c.last_message_sequence, me.muted_until,
+             (SELECT group_concat(first_sequence || ':' || coalesce(last_sequence, ''), ',')
+              FROM member_ranges WHERE conversation_id = c.id AND user_id = me.user_id),
+             \(messageColumns(table: "m"))
+      FROM members AS me
+      JOIN conversations AS c ON c.id = me.conversation_id
+      LEFT JOIN messages AS m ON m.conversation_id = c.id AND m.sequence = c.last_message_sequence
+      WHERE me.user_id = ? AND c.change_version > ? AND (? IS NULL OR c.id = ?)
+      ORDER BY c.last_activity_at DESC, c.id
+      """, user, cursor ?? 0, conversation, conversation
+    ) { row -> (ConversationItem, Standing, Int) in
+      let standing = Standing(
+        membership: Membership(rawValue: row.string(6)) ?? .member,
+        ranges: ranges(from: row.optionalString(10) ?? ""))
+      let lastSequence = min(row.int(3), standing.lastVisible ?? Int.max)
+      let item = ConversationItem(
+        id: row.string(0), title: row.string(1),
+        memberIds: (row.optionalString(5) ?? "").split(separator: ",").map(String.init)
+          .sorted(),
+        lastSequence: lastSequence, readUpTo: min(row.int(4), lastSequence),
+        lastMessage: row.isNull(11) ? nil : message(from: row, at: 11),
+        createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))).rfc3339,
+        visible: standing.ranges, membership: standing.membership,
+        createdBy: row.optionalString(7), mutedUntil: row.optionalString(9))
+      return (item, standing, row.int(8))
     }
+    // The newest message is one the caller cannot see (it joined later, or left): the
+    // newest it can.
+    for index in items.indices where items[index].2 > 0 && !items[index].1.canSee(items[index].2) {
+      let visible = items[index].1.visibilityCondition
+      items[index].0.lastMessage =
+        try database.query(
+          """
+          SELECT \(messageColumns(table: "messages")) FROM messages
+          WHERE conversation_id = ? AND kind = 'message' AND \(visible.sql)
+          ORDER BY sequence DESC LIMIT 1
+          """, values: [items[index].0.id] + visible.values
+        ) { message(from: $0, at: 0) }.first
+    }
+    // A former member sees the title, members and activity as they were when it left.
+    var reorder = false
+    for index in items.indices {
+      guard let last = items[index].1.lastVisible else { continue }
+      reorder = true
+      let id = items[index].0.id
+      let titleThen = try database.query(
+        """
+        SELECT title FROM messages WHERE conversation_id = ? AND kind = 'title'
+          AND sequence <= ? ORDER BY sequence DESC LIMIT 1
+        """, id, last, map: { $0.optionalString(0) }
+      ).first.flatMap { $0 }
+      let replacedLater = try database.query(
+        """
+        SELECT previous_title FROM messages WHERE conversation_id = ? AND kind = 'title'
+          AND sequence > ? ORDER BY sequence LIMIT 1
+        """, id, last, map: { $0.optionalString(0) }
+      ).first.flatMap { $0 }
+      items[index].0.title = titleThen ?? replacedLater ?? items[index].0.title
+      items[index].0.memberIds = try database.query(
+        """
+        SELECT DISTINCT user_id FROM member_ranges WHERE conversation_id = ?
+          AND first_sequence <= ? AND (last_sequence IS NULL OR last_sequence > ?)
+        ORDER BY user_id
+        """, id, last, last
+      ) { $0.string(0) }
+    }
+    if reorder {
+      // Newest activity first as API.md defines it, from what each caller can see (RFC 3339
+      // in UTC with milliseconds sorts as text).
+      items.sort { lhs, rhs in
+        let left = lhs.0.lastMessage?.sentAt ?? lhs.0.createdAt
+        let right = rhs.0.lastMessage?.sentAt ?? rhs.0.createdAt
+        return left != right ? left > right : lhs.0.id < rhs.0.id
+      }
+    }
+    let latest = try database.scalarInt("SELECT max(change_version) FROM conversations") ?? 0
+    return (items.map(\.0), latest)
   }
 }

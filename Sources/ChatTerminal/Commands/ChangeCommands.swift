@@ -72,7 +72,8 @@ private func reportChange(
   }
   let state = left == 0 ? "sent" : "queued"
   if context.output.json {
-    context.output.json(ChangeJSON(state: state, message: message.map(MessageJSON.init)))
+    context.output.json(
+      ChangeJSON(state: state, message: Nullable(message.map(MessageJSON.init))))
   } else if left == 0 {
     context.output.line("\(done).")
   } else {
@@ -85,14 +86,6 @@ private func reportChange(
 struct ChangeJSON: Encodable {
   /// `sent` or `queued`.
   let state: String
-  /// Null (written, not left out) once an unsent message was deleted.
-  let message: MessageJSON?
-
-  private enum CodingKeys: String, CodingKey { case state, message }
-
-  func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(state, forKey: .state)
-    try container.encode(message, forKey: .message)
-  }
+  /// Null once an unsent message was deleted.
+  let message: Nullable<MessageJSON>
 }

@@ -139,3 +139,16 @@ extension Message {
     }
   }
 }
+
+/// A field `--json` always writes: its value, or `null` (a plain optional is left out, and a
+/// script should not have to tell "absent" from "none").
+struct Nullable<Value: Encodable>: Encodable {
+  let value: Value?
+
+  init(_ value: Value?) { self.value = value }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.singleValueContainer()
+    if let value { try container.encode(value) } else { try container.encodeNil() }
+  }
+}

@@ -45,7 +45,8 @@ struct MuteCommand: ChatCommand {
         context.output.json(
           MuteJSON(
             conversationId: conversation.rawValue,
-            mutedUntil: until.map { $0 == .distantFuture ? "forever" : MessageJSON.format($0) }))
+            mutedUntil: Nullable(
+              until.map { $0 == .distantFuture ? "forever" : MessageJSON.format($0) })))
       } else {
         context.output.line(
           until == nil
@@ -59,14 +60,7 @@ struct MuteCommand: ChatCommand {
 
   struct MuteJSON: Encodable {
     let conversationId: String
-    let mutedUntil: String?
-
-    private enum CodingKeys: String, CodingKey { case conversationId, mutedUntil }
-
-    func encode(to encoder: any Encoder) throws {
-      var container = encoder.container(keyedBy: CodingKeys.self)
-      try container.encode(conversationId, forKey: .conversationId)
-      try container.encode(mutedUntil, forKey: .mutedUntil)
-    }
+    /// A time, `forever`, or null when not muted.
+    let mutedUntil: Nullable<String>
   }
 }
