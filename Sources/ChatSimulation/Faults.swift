@@ -41,6 +41,9 @@ struct FaultPlan: Sendable {
   var rateLimit = 0.0
   /// Per message posted for the first time: the server refuses it for good (422).
   var rejectSend = 0.0
+  /// Per edit or delete posted for the first time, on top of `rejectSend` (the plan of
+  /// `Focus.refusedChanges`; 0 in the seeds' own plans).
+  var rejectChange = 0.0
   /// Per socket event.
   var duplicateEvent = 0.0
   var reorderEvent = 0.0

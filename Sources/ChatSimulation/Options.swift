@@ -46,11 +46,16 @@ package enum Focus: String, Sendable, CaseIterable {
   /// offline spells). A member of a conversation created meanwhile reconnects, and the sync of
   /// its reconnect fails: a device that does not try it again never lists the conversation.
   case failingSync
+  /// Half the edits and deletes the server has not seen yet are refused for good (422): each
+  /// refusal must leave its message as the server has it.
+  case refusedChanges
 
   func apply(to plan: inout FaultPlan) {
     switch self {
     case .none:
       break
+    case .refusedChanges:
+      plan.rejectChange = 0.5
     case .failingSync:
       plan.syncFailure = 1
       plan.dropConversationEvent = 1
@@ -76,11 +81,10 @@ public struct SimulationOptions: Sendable {
   /// Test-only: a fault plan aimed at one rule, so a bug that breaks it rarely under the seeds'
   /// own plans shows within a few seeds.
   package var focus: Focus = .none
-  /// Users also edit and delete their own messages (`chat-sim --edits`). Off by default for
-  /// now: it still finds that a delete the server refuses leaves a tombstone on the device (about
-  /// one quick seed in 200; issue 13's open item), and the seeds' runs stay as they were without
-  /// it. (It found the same for refused edits, now put back: `undoRefused`.)
-  public var editsAndDeletes = false
+  /// Users also edit and delete their own messages; on by default, off with `chat-sim
+  /// --without-edits`. It found that a refused edit or delete left the device showing it
+  /// (`undoRefused`).
+  public var editsAndDeletes = true
 
   public init(profile: Profile = .quick, keepsTrace: Bool = true, folder: String? = nil) {
     self.profile = profile

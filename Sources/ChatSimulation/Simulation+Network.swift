@@ -107,7 +107,11 @@ extension Simulation {
         return Self.errorResponse(422, "invalid", retryAfter: nil)
       }
       // Only an ID the server never saw: a server that stored it answers 200 to a retry.
-      if !forwarded.contains(key), faultRandom.chance(faults.rejectSend) {
+      let isChange = [.edit, .delete].contains(Self.postedItem(in: request)?.kind)
+      if !forwarded.contains(key),
+        faultRandom.chance(
+          isChange ? max(faults.rejectSend, faults.rejectChange) : faults.rejectSend)
+      {
         poisoned.insert(key)
         count(.rejected)
         return Self.errorResponse(422, "invalid", retryAfter: nil)
@@ -192,8 +196,12 @@ extension Simulation {
   }
 
   static func clientMessageID(in request: APIRequest) -> String? {
+    postedItem(in: request)?.clientMessageId
+  }
+
+  static func postedItem(in request: APIRequest) -> PostItem? {
     guard !request.body.isEmpty else { return nil }
-    return (try? APICoding.decode(PostItem.self, from: request.body))?.clientMessageId
+    return try? APICoding.decode(PostItem.self, from: request.body)
   }
 
   static func errorResponse(_ status: Int, _ code: String, retryAfter: Int?) -> APIResponse {

@@ -54,8 +54,8 @@ struct ChatSim: ParsableCommand {
       valueName: "NAME"),
     transform: ChatSim.focus)
   var focus = Focus.none
-  @Flag(help: "Users also edit and delete their own messages (a refused delete: an open bug).")
-  var edits = false
+  @Flag(help: "Leave out edits and deletes: users only send (the workload before issue 13).")
+  var withoutEdits = false
 
   @Sendable static func focus(_ text: String) throws -> Focus {
     guard let focus = Focus(rawValue: text) else {
@@ -76,7 +76,7 @@ struct ChatSim: ParsableCommand {
     var options = SimulationOptions(profile: profile, keepsTrace: keepsTrace)
     options.knownBugs = knownBug
     options.focus = focus
-    options.editsAndDeletes = edits
+    options.editsAndDeletes = !withoutEdits
     return options
   }
 

@@ -158,7 +158,7 @@ struct EngineEditDeleteTests {
     await p.close()
   }
 
-  /// Found by the simulation (`chat-sim --edits`): a refused edit left the device showing it.
+  /// Found by the simulation (edits and deletes in its workload): a refused edit left the device showing it.
   @Test func anEditTheServerRefusesPutsTheMessageBackAsTheServerHasIt() async throws {
     let p = try await Pair.make()
     let screen = p.watch(p.alice)
@@ -177,6 +177,73 @@ struct EngineEditDeleteTests {
     #expect(try await p.world.serverLog(p.chat, as: "bob").first?.text == "see you at 11")
     #expect(screen.latest?.first?.text == "see you at 11")
     await p.close()
+  }
+
+  /// Found by the simulation (edits and deletes in its workload): a refused delete left a tombstone here while
+  /// the server and every other device still showed the message. The delete erased the text at
+  /// once and kept nothing, so the message comes back from the server, edit and all.
+  @Test func aDeleteTheServerRefusesBringsTheMessageBackFromTheServer() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    let id = try await p.alice.messages.send("see you at 9", in: p.chat)
+    try await p.alice.messages.edit(id, in: p.chat, to: "see you at 10")
+    _ = try await p.bob.messages.send("ok", in: p.chat)
+    await p.world.settle()
+    p.alice.network.failNext(1, with: .status(422), where: .sends)
+    try await p.alice.messages.delete(id, in: p.chat)
+    await p.world.settle()
+    #expect(try await p.world.serverLog(p.chat, as: "bob").first?.deleted == false)
+    #expect(screen.latest?.texts == ["see you at 10", "ok"])
+    #expect(screen.latest?.first?.isDeleted == false)
+    #expect(screen.latest?.first?.editedAt != nil)
+    #expect(try await p.alice.list.search("at 10", limit: 10).count == 1)
+    // Sent again by hand, the delete erases at once, as when it was first made, and then holds.
+    let failed = try #require(
+      try await p.alice.engine.context.store.allMessages().first {
+        $0.kind == .delete && $0.state == .failed
+      })
+    p.alice.network.isOnline = false
+    await p.alice.messages.retry(failed.clientID)
+    await p.world.settle()
+    #expect(screen.latest?.first?.isDeleted == true)
+    #expect(try await p.alice.list.search("at 10", limit: 10).isEmpty)
+    p.alice.network.isOnline = true
+    await p.alice.engine.outbox.wake()
+    await p.world.settle()
+    #expect(try await p.world.serverLog(p.chat, as: "bob").first?.deleted == true)
+    #expect(screen.latest?.map(\.isDeleted) == [true, false])
+    await p.close()
+  }
+
+  /// The refused delete's hole outlives a restart: the catch-up that brings the message back
+  /// runs whenever it next can.
+  @Test func aRefusedDeleteStillComesBackWhenTheCatchUpHadToWait() async throws {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "engine-\(UUID().uuidString).sqlite"
+    ).path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let world = try TestWorld()
+    let alice = try await world.device("alice", database: .file(path))
+    _ = try await world.device("bob")
+    let chat = try await alice.list.createConversation(title: "Trip", memberIDs: [UserID("bob")])
+    await alice.engine.start()
+    let id = try await alice.messages.send("see you at 9", in: chat)
+    await world.settle()
+    alice.network.failNext(1, with: .status(422), where: .sends)
+    alice.network.failNext(1, with: .offline, where: .fetches)
+    try await alice.messages.delete(id, in: chat)
+    await world.settle()
+    let before = try #require(try await alice.engine.context.store.snapshot(chat, limit: 10))
+    #expect(before.messages.isEmpty)
+    await alice.engine.close()
+
+    let relaunched = try await world.reopen(alice, database: .file(path))
+    await relaunched.engine.start()
+    await world.settle()
+    let shown = try #require(try await relaunched.engine.context.store.snapshot(chat, limit: 10))
+    #expect(shown.messages.map(\.text) == ["see you at 9"])
+    await relaunched.engine.close()
+    await world.shutdown()
   }
 
   @Test func onlyMyOwnMessagesThatStillExistCanChange() async throws {

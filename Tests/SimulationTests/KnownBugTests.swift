@@ -22,6 +22,11 @@ struct KnownBugTests {
     // A conversation created while a sync failed is never listed until the next reconnect:
     // rare under the seeds' own plans, so with the plan aimed at it (`Focus.failingSync`).
     (KnownBugs.noRetryOfFailedSync, "noRetryOfFailedSync", [.divergent]),
+    // API.md Part 2: a delete erases everywhere, also from the search index; a refused delete
+    // leaves the message as the server has it (rare under the seeds' own plans: about one
+    // seed in 110; with the plan aimed at it, `Focus.refusedChanges`).
+    (KnownBugs.deleteKeepsSearchIndex, "deleteKeepsSearchIndex", [.erased]),
+    (KnownBugs.keepRefusedDelete, "keepRefusedDelete", [.divergent]),
   ])
   func eachKnownBugIsCaughtWithinAFewSeeds(
     bug: KnownBugs, name: String, symptoms: [Violation.Invariant]
@@ -29,6 +34,7 @@ struct KnownBugTests {
     var options = SimulationOptions(profile: .quick, keepsTrace: false)
     options.knownBugs = bug
     if bug == .noRetryOfFailedSync { options.focus = .failingSync }
+    if bug == .keepRefusedDelete { options.focus = .refusedChanges }
     var caught: (seed: UInt64, violation: Violation)?
     for seed in 1...Self.bound {
       let result = await SimulationRunner.run(seed: seed, options: options)

@@ -131,7 +131,8 @@ public final class ChatEngine: Sendable {
     let store: MessageStore
     let session: SessionRecord
     do {
-      store = try await MessageStore.open(storage.location, executor: executor)
+      store = try await MessageStore.open(
+        storage.location, executor: executor, knownBugs: environment.knownBugs)
       let saved = try await store.session()
       if let newSession {
         if let saved, saved.userID != newSession.userID || saved.deviceID != newSession.deviceID {

@@ -3,7 +3,8 @@
 /// outside the package can turn them on, and the app never does.
 ///
 /// Each one is one line of the engine: the first four are the traps named in seed 000, the
-/// fifth a bug the simulation found, the sixth the order rule of seed 003's outbox.
+/// fifth a bug the simulation found, the sixth the order rule of seed 003's outbox, the last
+/// two rules of API.md Part 2's deletes.
 /// - `retryWithNewID`: every post carries a fresh client message ID, so the server cannot
 ///   recognise a retry after a lost reply (`Outbox.post`).
 /// - `orderByDeviceClock`: a conversation is sorted by `sentAt`, the phone's clock for its own
@@ -18,6 +19,11 @@
 ///   simulation before it was fixed.
 /// - `postNewestFirst`: a conversation's queue posts its newest unsent row first, so messages
 ///   written offline arrive in the reverse order (`Outbox.postNext`).
+/// - `deleteKeepsSearchIndex`: a delete erases a message's text from its row but leaves its
+///   words in the search index (`MessageStore.erase`).
+/// - `keepRefusedDelete`: a delete of mine the server refuses keeps its tombstone here, while
+///   the message lives on everywhere else (`MessageStore.undoRefused`). Found by the simulation
+///   before it was fixed.
 package struct KnownBugs: OptionSet, Sendable, Hashable {
   package let rawValue: Int
 
@@ -29,12 +35,15 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let stopOutboxAtFirst4xx = KnownBugs(rawValue: 1 << 3)
   package static let noRetryOfFailedSync = KnownBugs(rawValue: 1 << 4)
   package static let postNewestFirst = KnownBugs(rawValue: 1 << 5)
+  package static let deleteKeepsSearchIndex = KnownBugs(rawValue: 1 << 6)
+  package static let keepRefusedDelete = KnownBugs(rawValue: 1 << 7)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: KnownBugs)] = [
     ("retryWithNewID", .retryWithNewID), ("orderByDeviceClock", .orderByDeviceClock),
     ("skipCatchUpAfterReconnect", .skipCatchUpAfterReconnect),
     ("stopOutboxAtFirst4xx", .stopOutboxAtFirst4xx), ("noRetryOfFailedSync", .noRetryOfFailedSync),
-    ("postNewestFirst", .postNewestFirst),
+    ("postNewestFirst", .postNewestFirst), ("deleteKeepsSearchIndex", .deleteKeepsSearchIndex),
+    ("keepRefusedDelete", .keepRefusedDelete),
   ]
 }

@@ -52,7 +52,8 @@ extension MessageStore {
           """
           SELECT count(*) FROM messages
           WHERE instr(text, ?) > 0 OR instr(coalesce(posted_text, ''), ?) > 0
-          """, words, words) ?? 0
+            OR instr(coalesce(restore_text, ''), ?) > 0
+          """, words, words, words) ?? 0
       let phrase = "\"" + words.replacingOccurrences(of: "\"", with: "\"\"") + "\""
       let indexed =
         try db.scalarInt(

@@ -284,7 +284,11 @@ actor Outbox {
       await context.metrics.recordRejected()
       context.log.write(LogRecord(.warning, "send.rejected", [("reason", error.label)]))
       do {
-        try await store.markFailed(message.clientID, sender: context.me, reason: reason(error))
+        if let conversation = try await store.markFailed(
+          message.clientID, sender: context.me, reason: reason(error))
+        {
+          await catchUp.start(conversation)
+        }
       } catch {
         context.log.write(LogRecord(.error, "send.mark_failed", [("error", "\(error)")]))
       }

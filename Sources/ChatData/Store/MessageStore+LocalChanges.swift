@@ -132,13 +132,17 @@ extension MessageStore {
       kind.rawValue, target.rawValue, previous)
   }
 
-  /// The server refused my queued edit (`row`): the message goes back to the text it had
-  /// before the edit, unless the server's own state replaced it meanwhile (a server edit
-  /// cleared the local mark). A later edit of mine still queued takes over what to restore
-  /// instead. A refused delete keeps its tombstone here: its text is not kept to restore (a
-  /// delete erases at once), so the message shows again only when the server next serves it.
-  func undoRefused(_ row: MessageRecord, restoring previous: String?, db: Database) throws {
-    guard let target = row.target, let previous, row.kind == .edit else { return }
+  /// The server refused my queued edit or delete (`row`): the message goes back to what the
+  /// server holds. For an edit, to the text it had before the edit, unless the server's own
+  /// state replaced it meanwhile (a server edit cleared the local mark); a later edit of mine
+  /// still queued takes over what to restore instead. A delete erased the text at once and
+  /// kept nothing to restore (`refetchRefusedDelete`). Returns true when the conversation must
+  /// catch up to get the message back.
+  func undoRefused(_ row: MessageRecord, restoring previous: String?, db: Database) throws -> Bool {
+    if row.kind == .delete {
+      return knownBugs.contains(.keepRefusedDelete) ? false : try refetchRefusedDelete(row, db: db)
+    }
+    guard let target = row.target, let previous, row.kind == .edit else { return false }
     let conversation = row.conversationID.rawValue
     let sender = row.senderID.rawValue
     let later =
@@ -153,7 +157,7 @@ extension MessageStore {
         UPDATE messages SET restore_text = ? WHERE conversation_id = ? AND sender_id = ?
           AND target = ? AND sequence IS NULL AND state = 0 AND restore_text = ?
         """, previous, conversation, sender, target.rawValue, row.text)
-      return
+      return false
     }
     try db.run(
       """
@@ -161,5 +165,38 @@ extension MessageStore {
       WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
         AND pending_edited_at IS NOT NULL AND deleted = 0
       """, previous, conversation, sender, target.rawValue)
+    return false
+  }
+
+  /// A refused delete of mine: its tombstone and the rows of its edits (their texts erased
+  /// too) go, and the sync position moves back below the message, so the next catch-up serves
+  /// it again as the server has it, with its current text. Durable: a restart before that
+  /// catch-up still finds the hole. Not when the server deleted the message meanwhile (its
+  /// delete item is held: the tombstone is right). A message the server never accepted (its
+  /// own post was refused too) simply goes: there is nothing of it anywhere to show.
+  private func refetchRefusedDelete(_ row: MessageRecord, db: Database) throws -> Bool {
+    guard let target = row.target?.rawValue else { return false }
+    let conversation = row.conversationID.rawValue
+    let sender = row.senderID.rawValue
+    let deletedByServer =
+      try db.scalarInt(
+        """
+        SELECT count(*) FROM messages WHERE conversation_id = ? AND sender_id = ? AND target = ?
+          AND kind = 'delete' AND sequence IS NOT NULL
+        """, conversation, sender, target) ?? 0
+    guard deletedByServer == 0 else { return false }
+    let sequence = try db.query(
+      """
+      DELETE FROM messages WHERE conversation_id = ? AND sender_id = ?
+        AND ((client_id = ? AND kind = 'message') OR (target = ? AND kind = 'edit'
+          AND sequence IS NOT NULL))
+      RETURNING kind, sequence
+      """, conversation, sender, target, target
+    ) { $0.string(0) == "message" ? $0.optionalInt(1) : nil }.compactMap { $0 }.first
+    guard let sequence else { return false }
+    try db.run(
+      "UPDATE conversations SET synced_up_to = min(synced_up_to, ?) WHERE id = ?",
+      sequence - 1, conversation)
+    return true
   }
 }

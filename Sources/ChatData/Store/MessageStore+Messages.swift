@@ -192,7 +192,11 @@ extension MessageStore {
   /// The server refused my message (a 4xx): only this one turns failed; it leaves the queue.
   /// The server holds nothing under its ID, so its text may change in place again. A refused
   /// edit or delete of mine puts its message back as the server has it (`undoRefused`).
-  func markFailed(_ id: MessageID, sender: UserID, reason: String) throws(StoreError) {
+  /// Returns the conversation that must catch up for that, if any.
+  @discardableResult
+  func markFailed(_ id: MessageID, sender: UserID, reason: String) throws(StoreError)
+    -> ConversationID?
+  {
     try write { db in
       let refused = try db.query(
         """
@@ -206,28 +210,40 @@ extension MessageStore {
           restore_text = NULL
         WHERE client_id = ? AND sender_id = ? AND sequence IS NULL
         """, reason, id.rawValue, sender.rawValue)
+      var catchUp: ConversationID?
       for case (let row, let previous)? in refused {
-        try undoRefused(row, restoring: previous, db: db)
+        if try undoRefused(row, restoring: previous, db: db) { catchUp = row.conversationID }
         touch(row.conversationID)
       }
+      return catchUp
     }
   }
 
   /// A tapped retry: a failed message goes back to sending, at the back of the queue, with the
   /// same ID. Returns false when the message is not failed (already sent, or still queued).
+  /// A delete sent again erases its message at once, as when it was first made.
   func requeue(_ id: MessageID, sender: UserID) throws(StoreError) -> Bool {
-    try write { db in
-      let conversation = try db.query(
+    let requeued = try write { db in
+      let rows = try db.query(
         """
         UPDATE messages SET state = 0, failure = NULL,
           outbox_position = \(Self.nextOutboxPosition)
         WHERE client_id = ? AND sender_id = ? AND state = 2 AND sequence IS NULL
-        RETURNING conversation_id
+        RETURNING conversation_id, kind, target
         """, id.rawValue, sender.rawValue
-      ) { ConversationID(rawValue: $0.string(0)) }
-      for case let id? in conversation { touch(id) }
-      return !conversation.isEmpty
+      ) { ($0.string(0), $0.string(1), $0.optionalString(2)) }
+      var erased = false
+      for (conversation, kind, target) in rows {
+        if kind == MessageRecord.Kind.delete.rawValue, let target {
+          erased = try erase(conversation, sender.rawValue, target, db: db) > 0 || erased
+        }
+        if let id = ConversationID(rawValue: conversation) { touch(id) }
+      }
+      if erased { try Self.mergeSearchIndex(db) }
+      return (requeued: !rows.isEmpty, erased: erased)
     }
+    if requeued.erased { emptyWriteAheadLog() }
+    return requeued.requeued
   }
 
   // MARK: - Saving the server's messages
@@ -356,12 +372,12 @@ extension MessageStore {
       }
       // The newest change held for it, a delete first: one lookup in messages_by_target. An
       // edit of mine still queued is not the server's yet (its time is this device's); my
-      // queued delete is final here already.
+      // queued delete is final here already (a refused one is not: `undoRefused`).
       let held = try db.query(
         """
         SELECT kind, text, sent_at FROM messages WHERE conversation_id = ? AND sender_id = ?
           AND target = ? AND kind IN ('edit', 'delete')
-          AND (sequence IS NOT NULL OR kind = 'delete')
+          AND (sequence IS NOT NULL OR (kind = 'delete' AND state = 0))
         ORDER BY kind = 'delete' DESC, sequence DESC LIMIT 1
         """, conversation, sender, id
       ) { ($0.string(0), $0.string(1), Date(timeIntervalSince1970: $0.double(2))) }.first
@@ -453,6 +469,14 @@ extension MessageStore {
   func erase(_ conversation: String, _ sender: String, _ id: String, db: Database)
     throws -> Int
   {
+    let kept =
+      knownBugs.contains(.deleteKeepsSearchIndex)
+      ? try db.query(
+        """
+        SELECT id, text FROM messages WHERE conversation_id = ? AND sender_id = ?
+          AND client_id = ? AND kind = 'message' AND text != ''
+        """, conversation, sender, id
+      ) { ($0.int(0), $0.string(1)) } : []
     try db.run(
       """
       UPDATE messages SET text = '', deleted = 1
@@ -462,10 +486,14 @@ extension MessageStore {
     var changes = db.changes
     try db.run(
       """
-      UPDATE messages SET text = '' WHERE conversation_id = ? AND sender_id = ? AND target = ?
-        AND kind = 'edit' AND text != ''
+      UPDATE messages SET text = '', restore_text = NULL
+      WHERE conversation_id = ? AND sender_id = ? AND target = ? AND kind = 'edit'
+        AND (text != '' OR restore_text IS NOT NULL)
       """, conversation, sender, id)
     changes += db.changes
+    for (row, text) in kept {
+      try db.run("INSERT INTO message_search (rowid, text) VALUES (?, ?)", row, text)
+    }
     return changes
   }
 

@@ -25,23 +25,26 @@ actor MessageStore {
   let db: Database
   private let subscribers = Broadcaster<StoreChange>(buffering: .unbounded)
   private var touched: Set<ConversationID> = []
+  /// Test-only: the store's known bugs put back (`KnownBugs`).
+  let knownBugs: KnownBugs
 
-  private init(db: Database, executor: any SerialTaskExecutor) {
+  private init(db: Database, executor: any SerialTaskExecutor, knownBugs: KnownBugs) {
     self.db = db
     self.executor = executor
+    self.knownBugs = knownBugs
   }
 
   /// Opens (creating and migrating) the database on `executor`'s thread.
-  static func open(_ location: Database.Location, executor: any SerialTaskExecutor)
-    async throws(StoreError) -> MessageStore
-  {
+  static func open(
+    _ location: Database.Location, executor: any SerialTaskExecutor, knownBugs: KnownBugs = []
+  ) async throws(StoreError) -> MessageStore {
     let result: Result<MessageStore, StoreError> = await executor.spawn {
       do {
         let db = try Database(location)
         // A delete is real (API.md Part 2): what SQLite frees is overwritten, not left behind.
         try db.execute("PRAGMA secure_delete = ON")
         try Self.migrator.migrate(db)
-        return .success(MessageStore(db: db, executor: executor))
+        return .success(MessageStore(db: db, executor: executor, knownBugs: knownBugs))
       } catch {
         return .failure(StoreError(error))
       }
