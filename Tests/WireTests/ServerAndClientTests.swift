@@ -38,7 +38,7 @@ import Testing
     #expect(response.contains("\"code\":\"timeout\""))
     #expect(response.contains("The headers did not arrive in time."))
     #expect(waited >= .milliseconds(299))
-    let rejection = try await withTimeout(seconds: 10) { await rejections.first { _ in true } }
+    let rejection = try await withTimeout(seconds: 60) { await rejections.first { _ in true } }
     #expect(rejection?.status == .requestTimeout)
     #expect(rejection?.code == "timeout")
     await server.shutdown()
@@ -67,7 +67,7 @@ import Testing
     _ = await rawExchange(port: port, "GARBAGE\r\n\r\n")
     _ = await rawExchange(
       port: port, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello world")
-    let reported = try await withTimeout(seconds: 10) {
+    let reported = try await withTimeout(seconds: 60) {
       var reported: [HTTPRejection] = []
       for await rejection in rejections {
         reported.append(rejection)
@@ -83,7 +83,7 @@ import Testing
 
   @Test func clientAndServerExchangeTextMessages() async throws {
     let (server, port) = try startTestServer()
-    let replies = try await withTimeout(seconds: 10) {
+    let replies = try await withTimeout(seconds: 60) {
       let socket = try await WebSocketClient.connect(
         to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"])
       for index in 0..<3 { try socket.send(text: "m\(index) ✓") }
@@ -112,7 +112,7 @@ import Testing
     var iterator = socket.messages.makeAsyncIterator()
     #expect(await iterator.next() == "hello")
     socket.close(code: .normalClosure, reason: "bye")
-    try await withTimeout(seconds: 10) { await socket.waitUntilClosed() }
+    try await withTimeout(seconds: 60) { await socket.waitUntilClosed() }
     #expect(socket.closeCode == .normalClosure)
     #expect(socket.closeReason == "")
     await server.shutdown()
@@ -140,7 +140,7 @@ import Testing
     var iterator = socket.messages.makeAsyncIterator()
     #expect(await iterator.next() == "echo: ready?")
     await server.shutdown()
-    try await withTimeout(seconds: 5) { await socket.waitUntilClosed() }
+    try await withTimeout(seconds: 30) { await socket.waitUntilClosed() }
     #expect(socket.closeCode == .goingAway)
     do {
       _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/echo")
@@ -157,7 +157,7 @@ import Testing
     configuration.maxQueuedMessages = 4
     let socket = try await WebSocketClient.connect(
       to: "ws://127.0.0.1:\(port)/push?count=50", configuration: configuration)
-    try await withTimeout(seconds: 10) { await socket.waitUntilClosed() }
+    try await withTimeout(seconds: 60) { await socket.waitUntilClosed() }
     #expect(socket.closeCode == .policyViolation)
     var received: [String] = []
     for await text in socket.messages { received.append(text) }
@@ -171,7 +171,7 @@ import Testing
     configuration.maxQueuedBytes = 4000
     let socket = try await WebSocketClient.connect(
       to: "ws://127.0.0.1:\(port)/push?count=20&size=993", configuration: configuration)
-    try await withTimeout(seconds: 10) { await socket.waitUntilClosed() }
+    try await withTimeout(seconds: 60) { await socket.waitUntilClosed() }
     #expect(socket.closeCode == .policyViolation)
     var received = 0
     for await _ in socket.messages { received += 1 }
@@ -180,7 +180,7 @@ import Testing
   }
 
   @Test func connectingToAClosedPortFailsWithoutHanging() async throws {
-    let outcome = try await withTimeout(seconds: 5) { () -> String in
+    let outcome = try await withTimeout(seconds: 30) { () -> String in
       do {
         _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:1/x")
         return "connected"
@@ -240,7 +240,7 @@ actor LiveSession {
     let (server, port) = try startTestServer()
     let executor = ThreadExecutor()
     let session = LiveSession(executor: executor)
-    let reply = try await withTimeout(seconds: 10) {
+    let reply = try await withTimeout(seconds: 60) {
       try await session.open(port: port)
       let reply = try await session.roundTrip("from the engine's executor")
       await session.close()
@@ -280,7 +280,7 @@ struct WireLiveConnection: LiveConnectionShape {
 @Suite struct LiveTransportAdapterTests {
   @Test func messageStreamAdapterDeliversAndFinishesOnClose() async throws {
     let (server, port) = try startTestServer()
-    let received = try await withTimeout(seconds: 10) {
+    let received = try await withTimeout(seconds: 60) {
       let connection: any LiveConnectionShape = WireLiveConnection(
         try await WebSocketClient.connect(
           to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"]))

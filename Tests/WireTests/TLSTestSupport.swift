@@ -34,7 +34,7 @@ struct TLSTestServer {
   /// The next TLS failure the server reports (within 10 s).
   func nextFailure() async throws -> TLSError? {
     let failures = failures
-    return try await withTimeout(seconds: 10) { await failures.first { _ in true }?.error }
+    return try await withTimeout(seconds: 60) { await failures.first { _ in true }?.error }
   }
 }
 
@@ -42,7 +42,7 @@ struct TLSTestServer {
 func echoOverTLS(_ url: String, client: TLSContext, text: String = "hello") async throws
   -> String?
 {
-  try await withTimeout(seconds: 10) {
+  try await withTimeout(seconds: 60) {
     let socket = try await WebSocketClient.connect(
       to: url, headers: ["Authorization": "Bearer good"], tls: client)
     try socket.send(text: text)
@@ -58,7 +58,7 @@ func echoOverTLS(_ url: String, client: TLSContext, text: String = "hello") asyn
 func tlsFailure(connecting url: String, client: TLSContext?, connectTimeout: Duration = .seconds(5))
   async throws -> WebSocketClientError?
 {
-  try await withTimeout(seconds: 10) { () -> WebSocketClientError? in
+  try await withTimeout(seconds: 60) { () -> WebSocketClientError? in
     do {
       let socket = try await WebSocketClient.connect(
         to: url, headers: ["Authorization": "Bearer good"], connectTimeout: connectTimeout,

@@ -33,7 +33,7 @@ struct TLSTests {
   @Test func aRefusedUpgradeOverTLSCarriesTheHTTPStatus() async throws {
     let server = try TLSTestServer()
     let client = try TestCertificates.client()
-    let error = try await withTimeout(seconds: 10) { () -> WebSocketClientError? in
+    let error = try await withTimeout(seconds: 60) { () -> WebSocketClientError? in
       do {
         _ = try await WebSocketClient.connect(
           to: "wss://localhost:\(server.port)/echo", tls: client)
@@ -147,7 +147,7 @@ struct TLSTests {
     #expect(response.contains("\"code\":\"tls_required\""))
     #expect(try await server.nextFailure() == .plaintextPeer)
     let rejections = server.rejections
-    let rejection = try await withTimeout(seconds: 10) { await rejections.first { _ in true } }
+    let rejection = try await withTimeout(seconds: 60) { await rejections.first { _ in true } }
     #expect(rejection?.status == .badRequest)
     #expect(rejection?.code == "tls_required")
     let reply = try await echoOverTLS(
@@ -216,7 +216,7 @@ struct TLSTests {
     var iterator = socket.messages.makeAsyncIterator()
     #expect(await iterator.next() == "echo: ready?")
     await server.server.shutdown()
-    try await withTimeout(seconds: 5) { await socket.waitUntilClosed() }
+    try await withTimeout(seconds: 30) { await socket.waitUntilClosed() }
     #expect(socket.closeCode == .goingAway)
   }
 }

@@ -7,7 +7,10 @@ import Synchronization
 struct TimedOut: Error {}
 
 /// Runs `operation`, failing with `TimedOut` if it takes longer than `seconds`: a bound on a
-/// wait for an event, never a sleep used to synchronise.
+/// wait for an event, never a sleep used to synchronise. The bounds the tests pass are there to
+/// turn a hang into a failure, not to time anything: CI runs every suite at once on two cores,
+/// where a round trip over loopback that takes a millisecond alone once took over 10 s (so
+/// they are 30–60 s).
 ///
 /// On time-out the operation is cancelled but not waited for: a wait that ignores
 /// cancellation (such as `WebSocket.waitUntilClosed()`) cannot turn a failure into a hang.
