@@ -65,7 +65,11 @@ extension ChatService {
       return .json(200, message)
     }
     metrics.sendsAccepted += 1
-    publish(.message(conversationId: conversation, message: message), to: outcome.memberIds)
+    var recipients = outcome.memberIds
+    if configuration.knownBugs.contains(.deliverToRemovedMembers) {
+      recipients = try await store.everMemberIds(of: conversation)
+    }
+    publish(.message(conversationId: conversation, message: message), to: recipients)
     publishReceipt(
       MemberReceipts(userId: sender, deliveredUpTo: message.sequence, readUpTo: message.sequence),
       in: conversation, to: outcome.memberIds)

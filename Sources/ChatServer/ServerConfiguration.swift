@@ -17,6 +17,8 @@ public struct ServerConfiguration: Sendable {
   /// Events a live subscription may hold unread; one more closes it (the client reconnects and
   /// catches up), so a stalled socket cannot grow the server's memory without bound.
   public var liveEventBufferLimit: Int
+  /// Test-only: known server bugs put back (`ServerKnownBugs`); a real server has none.
+  package var knownBugs: ServerKnownBugs = []
 
   public init(
     devMode: Bool = false,
@@ -35,6 +37,25 @@ public struct ServerConfiguration: Sendable {
     self.signingKey = signingKey
     self.liveEventBufferLimit = liveEventBufferLimit
   }
+}
+
+/// Test-only switches that put known server bugs back, so the simulation can prove its checker
+/// catches each of them (`Tests/SimulationTests/KnownBugTests.swift`); the client's are
+/// `KnownBugs`. Off by default; nothing outside the package can turn them on.
+/// - `deliverToRemovedMembers`: a new item goes live to every user who was ever a member, so a
+///   removed member's open socket still hears the group (`ChatService.post`). API.md: "a
+///   removed member's sockets get the members item that removed them, then nothing more".
+package struct ServerKnownBugs: OptionSet, Sendable, Hashable {
+  package let rawValue: Int
+
+  package init(rawValue: Int) { self.rawValue = rawValue }
+
+  package static let deliverToRemovedMembers = ServerKnownBugs(rawValue: 1 << 0)
+
+  /// Each switch by the name tools and tests use for it.
+  package static let byName: [(name: String, bug: ServerKnownBugs)] = [
+    ("deliverToRemovedMembers", .deliverToRemovedMembers)
+  ]
 }
 
 /// A per-user token bucket: `burst` requests at once, refilled at `perSecond`.

@@ -211,7 +211,8 @@ extension Checker {
     _ final: FinalView, log: [LoggedConversation], history: History, simulation: Simulation
   ) {
     let name = final.incarnation.name
-    let mine = log.filter { $0.members.contains(final.device.user) }
+    let user = final.device.user
+    let mine = log.filter { $0.wasEverMember(user) }
     if let outbox = final.outbox, outbox != 0 {
       report(.undrained, "\(name) still has \(outbox) in its outbox", keys: [name])
     } else if final.outbox == nil {
@@ -225,8 +226,10 @@ extension Checker {
     for id in final.listed where !mine.contains(where: { $0.id == id }) {
       report(.foreign, "\(name) lists \(simulation.label(id)), not one of its user's", keys: [name])
     }
+    checkStanding(final, mine: mine, simulation: simulation)
     for conversation in mine {
       let label = simulation.label(conversation.id)
+      let view = conversation.views[user]
       let shown = final.views[conversation.id] ?? []
       let sent = shown.filter { $0.sequence != nil }
       for unsent in shown where unsent.sequence == nil {
@@ -237,12 +240,14 @@ extension Checker {
           .undrained, "\(name) \(label): \(unsent.id) ends \(unsent.send)",
           keys: [unsent.id.rawValue])
       }
-      let expected = conversation.messages.filter {
+      let expected = (view?.items ?? []).filter {
         [.message, .members, .title].contains($0.effectiveKind)
       }
-      if let index = zip(sent, expected).enumerated().first(where: { !Self.same($1.0, $1.1) })?
-        .offset
-      {
+      let different = zip(sent, expected).enumerated().first { _, pair in
+        !Self.same(
+          pair.0, pair.1, text: conversation.sawEveryChange(of: pair.1, as: user))
+      }
+      if let index = different?.offset {
         report(
           .divergent,
           "\(name) \(label) shows \(sent[index].id) (#\(sent[index].sequence ?? 0)) where the server holds \(expected[index].clientMessageId) (#\(expected[index].sequence))"
@@ -272,13 +277,51 @@ extension Checker {
       let onServer = conversation.messages.contains {
         $0.clientMessageId.lowercased() == hit.messageID.rawValue
       }
-      let ownUnsent = hit.sequence == nil && hit.senderID == final.device.user
+      let ownUnsent = hit.sequence == nil && hit.senderID == user
       if !onServer && !ownUnsent {
         report(
           .unexpected, "\(name) holds \(hit.messageID), which the server does not",
           keys: [hit.messageID.rawValue])
       }
+      if let sequence = hit.sequence, conversation.views[user]?.sees(sequence) != true {
+        report(
+          .invisible,
+          "\(name) holds \(hit.messageID) at \(simulation.label(conversation.id))#\(sequence), written while \(user) was not a member",
+          keys: [hit.messageID.rawValue, name])
+      }
     }
+  }
+
+  /// The device stands where the server says its user stands in each conversation (member,
+  /// removed, left), with the same visible ranges.
+  private func checkStanding(
+    _ final: FinalView, mine: [LoggedConversation], simulation: Simulation
+  ) {
+    let name = final.incarnation.name
+    guard let held = final.conversations else {
+      report(.membership, "\(name): its conversations could not be read", keys: [name])
+      return
+    }
+    for conversation in mine {
+      guard let view = conversation.views[final.device.user],
+        let here = held.first(where: { $0.id == conversation.id })
+      else { continue }  // Not listed at all: `divergent`.
+      let ranges = view.visible.map { ($0.first, $0.last) }
+      let same = here.visible.elementsEqual(ranges) { $0.first == $1.0 && $0.last == $1.1 }
+      if here.participation.rawValue != view.membership.rawValue || !same {
+        report(
+          .membership,
+          "\(name) stands in \(simulation.label(conversation.id)) as \(here.participation.rawValue) "
+            + "\(Self.describe(here.visible)), the server says \(view.membership.rawValue) "
+            + Self.describe(ranges),
+          keys: [name])
+      }
+    }
+  }
+
+  private static func describe(_ ranges: [(first: Int, last: Int?)]) -> String {
+    "[" + ranges.map { "\($0.first)-\($0.last.map(String.init) ?? "")" }.joined(separator: ", ")
+      + "]"
   }
 
   /// What any device ever showed at a sequence is what the server holds there; no device
@@ -312,10 +355,21 @@ extension Checker {
       let parts = pair.split(separator: " ")
       let user = UserID(String(parts[0]))
       let conversation = log.first { $0.id.rawValue.lowercased() == parts[1] }
-      if let conversation, !conversation.members.contains(user) {
+      if let conversation, !conversation.wasEverMember(user) {
         report(
-          .foreign, "\(user) saw \(simulation.label(conversation.id)) without being a member",
+          .foreign, "\(user) saw \(simulation.label(conversation.id)) without ever being a member",
           keys: [])
+      }
+    }
+    for (user, conversations) in sequencesShown.sorted(by: { $0.key < $1.key }) {
+      for conversation in log {
+        guard let view = conversation.views[user],
+          let hidden = conversations[conversation.id]?.sorted().first(where: { !view.sees($0) })
+        else { continue }
+        report(
+          .invisible,
+          "a device of \(user) showed \(simulation.label(conversation.id))#\(hidden), written while \(user) was not a member",
+          keys: [user.rawValue])
       }
     }
   }
@@ -328,9 +382,11 @@ extension Checker {
     (a[0].0.id.rawValue, a[0].1.sequence) < (b[0].0.id.rawValue, b[0].1.sequence)
   }
 
-  private static func same(_ shown: Message, _ held: Item) -> Bool {
+  /// Whether a device shows the item the server holds; its text too when `text` (a former
+  /// member shows a message as it last saw it, not as later changes made it).
+  private static func same(_ shown: Message, _ held: Item, text: Bool) -> Bool {
     shown.sequence == held.sequence && shown.id.rawValue == held.clientMessageId.lowercased()
       && shown.senderID.rawValue == held.senderId
-      && Array(shown.text.utf8) == Array(held.text.utf8)
+      && (!text || Array(shown.text.utf8) == Array(held.text.utf8))
   }
 }

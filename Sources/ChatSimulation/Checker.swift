@@ -23,8 +23,14 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
     case receiptBackwards = "receipt-backwards"
     /// A message's sequence changed, or two messages showed at one sequence.
     case sequenceChanged = "sequence-changed"
-    /// A device held a message or conversation its user is not a member of.
+    /// A device held a message or conversation its user was never a member of.
     case foreign
+    /// A device held or showed an item of a conversation its user was in, but written while
+    /// its user was not a member (API.md: outside its visible ranges).
+    case invisible = "outside-visible"
+    /// A device's word on where its user stands in a conversation (member, removed, left) or
+    /// on the sequences it may see is not the server's.
+    case membership
     /// A device's sends in one conversation were accepted in another order than written (a
     /// send written after another returned must get a later sequence, unless retried).
     case sendOrder = "send-order"
@@ -93,6 +99,10 @@ final class Checker: @unchecked Sendable {
   private(set) var idOfText: [[UInt8]: MessageID] = [:]
   /// Every (user, conversation) a device showed, for the membership check at the end.
   private(set) var seenBy: Set<String> = []
+  /// The sequences each user's devices showed, by conversation, for the visibility check at
+  /// the end (whom the server let see what is known for sure only then: a members change
+  /// whose answer died with the server is learnt from the server at the end).
+  private(set) var sequencesShown: [UserID: [ConversationID: Set<Int>]] = [:]
 
   init(history: History) {
     self.history = history
@@ -144,6 +154,7 @@ final class Checker: @unchecked Sendable {
         }
         lastSequence = sequence
         claim(message, at: sequence, in: conversation, device: incarnation.name)
+        sequencesShown[device.user, default: [:]][conversation, default: []].insert(sequence)
       } else {
         if let lastUnsent, message.id.rawValue.lowercased() < lastUnsent.rawValue.lowercased() {
           report(
@@ -163,22 +174,26 @@ final class Checker: @unchecked Sendable {
   ) {
     for summary in list {
       checkMembership(device.user, summary.id, incarnation.name, simulation)
-      if !summary.memberIDs.contains(device.user) {
+      if summary.participation == .member, !summary.memberIDs.contains(device.user) {
         report(
-          .foreign, "\(incarnation.name) lists \(simulation.label(summary.id)) without its user",
+          .membership,
+          "\(incarnation.name) lists \(simulation.label(summary.id)) as a member, without its user among the members",
           keys: [incarnation.name])
       }
     }
   }
 
+  /// Notes that `user` saw `conversation` (checked against the server at the end); a user
+  /// the simulation never saw in it is reported now, for the trace's excerpt.
   private func checkMembership(
     _ user: UserID, _ conversation: ConversationID, _ place: String, _ simulation: Simulation
   ) {
-    seenBy.insert("\(user.rawValue) \(conversation.rawValue.lowercased())")
-    if let members = simulation.members(of: conversation), !members.contains(user) {
-      report(
-        .foreign, "\(place): \(user) is not a member of \(simulation.label(conversation))",
-        keys: [place])
+    if seenBy.insert("\(user.rawValue) \(conversation.rawValue.lowercased())").inserted,
+      let members = simulation.everMembers(of: conversation), !members.contains(user)
+    {
+      simulation.history.trace(
+        "check: \(place) shows \(simulation.label(conversation)), which \(user) was not seen joining"
+      )
     }
   }
 
@@ -212,8 +227,8 @@ final class Checker: @unchecked Sendable {
     let mine = message.senderID == device.user
     let ticks = mine ? Ticks(send: message.send, receipt: message.receipt) : nil
     let text = Array(message.text.utf8)
-    if message.isDeleted {
-      // A tombstone has no text to know it by.
+    if message.isDeleted || message.event != nil {
+      // A tombstone has no text to know it by, nor has a line such as "carol added dave".
     } else if let known = idOfText[text], known != message.id {
       report(
         .identity, "\(place): one send shows as \(known) and as \(message.id)",

@@ -1,4 +1,5 @@
 import ChatData
+import ChatServer
 import Foundation
 
 /// How big one run is.
@@ -78,6 +79,8 @@ public struct SimulationOptions: Sendable {
   public var folder: String
   /// Test-only: known bugs put back (see `KnownBugs`).
   package var knownBugs: KnownBugs = []
+  /// Test-only: known server bugs put back (see `ServerKnownBugs`).
+  package var serverKnownBugs: ServerKnownBugs = []
   /// Test-only: a fault plan aimed at one rule, so a bug that breaks it rarely under the seeds'
   /// own plans shows within a few seeds.
   package var focus: Focus = .none
@@ -85,6 +88,9 @@ public struct SimulationOptions: Sendable {
   /// --without-edits`. It found that a refused edit or delete left the device showing it
   /// (`undoRefused`).
   public var editsAndDeletes = true
+  /// Users also add members to their groups, remove them and leave; on by default, off with
+  /// `chat-sim --without-member-changes`.
+  public var memberChanges = true
 
   public init(profile: Profile = .quick, keepsTrace: Bool = true, folder: String? = nil) {
     self.profile = profile
@@ -102,5 +108,25 @@ public struct SimulationOptions: Sendable {
       return "/dev/shm"
     }
     return NSTemporaryDirectory()
+  }
+}
+
+extension SimulationOptions {
+  /// Every known bug's name, the client's (`KnownBugs`) and the server's (`ServerKnownBugs`).
+  package static var knownBugNames: [String] {
+    KnownBugs.byName.map(\.name) + ServerKnownBugs.byName.map(\.name)
+  }
+
+  /// Puts back the known bug called `name`; false when no bug has that name.
+  package mutating func putBack(_ name: String) -> Bool {
+    if let bug = KnownBugs.byName.first(where: { $0.name == name })?.bug {
+      knownBugs.insert(bug)
+      return true
+    }
+    if let bug = ServerKnownBugs.byName.first(where: { $0.name == name })?.bug {
+      serverKnownBugs.insert(bug)
+      return true
+    }
+    return false
   }
 }

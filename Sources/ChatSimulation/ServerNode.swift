@@ -21,14 +21,19 @@ final class ServerNode: @unchecked Sendable {
   private(set) var executor: SteppedExecutor?
   private(set) var service: ChatService?
 
-  init(path: String, world: World, seed: UInt64, accessTokenTTL: Duration) throws {
+  init(
+    path: String, world: World, seed: UInt64, accessTokenTTL: Duration,
+    knownBugs: ServerKnownBugs = []
+  ) throws {
     self.path = path
     self.world = world
     self.seed = seed
     var random = SimRandom(seed: seed, stream: "server.key")
-    configuration = ServerConfiguration(
+    var configuration = ServerConfiguration(
       devMode: true, accessTokenTTL: accessTokenTTL,
       signingKey: try SigningKey(bytes: random.bytes(SigningKey.byteCount)))
+    configuration.knownBugs = knownBugs
+    self.configuration = configuration
   }
 
   var isUp: Bool { service != nil }

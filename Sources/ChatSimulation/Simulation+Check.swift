@@ -6,8 +6,49 @@ import Foundation
 /// A conversation as the server holds it at the end: the truth the checker compares to.
 struct LoggedConversation {
   let id: ConversationID
+  /// The members now.
   let members: [UserID]
+  /// The whole log: every item, as the users who could see it were served it.
   let messages: [Item]
+  /// What the server serves each user who was ever a member: where it stands, what it sees.
+  let views: [UserID: UserView]
+
+  /// One user's part of a conversation, as the server serves it to that user.
+  struct UserView {
+    let membership: Membership
+    let visible: [VisibleRange]
+    /// The items it may see, in order.
+    let items: [Item]
+
+    func sees(_ sequence: Int) -> Bool {
+      visible.contains { sequence >= $0.first && $0.last.map { sequence <= $0 } ?? true }
+    }
+  }
+
+  /// Whether `user` was ever a member (it lists the conversation and reads what it saw).
+  func wasEverMember(_ user: UserID) -> Bool { views[user] != nil }
+
+  /// The edit and delete items of the message with client message ID `id`, in order.
+  func changes(of id: String) -> [Item] {
+    messages.filter {
+      [.edit, .delete].contains($0.effectiveKind) && $0.target?.lowercased() == id.lowercased()
+    }
+  }
+
+  /// Whether `user` saw every change made to `message`: then its devices show the message in
+  /// the state the server serves (its current one). A member who left before an edit or a
+  /// delete keeps the message as it last saw it (API.md: it sees items written while it was a
+  /// member; "every device that applies the delete erases").
+  func sawEveryChange(of message: Item, as user: UserID) -> Bool {
+    guard let view = views[user] else { return false }
+    return changes(of: message.clientMessageId).allSatisfy { view.sees($0.sequence) }
+  }
+
+  /// Whether `user` saw the delete of the message with client message ID `id`.
+  func sawDelete(of id: String, as user: UserID) -> Bool {
+    guard let view = views[user] else { return false }
+    return changes(of: id).contains { $0.effectiveKind == .delete && view.sees($0.sequence) }
+  }
 }
 
 /// What a device shows at the end, every conversation scrolled back to its beginning.
@@ -20,14 +61,18 @@ struct FinalView {
   /// Every message row its database holds; nil when it could not be read.
   let held: [HeldMessage]?
   let listed: [ConversationID]
+  /// Where its user stands in each conversation it holds; nil when it could not be read.
+  let conversations: [HeldConversation]?
 }
 
 extension Simulation {
-  /// Reads every conversation and message from the live server, as each user (past every
-  /// fault: straight to the service).
+  /// Reads every conversation and item from the live server as each user sees them (past
+  /// every fault: straight to the service); the whole log is the union of what the users see,
+  /// since every item was written while someone was a member.
   func readServer() -> [LoggedConversation]? {
-    var logged: [LoggedConversation] = []
-    var seen: Set<String> = []
+    var conversations: [String: ConversationItem] = [:]
+    var views: [String: [UserID: LoggedConversation.UserView]] = [:]
+    var log: [String: [Int: Item]] = [:]
     for user in Set(devices.map(\.user.rawValue)).sorted() {
       guard let token = observer(user),
         let response = serverRequest(APIRequest(.listConversations), token: token),
@@ -36,32 +81,49 @@ extension Simulation {
         checker.report(.relaunch, "the server could not be read as \(user)", keys: [])
         return nil
       }
-      for item in list.items.sorted(by: { $0.id < $1.id }) where seen.insert(item.id).inserted {
+      for item in list.items {
+        let key = item.id.lowercased()
         registerConversation(item)
-        var messages: [Item] = []
-        var after = 0
-        while true {
-          guard
-            let response = serverRequest(
-              APIRequest(
-                .listItems(conversation: item.id),
-                query: ["after": String(after), "limit": "200"]), token: token),
-            let page = try? APICoding.decode(ItemPage.self, from: response.body)
-          else {
-            checker.report(.relaunch, "the server's messages could not be read", keys: [])
-            return nil
-          }
-          messages += page.items
-          guard page.hasMore, let last = page.items.last else { break }
-          after = last.sequence
+        if conversations[key] == nil || item.membership == .member { conversations[key] = item }
+        guard let items = readItems(of: item.id, token: token) else { return nil }
+        // A former member may be served an item as of when it left: a member's copy wins.
+        for entry in items where item.membership == .member || log[key]?[entry.sequence] == nil {
+          log[key, default: [:]][entry.sequence] = entry
         }
-        logged.append(
-          LoggedConversation(
-            id: ConversationID(item.id), members: item.memberIds.map { UserID($0) },
-            messages: messages))
+        views[key, default: [:]][UserID(user)] = LoggedConversation.UserView(
+          membership: item.membership ?? .member,
+          visible: item.visible ?? [VisibleRange(first: 1, last: nil)], items: items)
       }
     }
-    return logged
+    return conversations.keys.sorted().compactMap { key in
+      guard let item = conversations[key] else { return nil }
+      let current = views[key, default: [:]].filter { $0.value.membership == .member }
+      return LoggedConversation(
+        id: ConversationID(item.id), members: current.keys.sorted(),
+        messages: (log[key] ?? [:]).sorted { $0.key < $1.key }.map(\.value),
+        views: views[key] ?? [:])
+    }
+  }
+
+  /// Every item of a conversation the holder of `token` may see, page by page.
+  private func readItems(of conversation: String, token: String) -> [Item]? {
+    var items: [Item] = []
+    var after = 0
+    while true {
+      guard
+        let response = serverRequest(
+          APIRequest(
+            .listItems(conversation: conversation),
+            query: ["after": String(after), "limit": "200"]), token: token),
+        let page = try? APICoding.decode(ItemPage.self, from: response.body)
+      else {
+        checker.report(.relaunch, "the server's messages could not be read", keys: [])
+        return nil
+      }
+      items += page.items
+      guard page.hasMore, let last = page.items.last else { return items }
+      after = last.sequence
+    }
   }
 
   /// Scrolls every device back to the beginning of every conversation its user is in, reads
@@ -77,7 +139,7 @@ extension Simulation {
           !scrolled.contains(ObjectIdentifier(incarnation))
         else { continue }
         scrolled.append(ObjectIdentifier(incarnation))
-        let mine = log.filter { $0.members.contains(device.user) }.map(\.id)
+        let mine = log.filter { $0.wasEverMember(device.user) }.map(\.id)
         for conversation in mine {
           openScreen(conversation, on: device, incarnation)
         }
@@ -105,10 +167,13 @@ extension Simulation {
       let held = world.perform(on: incarnation.executor, timeout: .seconds(60)) {
         try? await engine.heldMessages()
       }
+      let standing = world.perform(on: incarnation.executor, timeout: .seconds(60)) {
+        try? await engine.heldConversations()
+      }
       finals.append(
         FinalView(
           device: device, incarnation: incarnation, views: incarnation.latest, outbox: outbox,
-          held: held ?? nil, listed: incarnation.known.map(\.id)))
+          held: held ?? nil, listed: incarnation.known.map(\.id), conversations: standing ?? nil))
     }
     checkErasure(log, finals)
     checker.checkEnd(log: log, finals: finals, simulation: self)
@@ -125,7 +190,9 @@ extension Simulation {
         let texts =
           [sentText[id]].compactMap { $0 }
           + history.changes.filter { $0.target.rawValue == id }.compactMap(\.text)
-        for final in finals where conversation.members.contains(final.device.user) {
+        // Every device whose user saw the delete (a member who left before it keeps what it
+        // saw: the delete was written outside its visible ranges).
+        for final in finals where conversation.sawDelete(of: id, as: final.device.user) {
           guard let engine = final.incarnation.engine else { continue }
           for text in texts {
             let words = Self.uniqueWords(of: text)

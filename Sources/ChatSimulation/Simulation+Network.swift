@@ -167,7 +167,28 @@ extension Simulation {
       registerConversation(created.conversation)
       line += " created \(label(ConversationID(created.conversation.id)))"
     }
+    if request.method == "POST", request.path.hasSuffix("/members"), response.status == 201,
+      let item = try? APICoding.decode(Item.self, from: response.body)
+    {
+      membersChanged(item)
+      line += " #\(item.sequence) +\((item.added ?? []).joined(separator: ","))"
+      line += " -\((item.removed ?? []).joined(separator: ","))"
+    }
     history.trace(line)
+  }
+
+  /// Learns a members change the server made.
+  func membersChanged(_ item: Item) {
+    guard
+      let index = conversations.firstIndex(where: {
+        $0.id.rawValue.lowercased() == item.conversationId.lowercased()
+      })
+    else { return }
+    let added = (item.added ?? []).map { UserID($0) }
+    let removed = Set((item.removed ?? []).map { UserID($0) })
+    conversations[index].members =
+      Set(conversations[index].members).union(added).subtracting(removed).sorted()
+    conversations[index].everMembers.formUnion(added)
   }
 
   /// Learns a conversation the server created (its members are the truth the checker uses).
@@ -177,8 +198,9 @@ extension Simulation {
     let initials = created.memberIds.map { String($0.prefix(1)) }.joined()
     let taken = conversations.filter { $0.label.hasPrefix(initials) }.count
     let label = taken == 0 ? initials : "\(initials)\(taken + 1)"
+    let members = created.memberIds.map { UserID($0) }
     conversations.append(
-      ConversationInfo(id: id, label: label, members: created.memberIds.map { UserID($0) }))
+      ConversationInfo(id: id, label: label, members: members, everMembers: Set(members)))
     labels[created.id.lowercased()] = label
   }
 

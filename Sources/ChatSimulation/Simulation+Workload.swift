@@ -126,6 +126,8 @@ extension Simulation {
       createConversation(on: device, incarnation, engine)
     case 95..<98 where options.editsAndDeletes:
       change(on: device, incarnation, engine, in: conversation, deleting: roll == 97)
+    case 98..<100 where options.memberChanges:
+      changeMembers(on: device, incarnation, engine, in: conversation)
     default:
       send(on: device, incarnation, engine, in: conversation)
     }
@@ -180,6 +182,41 @@ extension Simulation {
         history.changeReturned(number)
       } catch {
         history.trace("op \(incarnation.name) change refused id=\(target): \(error)")
+      }
+    }
+  }
+
+  /// Adds someone, removes another member, or leaves, as a member of a group does (a removal
+  /// the user has no right to is refused with 403, which is a rule too). Needs the network,
+  /// like creating a conversation: a failure is shown and nothing is queued.
+  private func changeMembers(
+    on device: SimDevice, _ incarnation: Incarnation, _ engine: ChatEngine,
+    in conversation: ConversationID
+  ) {
+    guard let summary = incarnation.known.first(where: { $0.id == conversation }),
+      summary.participation == .member
+    else { return }
+    let everyone = Set(devices.map(\.user))
+    let outside = everyone.subtracting(summary.memberIDs).sorted()
+    let others = Set(summary.memberIDs).subtracting([device.user]).sorted()
+    var add: [UserID] = []
+    var remove: [UserID] = []
+    switch workloadRandom.below(10) {
+    case 0..<4 where !outside.isEmpty: add = [workloadRandom.pick(outside)]
+    case 4..<7 where !others.isEmpty: remove = [workloadRandom.pick(others)]
+    case 7..<10 where !others.isEmpty: remove = [device.user]
+    default: return
+    }
+    let what =
+      add.map { "+\($0)" } + remove.map { $0 == device.user ? "leave" : "-\($0)" }
+    history.trace(
+      "op \(incarnation.name) members \(label(conversation)) \(what.joined(separator: " "))")
+    incarnation.executor.spawn { [self] in
+      do {
+        try await engine.conversationList.changeMembers(in: conversation, add: add, remove: remove)
+        history.trace("op \(incarnation.name) members changed \(label(conversation))")
+      } catch {
+        history.trace("op \(incarnation.name) members refused \(label(conversation)): \(error)")
       }
     }
   }

@@ -55,7 +55,11 @@ final class Simulation: @unchecked Sendable {
   struct ConversationInfo {
     let id: ConversationID
     let label: String
-    let members: [UserID]
+    /// The members now, as the server's members items changed them.
+    var members: [UserID]
+    /// Everyone who was ever a member: a former member still lists the conversation and reads
+    /// what it saw; anyone else never sees it.
+    var everMembers: Set<UserID>
   }
 
   init(seed: UInt64, options: SimulationOptions) throws {
@@ -75,7 +79,8 @@ final class Simulation: @unchecked Sendable {
     workloadRandom = SimRandom(seed: seed, stream: "workload")
     let ttl = Duration.seconds(planRandom.int(in: 60...900))
     server = try ServerNode(
-      path: folder + "/server.sqlite", world: world, seed: seed, accessTokenTTL: ttl)
+      path: folder + "/server.sqlite", world: world, seed: seed, accessTokenTTL: ttl,
+      knownBugs: options.serverKnownBugs)
     for name in Self.deviceNames {
       let skewed = planRandom.chance(0.4)
       let hours = planRandom.int(in: -12...12)
@@ -99,6 +104,11 @@ final class Simulation: @unchecked Sendable {
 
   func members(of conversation: ConversationID) -> [UserID]? {
     conversations.first { $0.id == conversation }?.members
+  }
+
+  /// Everyone who was ever a member of `conversation`; nil for a conversation not yet known.
+  func everMembers(of conversation: ConversationID) -> Set<UserID>? {
+    conversations.first { $0.id == conversation }?.everMembers
   }
 
   /// A short, unique and recognisable message text. Every text holds the word "sim" (so a

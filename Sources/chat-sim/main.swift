@@ -43,10 +43,10 @@ struct ChatSim: ParsableCommand {
     name: .customLong("known-bug"),
     help: ArgumentHelp(
       "Put a known bug back, to find seeds that reach it (the regression seeds' search): "
-        + KnownBugs.byName.map(\.name).joined(separator: ", ") + ".",
+        + SimulationOptions.knownBugNames.joined(separator: ", ") + ".",
       valueName: "NAME"),
     transform: ChatSim.knownBug)
-  var knownBug: KnownBugs = []
+  var knownBug: String?
   @Option(
     help: ArgumentHelp(
       "A fault plan aimed at one rule, on top of each seed's own: "
@@ -56,6 +56,8 @@ struct ChatSim: ParsableCommand {
   var focus = Focus.none
   @Flag(help: "Leave out edits and deletes: users only send (the workload before issue 13).")
   var withoutEdits = false
+  @Flag(help: "Leave out member changes: nobody adds, removes or leaves (before groups changed).")
+  var withoutMemberChanges = false
 
   @Sendable static func focus(_ text: String) throws -> Focus {
     guard let focus = Focus(rawValue: text) else {
@@ -64,19 +66,20 @@ struct ChatSim: ParsableCommand {
     return focus
   }
 
-  @Sendable static func knownBug(_ text: String) throws -> KnownBugs {
-    guard let bug = KnownBugs.byName.first(where: { $0.name == text })?.bug else {
-      throw ValidationError("one of " + KnownBugs.byName.map(\.name).joined(separator: ", "))
+  @Sendable static func knownBug(_ text: String) throws -> String? {
+    guard SimulationOptions.knownBugNames.contains(text) else {
+      throw ValidationError("one of " + SimulationOptions.knownBugNames.joined(separator: ", "))
     }
-    return bug
+    return text
   }
 
   /// The run's options: `profile`, the trace kept or not, and the known bug if any.
   func options(keepsTrace: Bool = true) -> SimulationOptions {
     var options = SimulationOptions(profile: profile, keepsTrace: keepsTrace)
-    options.knownBugs = knownBug
+    if let knownBug { _ = options.putBack(knownBug) }
     options.focus = focus
     options.editsAndDeletes = !withoutEdits
+    options.memberChanges = !withoutMemberChanges
     return options
   }
 

@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatData
 import ChatDomain
 import ChatPresentation
 import Foundation
@@ -41,26 +42,63 @@ import Testing
       simulation.history.sendSaved(number, as: MessageID(rawValue: id)!)
     }
 
-    /// The server's log is `messages` (id, sequence, text) in each conversation.
-    func checkEnd(_ log: [ConversationID: [(String, Int, String)]], sender: UserID = alice) {
+    /// The server's log is `messages` (id, sequence, text) in each conversation; alice has
+    /// seen all of it, bob from `bobFrom` on; `finals` are what devices hold at the end.
+    func checkEnd(
+      _ log: [ConversationID: [(String, Int, String)]], sender: UserID = alice,
+      bobFrom: Int = 1, finals: [FinalView] = []
+    ) {
       let logged = log.keys.sorted().map { conversation in
-        LoggedConversation(
-          id: conversation, members: [alice, bob],
-          messages: log[conversation]!.map { id, sequence, text in
-            Item(
-              id: "server-\(sequence)", clientMessageId: id,
-              conversationId: conversation.rawValue, senderId: sender.rawValue, text: text,
-              sequence: sequence, sentAt: "2026-11-30T14:02:03.123Z")
-          })
+        let items = log[conversation]!.map { id, sequence, text in
+          Item(
+            id: "server-\(sequence)", clientMessageId: id,
+            conversationId: conversation.rawValue, senderId: sender.rawValue, text: text,
+            sequence: sequence, sentAt: "2026-11-30T14:02:03.123Z")
+        }
+        return LoggedConversation(
+          id: conversation, members: [alice, bob], messages: items,
+          views: [
+            alice: .init(
+              membership: .member, visible: [VisibleRange(first: 1, last: nil)], items: items),
+            bob: .init(
+              membership: .member, visible: [VisibleRange(first: bobFrom, last: nil)],
+              items: items.filter { $0.sequence >= bobFrom }),
+          ])
       }
-      checker.checkEnd(log: logged, finals: [], simulation: simulation)
+      checker.checkEnd(log: logged, finals: finals, simulation: simulation)
+    }
+
+    /// What `device` holds at the end: its screen of the chat shows `shown` (id, sequence),
+    /// its rows are those, and it stands in the chat as `standing`, seeing `visible`.
+    func final(
+      _ device: String, shows shown: [(String, Int)], standing: Participation = .member,
+      visible: [(first: Int, last: Int?)] = [(1, nil)]
+    ) -> FinalView {
+      let simDevice = SimDevice(name: device, path: "/nonexistent", clockOffset: .zero)
+      let incarnation = Incarnation(
+        name: device + "#1", executor: simulation.world.makeExecutor(device))
+      let messages = shown.map { id, sequence in
+        Message(
+          id: MessageID(rawValue: id)!, conversationID: chat, senderID: alice,
+          text: "sim \(sequence)",
+          sentAt: Date(timeIntervalSince1970: 0), sequence: sequence, send: .sent,
+          receipt: .unknown)
+      }
+      return FinalView(
+        device: simDevice, incarnation: incarnation, views: [chat: messages], outbox: 0,
+        held: messages.map {
+          HeldMessage(
+            conversationID: chat, messageID: $0.id, senderID: alice, sequence: $0.sequence)
+        }, listed: [chat],
+        conversations: [HeldConversation(id: chat, participation: standing, visible: visible)])
     }
 
     /// `device`'s screen of the chat shows `messages` (id, sequence, text, receipt).
     func show(_ messages: [(String, Int?, String, ReceiptState)], on device: String) {
       if simulation.members(of: chat) == nil {
         simulation.conversations.append(
-          Simulation.ConversationInfo(id: chat, label: "ab", members: [alice, bob]))
+          Simulation.ConversationInfo(
+            id: chat, label: "ab", members: [alice, bob], everMembers: [alice, bob]))
       }
       let simDevice = SimDevice(name: device, path: "/nonexistent", clockOffset: .zero)
       let incarnation = Incarnation(
@@ -167,7 +205,65 @@ import Testing
   @Test func aConversationShownToANonMemberIsForeign() throws {
     let s = try Scenario()
     s.show([(Self.id1, 1, "sim 1", .unknown)], on: "carol.phone")
-    #expect(s.violations.contains(.foreign))
+    s.sent("sim 1", as: Self.id1)
+    s.checkEnd([Self.chat: [(Self.id1, 1, "sim 1")]])
+    #expect(s.violations == [.foreign])
+  }
+
+  /// API.md: a member sees what was written while it was a member, and nothing else. bob was
+  /// added at 2; a screen of his showing 1 breaks that, one showing 2 does not.
+  @Test func anItemShownOutsideItsUsersVisibleRangesIsInvisible() throws {
+    let s = try Scenario()
+    s.sent("sim 1", as: Self.id1)
+    s.sent("sim 2", as: Self.id2)
+    s.show([(Self.id2, 2, "sim 2", .unknown)], on: "bob.phone")
+    s.checkEnd([Self.chat: [(Self.id1, 1, "sim 1"), (Self.id2, 2, "sim 2")]], bobFrom: 2)
+    #expect(s.violations == [])
+    s.show([(Self.id1, 1, "sim 1", .unknown), (Self.id2, 2, "sim 2", .unknown)], on: "bob.phone")
+    s.checkEnd([Self.chat: [(Self.id1, 1, "sim 1"), (Self.id2, 2, "sim 2")]], bobFrom: 2)
+    #expect(s.violations == [.invisible])
+  }
+
+  /// A row held outside the visible ranges breaks the rule too, even if no screen showed it.
+  @Test func aRowHeldOutsideItsUsersVisibleRangesIsInvisible() throws {
+    let s = try Scenario()
+    s.sent("sim 1", as: Self.id1)
+    s.sent("sim 2", as: Self.id2)
+    let log = [Self.chat: [(Self.id1, 1, "sim 1"), (Self.id2, 2, "sim 2")]]
+    let bobs = s.final("bob.phone", shows: [(Self.id2, 2)], visible: [(2, nil)])
+    s.checkEnd(log, bobFrom: 2, finals: [bobs])
+    #expect(s.violations == [])
+    let holding = s.final(
+      "bob.phone", shows: [(Self.id1, 1), (Self.id2, 2)], visible: [(2, nil)])
+    s.checkEnd(log, bobFrom: 2, finals: [holding])
+    #expect(s.violations.contains(.invisible))
+  }
+
+  /// A device that stands elsewhere than the server says (still a member, or seeing other
+  /// ranges) breaks the membership rule.
+  @Test func aDeviceWhoseRangesAreNotTheServersBreaksMembership() throws {
+    let log = [Self.chat: [(Self.id1, 1, "sim 1"), (Self.id2, 2, "sim 2")]]
+    let wrongRange = try Scenario()
+    wrongRange.sent("sim 1", as: Self.id1)
+    wrongRange.sent("sim 2", as: Self.id2)
+    wrongRange.checkEnd(
+      log, bobFrom: 2,
+      finals: [wrongRange.final("bob.phone", shows: [(Self.id2, 2)], visible: [(1, nil)])])
+    #expect(wrongRange.violations == [.membership])
+    let wrongStanding = try Scenario()
+    wrongStanding.sent("sim 1", as: Self.id1)
+    wrongStanding.sent("sim 2", as: Self.id2)
+    let removed = wrongStanding.final(
+      "bob.phone", shows: [(Self.id2, 2)], standing: .removed, visible: [(2, nil)])
+    wrongStanding.checkEnd(log, bobFrom: 2, finals: [removed])
+    #expect(wrongStanding.violations == [.membership])
+    let right = try Scenario()
+    right.sent("sim 1", as: Self.id1)
+    right.sent("sim 2", as: Self.id2)
+    right.checkEnd(
+      log, bobFrom: 2,
+      finals: [right.final("bob.phone", shows: [(Self.id2, 2)], visible: [(2, nil)])])
+    #expect(right.violations == [])
   }
 
   @Test func aReadTickThatGoesBackIsCaught() throws {

@@ -3,8 +3,9 @@
 /// outside the package can turn them on, and the app never does.
 ///
 /// Each one is one line of the engine: the first four are the traps named in seed 000, the
-/// fifth a bug the simulation found, the sixth the order rule of seed 003's outbox, the last
-/// two rules of API.md Part 2's deletes.
+/// fifth a bug the simulation found, the sixth the order rule of seed 003's outbox, the next
+/// two rules of API.md Part 2's deletes, the last its groups that change (the server's own
+/// switch for them is `ServerKnownBugs`).
 /// - `retryWithNewID`: every post carries a fresh client message ID, so the server cannot
 ///   recognise a retry after a lost reply (`Outbox.post`).
 /// - `orderByDeviceClock`: a conversation is sorted by `sentAt`, the phone's clock for its own
@@ -21,6 +22,8 @@
 ///   written offline arrive in the reverse order (`Outbox.postNext`).
 /// - `deleteKeepsSearchIndex`: a delete erases a message's text from its row but leaves its
 ///   words in the search index (`MessageStore.erase`).
+/// - `ignoreMyRemoval`: a members item that removes me changes the members but not where I
+///   stand nor what I see, so the conversation stays writable here (`MessageStore.applyMembers`).
 /// - `keepRefusedDelete`: a delete of mine the server refuses keeps its tombstone here, while
 ///   the message lives on everywhere else (`MessageStore.undoRefused`). Found by the simulation
 ///   before it was fixed.
@@ -37,6 +40,7 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let postNewestFirst = KnownBugs(rawValue: 1 << 5)
   package static let deleteKeepsSearchIndex = KnownBugs(rawValue: 1 << 6)
   package static let keepRefusedDelete = KnownBugs(rawValue: 1 << 7)
+  package static let ignoreMyRemoval = KnownBugs(rawValue: 1 << 8)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: KnownBugs)] = [
@@ -44,6 +48,6 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
     ("skipCatchUpAfterReconnect", .skipCatchUpAfterReconnect),
     ("stopOutboxAtFirst4xx", .stopOutboxAtFirst4xx), ("noRetryOfFailedSync", .noRetryOfFailedSync),
     ("postNewestFirst", .postNewestFirst), ("deleteKeepsSearchIndex", .deleteKeepsSearchIndex),
-    ("keepRefusedDelete", .keepRefusedDelete),
+    ("keepRefusedDelete", .keepRefusedDelete), ("ignoreMyRemoval", .ignoreMyRemoval),
   ]
 }

@@ -10,6 +10,15 @@ package struct HeldMessage: Sendable, Equatable {
   package let senderID: UserID
   /// Nil while the message waits for the server.
   package let sequence: Int?
+
+  package init(
+    conversationID: ConversationID, messageID: MessageID, senderID: UserID, sequence: Int?
+  ) {
+    self.conversationID = conversationID
+    self.messageID = messageID
+    self.senderID = senderID
+    self.sequence = sequence
+  }
 }
 
 extension ChatEngine {

@@ -432,7 +432,7 @@ extension MessageStore {
     current.subtract(item.removed.map(\.rawValue))
     var standing = participation
     var seen = visible
-    if item.removed.contains(me) {
+    if item.removed.contains(me), !knownBugs.contains(.ignoreMyRemoval) {
       standing = item.senderID == me ? Participation.left.rawValue : Participation.removed.rawValue
       seen = visible.closed(at: sequence)
     } else if item.added.contains(me) {

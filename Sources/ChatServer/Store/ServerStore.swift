@@ -111,6 +111,15 @@ public actor ServerStore {
     try reading { try Self.memberIds(database, of: conversation, actingAs: user) }
   }
 
+  /// Everyone who was ever a member, sorted (`ServerKnownBugs.deliverToRemovedMembers` only).
+  func everMemberIds(of conversation: String) throws(ServiceError) -> [String] {
+    try reading {
+      try database.query(
+        "SELECT user_id FROM members WHERE conversation_id = ? ORDER BY user_id", conversation
+      ) { $0.string(0) }
+    }
+  }
+
   /// Runs `body` with the database: for tests that inject faults (a trigger that fails a
   /// write) or inspect rows.
   func withDatabase<T: Sendable>(_ body: @Sendable (Database) throws -> T) rethrows -> T {

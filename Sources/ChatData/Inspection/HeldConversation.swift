@@ -1,0 +1,36 @@
+import ChatDomain
+
+/// One conversation row a device's database holds, as the simulation's checker reads it: where
+/// the user stands in it and which sequences it may see, to compare with the server's word.
+///
+/// `package`, not `public`: only targets of this package see it, and no app depends on it.
+package struct HeldConversation: Sendable, Equatable {
+  package let id: ConversationID
+  package let participation: Participation
+  /// The visible ranges, inclusive, oldest first; `last` nil while still a member.
+  package let visible: [(first: Int, last: Int?)]
+
+  package init(
+    id: ConversationID, participation: Participation, visible: [(first: Int, last: Int?)]
+  ) {
+    self.id = id
+    self.participation = participation
+    self.visible = visible
+  }
+
+  package static func == (a: HeldConversation, b: HeldConversation) -> Bool {
+    a.id == b.id && a.participation == b.participation
+      && a.visible.elementsEqual(b.visible) { $0.first == $1.first && $0.last == $1.last }
+  }
+}
+
+extension ChatEngine {
+  /// Every conversation this device holds, in id order.
+  package func heldConversations() async throws -> [HeldConversation] {
+    try await context.store.conversations().sorted { $0.id < $1.id }.map {
+      HeldConversation(
+        id: $0.id, participation: $0.participation,
+        visible: $0.visible.ranges.map { ($0.first, $0.last) })
+    }
+  }
+}
