@@ -46,7 +46,7 @@ struct ChatSim: ParsableCommand {
         + SimulationOptions.knownBugNames.joined(separator: ", ") + ".",
       valueName: "NAME"),
     transform: ChatSim.knownBug)
-  var knownBug: String?
+  var knownBug: String? = nil
   @Option(
     help: ArgumentHelp(
       "A fault plan aimed at one rule, on top of each seed's own: "
