@@ -49,8 +49,27 @@ extension TestWorld {
     _ text: String, in conversation: ConversationID, as user: String,
     clientMessageId: String = UUID().uuidString.lowercased()
   ) async throws -> Int {
+    try await postItem(
+      ["clientMessageId": clientMessageId, "text": text], in: conversation, as: user)
+  }
+
+  /// Deletes `user`'s message `target` (its client message ID) straight on the service.
+  @discardableResult
+  public func delete(_ target: String, in conversation: ConversationID, as user: String)
+    async throws -> Int
+  {
+    try await postItem(
+      ["clientMessageId": UUID().uuidString.lowercased(), "kind": "delete", "target": target],
+      in: conversation, as: user)
+  }
+
+  private func postItem(
+    _ fields: [String: String], in conversation: ConversationID, as user: String
+  )
+    async throws -> Int
+  {
     let token = try await accessToken(for: user)
-    let body = try JSONEncoder().encode(["clientMessageId": clientMessageId, "text": text])
+    let body = try JSONEncoder().encode(fields)
     let response = await service.handle(
       APIRequest(
         method: "POST", path: "/v1/conversations/\(conversation)/messages",
