@@ -64,10 +64,17 @@ let package = Package(
       name: "ChatTransports", dependencies: ["ChatAPI", "ChatData", "Wire"],
       swiftSettings: engineSettings),
 
+    // The server side's digests and MACs (OpenSSL's libcrypto): tokens, refresh tokens, SigV4.
+    .target(name: "Hashing", dependencies: ["CCrypto"], swiftSettings: engineSettings),
+
+    // S3-compatible object storage for media: AWS Signature V4 (presigned URLs, checked).
+    .target(
+      name: "ObjectStorage", dependencies: ["Hashing", "Support"], swiftSettings: engineSettings),
+
     // Reference server core: every route and live event of API.md over SQLite, no sockets.
     .target(
       name: "ChatServer",
-      dependencies: ["ChatAPI", "ChatDomain", "SQLite", "CCrypto", "Support", "Wire"],
+      dependencies: ["ChatAPI", "ChatDomain", "SQLite", "Hashing", "Support", "Wire"],
       swiftSettings: engineSettings),
 
     // The reference server as a process: options, data folder, signals (`chat-server`).
@@ -129,6 +136,9 @@ let package = Package(
 
     .testTarget(name: "SupportTests", dependencies: ["Support"], swiftSettings: engineSettings),
     .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI"], swiftSettings: engineSettings),
+    .testTarget(
+      name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Support"],
+      swiftSettings: engineSettings),
 
     .testTarget(
       name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"],
@@ -158,7 +168,7 @@ let package = Package(
     .testTarget(
       name: "ChatServerTests",
       dependencies: [
-        "ChatAPI", "ChatServer", "ChatDomain", "ChatTestSupport", "SQLite", "Support",
+        "ChatAPI", "ChatServer", "ChatDomain", "ChatTestSupport", "Hashing", "SQLite", "Support",
       ],
       swiftSettings: engineSettings),
     // Real engines and tools against the real server over loopback sockets.

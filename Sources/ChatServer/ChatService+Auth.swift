@@ -1,4 +1,5 @@
 import ChatAPI
+import Hashing
 import Support
 
 extension ChatService {

@@ -1,6 +1,7 @@
 import ChatAPI
 import ChatDomain
 import Foundation
+import Hashing
 import Support
 import Testing
 

@@ -1,3 +1,4 @@
+import Hashing
 import Support
 
 /// Who an access token speaks for, and until when.

@@ -79,7 +79,7 @@ extension Duration {
 extension BinaryInteger {
   /// Division rounding toward minus infinity, and the remainder that goes with it (always ≥ 0
   /// for a positive divisor): what calendar arithmetic before 1970 needs.
-  func floorDivided(by divisor: Self) -> (quotient: Self, remainder: Self) {
+  package func floorDivided(by divisor: Self) -> (quotient: Self, remainder: Self) {
     var quotient = self / divisor
     if self % divisor != 0 && (self < 0) != (divisor < 0) { quotient -= 1 }
     return (quotient, self - quotient * divisor)

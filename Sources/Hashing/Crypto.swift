@@ -1,0 +1,38 @@
+import CCrypto
+
+/// The few OpenSSL primitives the server side needs: digests and MACs for tokens and refresh
+/// tokens (`ChatServer`) and for S3's Signature V4 (`ObjectStorage`).
+package enum Crypto {
+  package static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+    var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+    bytes.withUnsafeBufferPointer { input in
+      _ = SHA256(input.baseAddress, input.count, &digest)
+    }
+    return digest
+  }
+
+  package static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {
+    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var length: UInt32 = 0
+    key.withUnsafeBufferPointer { key in
+      message.withUnsafeBufferPointer { message in
+        _ = HMAC(
+          EVP_sha256(), key.baseAddress, Int32(key.count), message.baseAddress, message.count,
+          &digest, &length)
+      }
+    }
+    return Array(digest.prefix(Int(length)))
+  }
+
+  /// Equal lengths and equal bytes, in time that depends on the length only.
+  package static func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    guard !lhs.isEmpty else { return true }
+    return lhs.withUnsafeBytes { lhs in
+      rhs.withUnsafeBytes { rhs in
+        CRYPTO_memcmp(lhs.baseAddress, rhs.baseAddress, lhs.count) == 0
+      }
+    }
+  }
+
+}
