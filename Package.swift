@@ -67,9 +67,11 @@ let package = Package(
     // The server side's digests and MACs (OpenSSL's libcrypto): tokens, refresh tokens, SigV4.
     .target(name: "Hashing", dependencies: ["CCrypto"], swiftSettings: engineSettings),
 
-    // S3-compatible object storage for media: AWS Signature V4 (presigned URLs, checked).
+    // S3-compatible object storage for media: AWS Signature V4 (presigned URLs, checked) and
+    // the server's built-in store (a folder, served over S3's REST API on Wire).
     .target(
-      name: "ObjectStorage", dependencies: ["Hashing", "Support"], swiftSettings: engineSettings),
+      name: "ObjectStorage", dependencies: ["Hashing", "Support", "Wire"],
+      swiftSettings: engineSettings),
 
     // Reference server core: every route and live event of API.md over SQLite, no sockets.
     .target(
@@ -79,7 +81,10 @@ let package = Package(
 
     // The reference server as a process: options, data folder, signals (`chat-server`).
     .target(
-      name: "ChatServerTool", dependencies: ["ArgumentParsing", "ChatServer", "SQLite", "Wire"],
+      name: "ChatServerTool",
+      dependencies: [
+        "ArgumentParsing", "ChatServer", "Hashing", "ObjectStorage", "SQLite", "Wire",
+      ],
       swiftSettings: engineSettings),
     .executableTarget(
       name: "chat-server", dependencies: ["ChatServerTool"], swiftSettings: engineSettings),
@@ -137,7 +142,7 @@ let package = Package(
     .testTarget(name: "SupportTests", dependencies: ["Support"], swiftSettings: engineSettings),
     .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI"], swiftSettings: engineSettings),
     .testTarget(
-      name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Support"],
+      name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Support", "Wire"],
       swiftSettings: engineSettings),
 
     .testTarget(

@@ -1,5 +1,7 @@
 import ChatServer
 import Foundation
+import Hashing
+import ObjectStorage
 import SQLite
 import Support
 import Wire
@@ -18,16 +20,19 @@ public final class ReferenceServer: Sendable {
   /// The bound port (the free one picked for port 0).
   public let port: Int
   public let http: ChatHTTPServer
+  /// The built-in object store, when `--object-store-port` asked for it.
+  public let objectStore: ObjectStoreEndpoint?
   private let serviceExecutor: ThreadExecutor
   private let storeExecutor: ThreadExecutor
 
   private init(
-    options: ServerOptions, port: Int, http: ChatHTTPServer, serviceExecutor: ThreadExecutor,
-    storeExecutor: ThreadExecutor
+    options: ServerOptions, port: Int, http: ChatHTTPServer, objectStore: ObjectStoreEndpoint?,
+    serviceExecutor: ThreadExecutor, storeExecutor: ThreadExecutor
   ) {
     self.options = options
     self.port = port
     self.http = http
+    self.objectStore = objectStore
     self.serviceExecutor = serviceExecutor
     self.storeExecutor = storeExecutor
   }
@@ -93,15 +98,26 @@ public final class ReferenceServer: Sendable {
     } catch {
       throw fail(.listen("\(options.host):\(options.port)", "\(error)"))
     }
+    var objectStore: ObjectStoreEndpoint?
+    if let storePort = options.objectStorePort {
+      do {
+        objectStore = try ObjectStoreEndpoint.start(
+          options: options, port: storePort, signingKey: key, tls: tls)
+      } catch {
+        Task { await server.shutdown() }
+        throw fail(error)
+      }
+    }
     return ReferenceServer(
-      options: options, port: port, http: server, serviceExecutor: serviceExecutor,
-      storeExecutor: storeExecutor)
+      options: options, port: port, http: server, objectStore: objectStore,
+      serviceExecutor: serviceExecutor, storeExecutor: storeExecutor)
   }
 
   /// Stops gracefully: no new connections; requests in flight finish (their writes are
   /// committed before they are answered); live sockets close with 1001. Then the executors'
   /// threads end, and the database closes when the last reference goes.
   public func stop() async {
+    await objectStore?.server.shutdown()
     await http.shutdown()
     await serviceExecutor.waitUntilIdle()
     await storeExecutor.waitUntilIdle()
@@ -125,6 +141,53 @@ public final class ReferenceServer: Sendable {
     }
     // The umask may have taken bits away, never added: make sure of 0700.
     chmod(folder, 0o700)
+  }
+}
+
+/// The built-in S3-compatible object store as `chat-server` serves it: a folder in the data
+/// folder (`objects`), one bucket, path-style URLs on a port of its own (S3 clients want the
+/// bucket at the root of the path), with the main server's TLS when it has one.
+public struct ObjectStoreEndpoint: Sendable {
+  public static let bucket = "chat-media"
+  public static let region = "us-east-1"
+  public static let accessKeyID = "chat-server"
+
+  let server: HTTPServer
+  public let port: Int
+  public let url: String
+  /// The one access key's secret: HMAC-SHA256 of the server's signing key and
+  /// `object-store`, in hex; the same after every restart, and never stored on its own.
+  public let secretAccessKey: String
+
+  static func start(
+    options: ServerOptions, port: Int, signingKey: SigningKey, tls: TLSContext?
+  ) throws(ServerStartError) -> ObjectStoreEndpoint {
+    let secret = Hex.encode(
+      Crypto.hmacSHA256(key: signingKey.bytes, message: Array("object-store".utf8)))
+    let store: FolderObjectStore
+    do {
+      store = try FolderObjectStore(folder: options.dataFolder + "/objects", buckets: [bucket])
+    } catch {
+      throw .dataFolder(options.dataFolder + "/objects", "\(error)")
+    }
+    let front = S3Front(
+      store: store, region: region,
+      credentials: [SigV4Credentials(accessKeyID: accessKeyID, secretAccessKey: secret)])
+    var configuration = HTTPServer.Configuration(host: options.host, port: port)
+    configuration.tls = tls
+    configuration.shutdownTimeout = .seconds(options.shutdownTimeout)
+    // A part of 8 MiB, or a whole file of up to 100 MiB put at once.
+    let server = front.server(configuration: configuration, maxBodyBytes: 100 * 1024 * 1024)
+    let bound: Int
+    do {
+      bound = try server.start()
+    } catch {
+      throw .listen("\(options.host):\(port)", "\(error)")
+    }
+    let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+    return ObjectStoreEndpoint(
+      server: server, port: bound,
+      url: "\(options.usesTLS ? "https" : "http")://\(host):\(bound)", secretAccessKey: secret)
   }
 }
 

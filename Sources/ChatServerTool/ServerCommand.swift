@@ -47,6 +47,12 @@ public struct ServerCommand: ParsableCommand {
       ? options.dataFolder
       : FileManager.default.currentDirectoryPath + "/" + options.dataFolder
     Self.say("data folder: \(folder) (chat.sqlite, signing-key)")
+    if let store = server.objectStore {
+      Self.say(
+        "object store listening on \(store.url) (bucket \(ObjectStoreEndpoint.bucket), region "
+          + "\(ObjectStoreEndpoint.region), access key \(ObjectStoreEndpoint.accessKeyID); "
+          + "bytes in \(folder)/objects)")
+    }
     if options.devMode {
       Self.say("dev mode: POST /v1/auth/dev-login signs anyone in")
     }

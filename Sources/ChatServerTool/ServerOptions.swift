@@ -121,6 +121,16 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_TLS_KEY")
   public var tlsKey: String?
 
+  /// The built-in S3-compatible object store's port; nil: not served.
+  @Option(
+    help: ArgumentHelp(
+      "Serve the built-in S3-compatible object store (media bytes, in DIR/objects) on this "
+        + "port; 0 picks a free one, printed at start. Its bucket is chat-media, its region "
+        + "us-east-1, its access key chat-server; its secret is derived from signing-key.",
+      valueName: "N"),
+    environment: "CHAT_SERVER_OBJECT_STORE_PORT", transform: Int.inRange(0...65_535))
+  public var objectStorePort: Int? = nil
+
   public init() {}
 
   /// The defaults, with the data in `dataFolder`: how tests start a server in-process.

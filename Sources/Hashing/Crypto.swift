@@ -1,7 +1,7 @@
 import CCrypto
 
 /// The few OpenSSL primitives the server side needs: digests and MACs for tokens and refresh
-/// tokens (`ChatServer`) and for S3's Signature V4 (`ObjectStorage`).
+/// tokens (`ChatServer`), for S3's Signature V4 and its ETags (`ObjectStorage`).
 package enum Crypto {
   package static func sha256(_ bytes: [UInt8]) -> [UInt8] {
     var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
@@ -9,6 +9,16 @@ package enum Crypto {
       _ = SHA256(input.baseAddress, input.count, &digest)
     }
     return digest
+  }
+
+  /// MD5, for S3's ETags only (what S3 clients expect of a single PUT's ETag), never security.
+  package static func md5(_ bytes: [UInt8]) -> [UInt8] {
+    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var length: UInt32 = 0
+    bytes.withUnsafeBufferPointer { input in
+      _ = EVP_Digest(input.baseAddress, input.count, &digest, &length, EVP_md5(), nil)
+    }
+    return Array(digest.prefix(Int(length)))
   }
 
   package static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] {

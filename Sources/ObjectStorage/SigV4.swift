@@ -1,3 +1,4 @@
+import Foundation
 import Hashing
 import Support
 
@@ -129,6 +130,10 @@ package enum SigV4 {
     /// Signed for later than now (more than the allowed clock skew).
     case notYetValid
     case expired
+    /// A header-signed request dated more than 15 minutes from now.
+    case skewed
+    /// The body is not the one whose SHA-256 `x-amz-content-sha256` gives.
+    case payloadMismatch
   }
 
   /// Checks a presigned request: `request.query` holds every parameter as received (decoded),
@@ -171,6 +176,66 @@ package enum SigV4 {
     else { return .failure(.signatureMismatch) }
     if signedDate - now > .seconds(15 * 60) { return .failure(.notYetValid) }
     if now - signedDate > .seconds(expires) { return .failure(.expired) }
+    return .success(SigV4Credentials(accessKeyID: parts[0], secretAccessKey: key))
+  }
+
+  // MARK: - Checking a request signed in its header
+
+  /// Checks a request signed in its `Authorization` header (how S3 SDKs call the store):
+  /// `AWS4-HMAC-SHA256 Credential=…/day/region/s3/aws4_request, SignedHeaders=…, Signature=…`,
+  /// with `x-amz-date` and `x-amz-content-sha256` (the body's SHA-256 in hex, checked against
+  /// `body`, or `UNSIGNED-PAYLOAD`; the `aws-chunked` streaming forms are refused as
+  /// malformed). The request's time may be 15 minutes off now either way.
+  package static func verifyHeaderSigned(
+    _ request: SigV4Request, body: [UInt8], now: Timestamp, region: String,
+    secret: (String) -> String?
+  ) -> Result<SigV4Credentials, Refusal> {
+    func header(_ name: String) -> String? {
+      request.headers.first { $0.name.lowercased() == name }?.value
+    }
+    guard let authorization = header("authorization"),
+      authorization.hasPrefix(algorithm + " ")
+    else { return .failure(.malformed("Authorization must be \(algorithm)")) }
+    var fields: [String: String] = [:]
+    for part in authorization.dropFirst(algorithm.count + 1).split(separator: ",") {
+      let pair = part.trimmingCharacters(in: .whitespaces).split(
+        separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      guard pair.count == 2 else { return .failure(.malformed("Authorization is unreadable")) }
+      fields[String(pair[0])] = String(pair[1])
+    }
+    guard let credential = fields["Credential"], let signedHeadersText = fields["SignedHeaders"],
+      let signature = fields["Signature"], let amzDate = header("x-amz-date"),
+      let signedDate = parse(amzDate), let payloadHash = header("x-amz-content-sha256")
+    else {
+      return .failure(
+        .malformed(
+          "a signed request needs Credential, SignedHeaders, Signature, x-amz-date "
+            + "and x-amz-content-sha256"))
+    }
+    let parts = credential.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    guard parts.count == 5, parts[4] == "aws4_request", parts[1] == String(amzDate.prefix(8)),
+      parts[2] == region, parts[3] == "s3"
+    else { return .failure(.malformed("Credential names another scope")) }
+    guard let key = secret(parts[0]) else { return .failure(.unknownAccessKey) }
+    let signedHeaders = signedHeadersText.split(separator: ";").map(String.init)
+    guard signedHeaders.contains("host"), signedHeaders == signedHeaders.sorted(),
+      signedHeaders.allSatisfy({ name in request.headers.contains { $0.name.lowercased() == name } }
+      )
+    else { return .failure(.malformed("SignedHeaders must list host, in order, all present")) }
+    if payloadHash.hasPrefix("STREAMING-") {
+      return .failure(.malformed("aws-chunked bodies are not supported: send the body whole"))
+    }
+    let expected = self.signature(
+      of: request, signedHeaders: signedHeaders, payloadHash: payloadHash, amzDate: amzDate,
+      scope: Scope(day: parts[1], region: region), secret: key)
+    guard Crypto.constantTimeEquals(Array(expected.utf8), Array(signature.lowercased().utf8))
+    else { return .failure(.signatureMismatch) }
+    if signedDate - now > .seconds(15 * 60) || now - signedDate > .seconds(15 * 60) {
+      return .failure(.skewed)
+    }
+    if payloadHash != unsignedPayload && payloadHash != Hex.encode(Crypto.sha256(body)) {
+      return .failure(.payloadMismatch)
+    }
     return .success(SigV4Credentials(accessKeyID: parts[0], secretAccessKey: key))
   }
 

@@ -83,7 +83,7 @@ public struct HTTPRequest: Sendable {
 }
 
 /// Percent-decodes `text`; nil when an escape is malformed or the bytes are not UTF-8.
-func percentDecode(_ text: Substring, plusIsSpace: Bool) -> String? {
+public func percentDecode(_ text: Substring, plusIsSpace: Bool) -> String? {
   guard text.utf8.contains(where: { $0 == 0x25 || (plusIsSpace && $0 == 0x2B) }) else {
     return String(text)
   }

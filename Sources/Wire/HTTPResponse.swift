@@ -6,6 +6,9 @@ public struct HTTPResponse: Sendable {
   public var status: HTTPStatus
   public var headers: HTTPHeaders
   public var body: [UInt8]
+  /// For an answer to `HEAD`, which carries no body: the `Content-Length` the same `GET` would
+  /// have (nil: the body's, usually empty, length).
+  public var headContentLength: Int?
   /// Set by ``webSocket(headers:configuration:_:)``.
   let upgrade: WebSocketUpgrade?
 
@@ -74,7 +77,9 @@ public struct HTTPResponse: Sendable {
       head += "\(field.name): \(field.value)\r\n"
     }
     let mayHaveBody = status.code >= 200 && status.code != 204 && status.code != 304
-    if mayHaveBody { head += "Content-Length: \(body.count)\r\n" }
+    if mayHaveBody {
+      head += "Content-Length: \(includeBody ? body.count : headContentLength ?? body.count)\r\n"
+    }
     if !keepAlive {
       head += "Connection: close\r\n"
     } else if minorVersion == 0 {

@@ -1,0 +1,459 @@
+import Foundation
+import Hashing
+import Support
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What S3 says went wrong, with its status and code (the XML error's `Code`).
+package enum S3Error: Error, Equatable, Sendable {
+  case noSuchBucket
+  case noSuchKey
+  case noSuchUpload
+  /// A part named at completion that the store does not have, or whose ETag differs.
+  case invalidPart(Int)
+  /// Parts named at completion out of ascending order (or twice).
+  case invalidPartOrder
+  /// A part other than the last is smaller than S3's minimum (5 MiB).
+  case entityTooSmall
+  case invalidRange
+  case invalidArgument(String)
+  case malformedXML
+  case signatureDoesNotMatch
+  case accessDenied(String)
+  case invalidAccessKeyId
+  case requestTimeTooSkewed
+  case badDigest
+  case notImplemented(String)
+  case internalError(String)
+
+  package var status: Int {
+    switch self {
+    case .noSuchBucket, .noSuchKey, .noSuchUpload: 404
+    case .invalidRange: 416
+    case .signatureDoesNotMatch, .accessDenied, .invalidAccessKeyId, .requestTimeTooSkewed: 403
+    case .notImplemented: 501
+    case .internalError: 500
+    default: 400
+    }
+  }
+
+  package var code: String {
+    switch self {
+    case .noSuchBucket: "NoSuchBucket"
+    case .noSuchKey: "NoSuchKey"
+    case .noSuchUpload: "NoSuchUpload"
+    case .invalidPart: "InvalidPart"
+    case .invalidPartOrder: "InvalidPartOrder"
+    case .entityTooSmall: "EntityTooSmall"
+    case .invalidRange: "InvalidRange"
+    case .invalidArgument: "InvalidArgument"
+    case .malformedXML: "MalformedXML"
+    case .signatureDoesNotMatch: "SignatureDoesNotMatch"
+    case .accessDenied: "AccessDenied"
+    case .invalidAccessKeyId: "InvalidAccessKeyId"
+    case .requestTimeTooSkewed: "RequestTimeTooSkewed"
+    case .badDigest: "XAmzContentSHA256Mismatch"
+    case .notImplemented: "NotImplemented"
+    case .internalError: "InternalError"
+    }
+  }
+
+  package var message: String {
+    switch self {
+    case .noSuchBucket: "The specified bucket does not exist."
+    case .noSuchKey: "The specified key does not exist."
+    case .noSuchUpload: "The specified multipart upload does not exist."
+    case .invalidPart(let number): "Part \(number) was not uploaded, or its ETag differs."
+    case .invalidPartOrder: "The list of parts was not in ascending order."
+    case .entityTooSmall: "A part other than the last is smaller than 5 MiB."
+    case .invalidRange: "The requested range is not satisfiable."
+    case .invalidArgument(let detail): detail
+    case .malformedXML: "The XML you provided was not well-formed."
+    case .signatureDoesNotMatch:
+      "The request signature we calculated does not match the signature you provided."
+    case .accessDenied(let detail): detail
+    case .invalidAccessKeyId: "The access key ID you provided does not exist in our records."
+    case .requestTimeTooSkewed: "The difference between the request time and now is too large."
+    case .badDigest: "The provided x-amz-content-sha256 does not match the body."
+    case .notImplemented(let what): "\(what) is not implemented by this store."
+    case .internalError(let detail): detail
+    }
+  }
+}
+
+/// An object as the store describes it.
+package struct ObjectInfo: Sendable, Equatable {
+  package var key: String
+  package var size: Int
+  /// With its quotes, as S3 sends it: `"9b2cf535f27731c974343645a3985328"`, or `"…-3"` for an
+  /// object put together from 3 parts.
+  package var etag: String
+  package var contentType: String
+  package var lastModified: Timestamp
+}
+
+/// A part of a multipart upload the store holds.
+package struct PartInfo: Sendable, Equatable {
+  package var number: Int
+  package var etag: String
+  package var size: Int
+  package var lastModified: Timestamp
+}
+
+/// The built-in S3-compatible store's bytes: a folder under the server's data directory.
+///
+/// `<folder>/<bucket>/objects/<sha256 of the key, hex>` holds an object's bytes, `….json` its
+/// key and metadata; `<folder>/<bucket>/uploads/<uploadId>/` a multipart upload (`upload.json`,
+/// `part-N` and `part-N.json`). Every file is written to a temporary name, synced and renamed
+/// (a crash leaves the old object or the new one, never half of one), mode 0600; folders 0700.
+/// Keys are hashed into file names, so no key can name a path outside the folder.
+package final class FolderObjectStore: Sendable {
+  /// S3's smallest part, other than the last, at completion.
+  package static let minimumPartSize = 5 * 1024 * 1024
+  package static let maxPartNumber = 10_000
+
+  package let folder: String
+  package let buckets: Set<String>
+  private let clock: any TimeSource
+  private let random: any RandomSource
+
+  /// Opens (making them when missing) the folder and one subfolder a bucket.
+  package init(
+    folder: String, buckets: Set<String>, clock: any TimeSource = SystemTimeSource(),
+    random: any RandomSource = SystemRandomSource()
+  ) throws {
+    self.folder = folder
+    self.buckets = buckets
+    self.clock = clock
+    self.random = random
+    for bucket in buckets {
+      for sub in ["objects", "uploads"] {
+        try FileManager.default.createDirectory(
+          atPath: "\(folder)/\(bucket)/\(sub)", withIntermediateDirectories: true,
+          attributes: [.posixPermissions: 0o700])
+      }
+    }
+    try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: folder)
+  }
+
+  // MARK: - Objects
+
+  @discardableResult
+  package func put(bucket: String, key: String, bytes: [UInt8], contentType: String?)
+    throws(S3Error) -> ObjectInfo
+  {
+    let path = try objectPath(bucket, key)
+    let info = ObjectInfo(
+      key: key, size: bytes.count, etag: "\"\(Hex.encode(Crypto.md5(bytes)))\"",
+      contentType: contentType ?? "binary/octet-stream", lastModified: clock.now())
+    try write(bytes, to: path)
+    try writeJSON(StoredObject(info), to: path + ".json")
+    return info
+  }
+
+  package func info(bucket: String, key: String) throws(S3Error) -> ObjectInfo {
+    let path = try objectPath(bucket, key)
+    guard let stored = try readJSON(StoredObject.self, at: path + ".json"), stored.key == key,
+      FileManager.default.fileExists(atPath: path)
+    else { throw .noSuchKey }
+    return stored.info
+  }
+
+  /// The object's bytes, or those of `range` (inclusive offsets, already resolved against the
+  /// size by `resolve(range:size:)`).
+  package func read(bucket: String, key: String, range: ClosedRange<Int>? = nil)
+    throws(S3Error) -> (ObjectInfo, [UInt8])
+  {
+    let info = try info(bucket: bucket, key: key)
+    let path = try objectPath(bucket, key)
+    guard let handle = FileHandle(forReadingAtPath: path) else { throw .noSuchKey }
+    defer { try? handle.close() }
+    do {
+      if let range {
+        try handle.seek(toOffset: UInt64(range.lowerBound))
+        return (info, Array(try handle.read(upToCount: range.count) ?? Data()))
+      }
+      return (info, Array(try handle.readToEnd() ?? Data()))
+    } catch {
+      throw .internalError("reading an object failed: \(error)")
+    }
+  }
+
+  /// Deletes an object; deleting one that is not there is not an error (as in S3).
+  package func delete(bucket: String, key: String) throws(S3Error) {
+    let path = try objectPath(bucket, key)
+    unlink(path + ".json")
+    unlink(path)
+  }
+
+  // MARK: - Multipart uploads
+
+  package func createUpload(bucket: String, key: String, contentType: String?)
+    throws(S3Error) -> String
+  {
+    try checkBucket(bucket)
+    let id = Hex.encode((0..<4).flatMap { _ in withUnsafeBytes(of: random.next()) { Array($0) } })
+    let folder = "\(self.folder)/\(bucket)/uploads/\(id)"
+    do {
+      try FileManager.default.createDirectory(
+        atPath: folder, withIntermediateDirectories: false,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw .internalError("could not make an upload's folder: \(error)")
+    }
+    try writeJSON(
+      StoredUpload(key: key, contentType: contentType, initiated: clock.now().rfc3339),
+      to: folder + "/upload.json")
+    return id
+  }
+
+  /// Stores a part (again: a part sent twice keeps the last bytes, as S3 does); its ETag.
+  package func putPart(
+    bucket: String, key: String, uploadId: String, number: Int, bytes: [UInt8]
+  ) throws(S3Error) -> String {
+    guard (1...Self.maxPartNumber).contains(number) else {
+      throw .invalidArgument("Part number must be an integer between 1 and 10000, inclusive.")
+    }
+    let folder = try uploadFolder(bucket, key, uploadId)
+    let part = PartInfo(
+      number: number, etag: "\"\(Hex.encode(Crypto.md5(bytes)))\"", size: bytes.count,
+      lastModified: clock.now())
+    try write(bytes, to: "\(folder)/part-\(number)")
+    try writeJSON(StoredPart(part), to: "\(folder)/part-\(number).json")
+    return part.etag
+  }
+
+  /// The parts stored, by number.
+  package func parts(bucket: String, key: String, uploadId: String) throws(S3Error) -> [PartInfo] {
+    let folder = try uploadFolder(bucket, key, uploadId)
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+    var parts: [PartInfo] = []
+    for name in names where name.hasPrefix("part-") && name.hasSuffix(".json") {
+      guard let stored = try readJSON(StoredPart.self, at: "\(folder)/\(name)"),
+        FileManager.default.fileExists(atPath: "\(folder)/part-\(stored.number)")
+      else { continue }
+      parts.append(stored.info)
+    }
+    return parts.sorted { $0.number < $1.number }
+  }
+
+  /// Puts the named parts together into the object, in order, and ends the upload. The ETag
+  /// of the result is S3's: the MD5 of the parts' MD5s, then `-` and how many.
+  @discardableResult
+  package func complete(
+    bucket: String, key: String, uploadId: String, parts named: [(number: Int, etag: String)]
+  ) throws(S3Error) -> ObjectInfo {
+    let folder = try uploadFolder(bucket, key, uploadId)
+    guard !named.isEmpty else {
+      throw .invalidArgument("You must specify at least one part.")
+    }
+    guard zip(named, named.dropFirst()).allSatisfy({ $0.number < $1.number }) else {
+      throw .invalidPartOrder
+    }
+    let held = Dictionary(
+      uniqueKeysWithValues: try parts(bucket: bucket, key: key, uploadId: uploadId).map {
+        ($0.number, $0)
+      })
+    // Every part is there with its ETag before any size is judged (as S3 answers).
+    var stored: [PartInfo] = []
+    for part in named {
+      guard let held = held[part.number], Self.sameETag(held.etag, part.etag) else {
+        throw .invalidPart(part.number)
+      }
+      stored.append(held)
+    }
+    guard stored.dropLast().allSatisfy({ $0.size >= Self.minimumPartSize }) else {
+      throw .entityTooSmall
+    }
+    let digests = stored.flatMap { Self.etagBytes($0.etag) }
+    var bytes: [UInt8] = []
+    for part in named {
+      guard let data = FileManager.default.contents(atPath: "\(folder)/part-\(part.number)") else {
+        throw .invalidPart(part.number)
+      }
+      bytes += data
+    }
+    let upload = try readJSON(StoredUpload.self, at: folder + "/upload.json")
+    let path = try objectPath(bucket, key)
+    let info = ObjectInfo(
+      key: key, size: bytes.count,
+      etag: "\"\(Hex.encode(Crypto.md5(digests)))-\(named.count)\"",
+      contentType: upload?.contentType ?? "binary/octet-stream", lastModified: clock.now())
+    try write(bytes, to: path)
+    try writeJSON(StoredObject(info), to: path + ".json")
+    try? FileManager.default.removeItem(atPath: folder)
+    return info
+  }
+
+  package func abort(bucket: String, key: String, uploadId: String) throws(S3Error) {
+    let folder = try uploadFolder(bucket, key, uploadId)
+    do {
+      try FileManager.default.removeItem(atPath: folder)
+    } catch {
+      throw .internalError("could not remove an upload: \(error)")
+    }
+  }
+
+  // MARK: - Ranges
+
+  /// The inclusive offsets a `Range` header asks for of an object of `size` bytes (S3 takes
+  /// one range: `bytes=a-b`, `bytes=a-`, `bytes=-n`); nil for no header; `.invalidRange` when
+  /// none of it lies inside the object. A header it cannot read is ignored, as S3 does.
+  package static func resolve(range header: String?, size: Int) throws(S3Error)
+    -> ClosedRange<Int>?
+  {
+    guard let header, header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+    let spec = header.dropFirst("bytes=".count)
+    guard let dash = spec.firstIndex(of: "-") else { return nil }
+    let first = spec[..<dash].trimmingCharacters(in: .whitespaces)
+    let last = spec[spec.index(after: dash)...].trimmingCharacters(in: .whitespaces)
+    if first.isEmpty {
+      guard let suffix = Int(last), suffix >= 0 else { return nil }
+      guard suffix > 0, size > 0 else { throw .invalidRange }
+      return max(0, size - suffix)...(size - 1)
+    }
+    guard let start = Int(first), start >= 0 else { return nil }
+    guard start < size else { throw .invalidRange }
+    if last.isEmpty { return start...(size - 1) }
+    guard let end = Int(last), end >= start else { return nil }
+    return start...min(end, size - 1)
+  }
+
+  // MARK: - Files
+
+  private func checkBucket(_ bucket: String) throws(S3Error) {
+    guard buckets.contains(bucket) else { throw .noSuchBucket }
+  }
+
+  private func objectPath(_ bucket: String, _ key: String) throws(S3Error) -> String {
+    try checkBucket(bucket)
+    guard !key.isEmpty, key.utf8.count <= 1024 else {
+      throw .invalidArgument("An object key is 1 to 1,024 bytes.")
+    }
+    return "\(folder)/\(bucket)/objects/\(Hex.encode(Crypto.sha256(Array(key.utf8))))"
+  }
+
+  private func uploadFolder(_ bucket: String, _ key: String, _ id: String) throws(S3Error)
+    -> String
+  {
+    try checkBucket(bucket)
+    guard id.count == 64, Hex.decode(id) != nil else { throw .noSuchUpload }
+    let folder = "\(self.folder)/\(bucket)/uploads/\(id)"
+    guard let upload = try readJSON(StoredUpload.self, at: folder + "/upload.json"),
+      upload.key == key
+    else { throw .noSuchUpload }
+    return folder
+  }
+
+  /// Writes `bytes` to a temporary file beside `path` (0600), syncs it and renames it over.
+  private func write(_ bytes: [UInt8], to path: String) throws(S3Error) {
+    let temporary = "\(path).tmp-\(Hex.encode(withUnsafeBytes(of: random.next()) { Array($0) }))"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw .internalError("could not create \(temporary): errno \(errno)") }
+    var written = 0
+    var failed = false
+    bytes.withUnsafeBytes { buffer in
+      while written < buffer.count {
+        let result = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
+        if result < 0 {
+          if errno == EINTR { continue }
+          failed = true
+          return
+        }
+        written += result
+      }
+    }
+    if failed || fsync(fd) != 0 {
+      close(fd)
+      unlink(temporary)
+      throw .internalError("could not write \(path): errno \(errno)")
+    }
+    close(fd)
+    guard rename(temporary, path) == 0 else {
+      unlink(temporary)
+      throw .internalError("could not rename into \(path): errno \(errno)")
+    }
+  }
+
+  private func writeJSON<T: Encodable>(_ value: T, to path: String) throws(S3Error) {
+    do {
+      try write(Array(JSONEncoder().encode(value)), to: path)
+    } catch let error as S3Error {
+      throw error
+    } catch {
+      throw .internalError("could not encode \(path): \(error)")
+    }
+  }
+
+  /// Nil when the file is not there; an internal error when it is there and unreadable.
+  private func readJSON<T: Decodable>(_ type: T.Type, at path: String) throws(S3Error) -> T? {
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    do {
+      return try JSONDecoder().decode(type, from: data)
+    } catch {
+      throw .internalError("\(path) is unreadable: \(error)")
+    }
+  }
+
+  /// ETags compared without their quotes, as S3 accepts both spellings at completion.
+  static func sameETag(_ a: String, _ b: String) -> Bool {
+    a.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+      == b.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+  }
+
+  /// The MD5 an ETag spells (a part's ETag is the MD5 of its bytes).
+  private static func etagBytes(_ etag: String) -> [UInt8] {
+    Hex.decode(etag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))) ?? []
+  }
+
+}
+
+private struct StoredObject: Codable {
+  var key: String
+  var size: Int
+  var etag: String
+  var contentType: String
+  var lastModified: Int64
+
+  init(_ info: ObjectInfo) {
+    key = info.key
+    size = info.size
+    etag = info.etag
+    contentType = info.contentType
+    lastModified = info.lastModified.millisecondsSince1970
+  }
+
+  var info: ObjectInfo {
+    ObjectInfo(
+      key: key, size: size, etag: etag, contentType: contentType,
+      lastModified: Timestamp(millisecondsSince1970: lastModified))
+  }
+}
+
+private struct StoredUpload: Codable {
+  var key: String
+  var contentType: String?
+  var initiated: String
+}
+
+private struct StoredPart: Codable {
+  var number: Int
+  var etag: String
+  var size: Int
+  var lastModified: Int64
+
+  init(_ part: PartInfo) {
+    number = part.number
+    etag = part.etag
+    size = part.size
+    lastModified = part.lastModified.millisecondsSince1970
+  }
+
+  var info: PartInfo {
+    PartInfo(
+      number: number, etag: etag, size: size,
+      lastModified: Timestamp(millisecondsSince1970: lastModified))
+  }
+}
