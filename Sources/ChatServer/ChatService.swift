@@ -29,6 +29,8 @@ public actor ChatService {
   var random: any RandomNumberGenerator
   nonisolated let executor: any SerialTaskExecutor
   let log: any LogSink
+  /// Where media bytes go; nil: the media routes answer 503.
+  let media: (any MediaStorage)?
   let signer: AccessTokenSigner
   var rateLimiter: RateLimiter?
   var hub = LiveHub()
@@ -58,7 +60,8 @@ public actor ChatService {
     clock: any TimeSource,
     random: some RandomNumberGenerator & Sendable,
     executor: any SerialTaskExecutor,
-    log: any LogSink = DiscardingLogSink()
+    log: any LogSink = DiscardingLogSink(),
+    media: (any MediaStorage)? = nil
   ) {
     var random = random
     let key = configuration.signingKey ?? SigningKey.generate(using: &random)
@@ -68,6 +71,7 @@ public actor ChatService {
     self.random = random
     self.executor = executor
     self.log = log
+    self.media = media
     self.signer = AccessTokenSigner(key: key)
     self.rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
   }
@@ -155,6 +159,12 @@ public actor ChatService {
       return try await raiseReceipt(.read, in: conversation, request, by: caller.userId)
     case .live:
       throw .badRequest("/v1/live is a WebSocket: send the upgrade request.")
+    case .createUpload:
+      return try await createUpload(request, by: caller.userId, at: now)
+    case .upload(let key):
+      return try await uploadStatus(key, of: caller.userId, at: now)
+    case .completeUpload(let key):
+      return try await completeUpload(key, request, of: caller.userId)
     default:
       // Unknown, or a route of API.md this server does not serve yet.
       throw .unknownRoute

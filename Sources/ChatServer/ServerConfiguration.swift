@@ -1,3 +1,5 @@
+import ChatAPI
+
 /// How a `ChatService` behaves. The defaults are API.md's.
 public struct ServerConfiguration: Sendable {
   /// Enables `POST /v1/auth/dev-login` (anyone signs in as any user); 404 otherwise.
@@ -17,6 +19,9 @@ public struct ServerConfiguration: Sendable {
   /// Events a live subscription may hold unread; one more closes it (the client reconnects and
   /// catches up), so a stalled socket cannot grow the server's memory without bound.
   public var liveEventBufferLimit: Int
+  /// The largest image and document an upload may declare (413 above).
+  public var maxImageBytes = APILimits.defaultMaxImageBytes
+  public var maxFileBytes = APILimits.defaultMaxFileBytes
   /// Test-only: known server bugs put back (`ServerKnownBugs`); a real server has none.
   package var knownBugs: ServerKnownBugs = []
 

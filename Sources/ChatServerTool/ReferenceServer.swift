@@ -83,9 +83,19 @@ public final class ReferenceServer: Sendable {
     let configuration = ServerConfiguration(
       devMode: options.devMode, accessTokenTTL: .seconds(options.accessTokenTTL),
       rateLimit: options.rateLimit, signingKey: key)
+    var objectStore: ObjectStoreEndpoint?
+    if let storePort = options.objectStorePort {
+      do {
+        objectStore = try ObjectStoreEndpoint.start(
+          options: options, port: storePort, signingKey: key, tls: tls)
+      } catch {
+        throw fail(error)
+      }
+    }
     let service = ChatService(
       store: store, configuration: configuration, clock: clock,
-      random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log)
+      random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log,
+      media: objectStore?.media)
     var http = HTTPServer.Configuration(host: options.host, port: options.port)
     http.webSocket.pingInterval = .seconds(options.pingInterval)
     http.webSocket.pingTimeout = .seconds(options.pingTimeout)
@@ -96,17 +106,8 @@ public final class ReferenceServer: Sendable {
     do {
       port = try server.start()
     } catch {
+      if let objectStore { Task { await objectStore.server.shutdown() } }
       throw fail(.listen("\(options.host):\(options.port)", "\(error)"))
-    }
-    var objectStore: ObjectStoreEndpoint?
-    if let storePort = options.objectStorePort {
-      do {
-        objectStore = try ObjectStoreEndpoint.start(
-          options: options, port: storePort, signingKey: key, tls: tls)
-      } catch {
-        Task { await server.shutdown() }
-        throw fail(error)
-      }
     }
     return ReferenceServer(
       options: options, port: port, http: server, objectStore: objectStore,
@@ -155,6 +156,8 @@ public struct ObjectStoreEndpoint: Sendable {
   let server: HTTPServer
   public let port: Int
   public let url: String
+  /// The service's way to it: presigned URLs on `url`, and the folder itself.
+  let media: BuiltInMediaStorage
   /// The one access key's secret: HMAC-SHA256 of the server's signing key and
   /// `object-store`, in hex; the same after every restart, and never stored on its own.
   public let secretAccessKey: String
@@ -185,9 +188,13 @@ public struct ObjectStoreEndpoint: Sendable {
       throw .listen("\(options.host):\(port)", "\(error)")
     }
     let host = options.host.contains(":") ? "[\(options.host)]" : options.host
+    let scheme = options.usesTLS ? "https" : "http"
     return ObjectStoreEndpoint(
-      server: server, port: bound,
-      url: "\(options.usesTLS ? "https" : "http")://\(host):\(bound)", secretAccessKey: secret)
+      server: server, port: bound, url: "\(scheme)://\(host):\(bound)",
+      media: BuiltInMediaStorage(
+        store: store, scheme: scheme, host: "\(host):\(bound)",
+        credentials: SigV4Credentials(accessKeyID: accessKeyID, secretAccessKey: secret)),
+      secretAccessKey: secret)
   }
 }
 

@@ -15,4 +15,17 @@ public enum APILimits {
   public static let titleLength = 1...200
   /// The request body size a server refuses above, by default.
   public static let defaultMaxBodyBytes = 64 * 1024
+  /// Media: the largest part of an upload (one presigned `PUT`); a larger upload goes in
+  /// parts of exactly this size, the last one smaller.
+  public static let mediaPartBytes = 8 * 1024 * 1024
+  /// Media: an image as uploaded (devices compress first), by default.
+  public static let defaultMaxImageBytes = 8 * 1024 * 1024
+  /// Media: a document, by default.
+  public static let defaultMaxFileBytes = 100 * 1024 * 1024
+  /// Media: how long a presigned URL lives, in seconds.
+  public static let mediaURLSeconds = 15 * 60
+  /// Media: the content types an image may have.
+  public static let imageContentTypes: Set<String> = ["image/jpeg", "image/png"]
+  /// Media: the longest file name, in UTF-8 bytes.
+  public static let maxFileNameBytes = 255
 }

@@ -98,6 +98,25 @@ extension ServerStore {
     migrator.register("v4-mute") { db in
       try db.execute("ALTER TABLE members ADD COLUMN muted_until TEXT;")
     }
+    // API.md Part 2's media: each upload a device asked for, until and after it completes
+    // (`upload_id`: the store's multipart upload, NULL for a single PUT).
+    migrator.register("v5-media-uploads") { db in
+      try db.execute(
+        """
+        CREATE TABLE media_uploads (
+          media_key TEXT PRIMARY KEY NOT NULL,
+          owner_id TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          content_type TEXT NOT NULL,
+          byte_count INTEGER NOT NULL,
+          sha256 TEXT NOT NULL,
+          file_name TEXT,
+          upload_id TEXT,
+          complete INTEGER NOT NULL DEFAULT 0,
+          created_at INTEGER NOT NULL
+        );
+        """)
+    }
     return migrator
   }
 }

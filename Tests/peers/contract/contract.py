@@ -26,6 +26,7 @@ import cases_errors
 import cases_groups
 import cases_items
 import cases_live
+import cases_media
 import cases_ops
 import chatserver
 from chatserver import Certificates, Report, Server
@@ -43,6 +44,7 @@ SHARED = [
     ("groups", cases_groups.run),
     ("mute", cases_groups.run_mute),
     ("receipts-burst", cases_groups.run_receipts_burst),
+    ("media-off", cases_media.run_without_store),
     ("live", cases_live.run),
     ("limits", cases_ops.run_limits),
     ("operations", cases_ops.run_operations),
@@ -54,6 +56,7 @@ OWN = [
     ("production", cases_auth.run_production),
     ("keepalive", cases_live.run_keepalive),
     ("unavailable", cases_ops.run_unavailable),
+    ("media", cases_media.run_uploads),
 ]
 
 

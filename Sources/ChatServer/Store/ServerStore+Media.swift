@@ -1,0 +1,69 @@
+import ChatAPI
+import SQLite
+import Support
+
+/// An upload a device asked for (`POST /v1/media/uploads`), as the store keeps it.
+struct MediaUpload: Sendable, Equatable {
+  var mediaKey: String
+  var ownerId: String
+  var kind: MediaKind
+  var contentType: String
+  var byteCount: Int
+  var sha256: String
+  var fileName: String?
+  /// The object store's multipart upload; nil for one sent in a single `PUT`.
+  var uploadId: String?
+  var complete: Bool
+  var createdAt: Timestamp
+
+  /// The object's key in the store.
+  var objectKey: String { "media/\(mediaKey)" }
+}
+
+extension ServerStore {
+  func saveUpload(_ upload: MediaUpload) async throws(ServiceError) {
+    try await enqueueWrite { db in
+      try db.run(
+        """
+        INSERT INTO media_uploads (media_key, owner_id, kind, content_type, byte_count, sha256,
+                                   file_name, upload_id, complete, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)
+        """, upload.mediaKey, upload.ownerId, upload.kind.rawValue, upload.contentType,
+        upload.byteCount, upload.sha256, upload.fileName, upload.uploadId,
+        upload.createdAt.millisecondsSince1970)
+    }
+  }
+
+  /// The upload `key` of `owner`; nil for none, or another user's (the same 404 either way).
+  func upload(_ key: String, of owner: String) throws(ServiceError) -> MediaUpload? {
+    try reading {
+      try database.query(
+        """
+        SELECT media_key, owner_id, kind, content_type, byte_count, sha256, file_name,
+               upload_id, complete, created_at
+        FROM media_uploads WHERE media_key = ? AND owner_id = ?
+        """, key, owner
+      ) { row in
+        MediaUpload(
+          mediaKey: row.string(0), ownerId: row.string(1),
+          kind: MediaKind(rawValue: row.string(2)) ?? .file, contentType: row.string(3),
+          byteCount: row.int(4), sha256: row.string(5), fileName: row.optionalString(6),
+          uploadId: row.optionalString(7), complete: row.int(8) != 0,
+          createdAt: Timestamp(millisecondsSince1970: Int64(row.int(9))))
+      }.first
+    }
+  }
+
+  func markUploadComplete(_ key: String) async throws(ServiceError) {
+    try await enqueueWrite { db in
+      try db.run("UPDATE media_uploads SET complete = 1 WHERE media_key = ?", key)
+    }
+  }
+
+  /// Forgets an upload whose bytes were refused: the device starts again with a new one.
+  func dropUpload(_ key: String) async throws(ServiceError) {
+    try await enqueueWrite { db in
+      try db.run("DELETE FROM media_uploads WHERE media_key = ?", key)
+    }
+  }
+}

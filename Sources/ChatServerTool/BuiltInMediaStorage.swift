@@ -1,0 +1,102 @@
+import ChatAPI
+import ChatServer
+import Hashing
+import ObjectStorage
+import Support
+
+/// `MediaStorage` over the built-in store: presigned URLs for the devices on the store's own
+/// address, and the folder called directly for the rest.
+struct BuiltInMediaStorage: MediaStorage {
+  let store: FolderObjectStore
+  let scheme: String
+  /// With the port: what the URLs sign as their `host`.
+  let host: String
+  let credentials: SigV4Credentials
+  var bucket: String { ObjectStoreEndpoint.bucket }
+
+  func putURL(key: String, expires: Int, now: Timestamp) -> String {
+    url("PUT", key, [], expires, now)
+  }
+
+  func startMultipart(key: String, contentType: String) throws(MediaStorageError) -> String {
+    do {
+      return try store.createUpload(bucket: bucket, key: key, contentType: contentType)
+    } catch {
+      throw .unavailable(error.message)
+    }
+  }
+
+  func partURL(key: String, uploadId: String, number: Int, expires: Int, now: Timestamp)
+    -> String
+  {
+    url("PUT", key, [("partNumber", String(number)), ("uploadId", uploadId)], expires, now)
+  }
+
+  func receivedParts(key: String, uploadId: String?) throws(MediaStorageError) -> [ReceivedPart] {
+    do {
+      guard let uploadId else {
+        return [ReceivedPart(number: 1, etag: try store.info(bucket: bucket, key: key).etag)]
+      }
+      return try store.parts(bucket: bucket, key: key, uploadId: uploadId).map {
+        ReceivedPart(number: $0.number, etag: $0.etag)
+      }
+    } catch .noSuchKey {
+      return []
+    } catch .noSuchUpload {
+      throw .partsRefused("the store has no such upload")
+    } catch {
+      throw .unavailable(error.message)
+    }
+  }
+
+  func completeMultipart(key: String, uploadId: String, parts: [ReceivedPart])
+    throws(MediaStorageError)
+  {
+    do {
+      try store.complete(
+        bucket: bucket, key: key, uploadId: uploadId, parts: parts.map { ($0.number, $0.etag) })
+    } catch .internalError(let detail) {
+      throw .unavailable(detail)
+    } catch {
+      throw .partsRefused(error.message)
+    }
+  }
+
+  func digest(key: String) throws(MediaStorageError) -> (byteCount: Int, sha256: String)? {
+    do {
+      let (_, bytes) = try store.read(bucket: bucket, key: key)
+      return (bytes.count, Hex.encode(Crypto.sha256(bytes)))
+    } catch .noSuchKey {
+      return nil
+    } catch {
+      throw .unavailable(error.message)
+    }
+  }
+
+  func delete(key: String, uploadId: String?) throws(MediaStorageError) {
+    do {
+      try store.delete(bucket: bucket, key: key)
+      if let uploadId { try store.abort(bucket: bucket, key: key, uploadId: uploadId) }
+    } catch .noSuchUpload {
+      return
+    } catch {
+      throw .unavailable(error.message)
+    }
+  }
+
+  func getURL(key: String, expires: Int, now: Timestamp) -> String {
+    url("GET", key, [], expires, now)
+  }
+
+  private func url(
+    _ method: String, _ key: String, _ query: [(name: String, value: String)], _ expires: Int,
+    _ now: Timestamp
+  ) -> String {
+    SigV4.presignedURL(
+      SigV4.Presign(
+        scheme: scheme, host: host,
+        request: SigV4Request(method: method, path: "/\(bucket)/\(key)", query: query),
+        region: ObjectStoreEndpoint.region, expires: expires),
+      credentials: credentials, at: now)
+  }
+}
