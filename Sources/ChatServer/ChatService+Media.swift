@@ -1,4 +1,5 @@
 import ChatAPI
+import Foundation
 import Support
 
 extension ChatService {
@@ -176,5 +177,67 @@ extension ChatService {
       .unavailable, "The media store cannot be reached; try again.", retryAfterSeconds: 1)
     failure.detail = "\(error)"
     return failure
+  }
+}
+
+extension ChatService {
+  /// `GET /v1/media/{key}`: a presigned `GET` of the bytes, for a user who can see a message
+  /// that carries the key (anyone else, the uploader included before the message, gets 404).
+  func download(_ rawKey: String, for caller: String, at now: Timestamp)
+    async throws(ServiceError) -> APIResponse
+  {
+    let media = try mediaStorage()
+    guard let key = Identifiers.canonicalUUID(rawKey) else {
+      throw .badRequest("The media key is malformed.")
+    }
+    guard let upload = try await store.visibleMedia(key, to: caller) else {
+      throw ServiceError(.notFound, "No such media.")
+    }
+    let seconds = APILimits.mediaURLSeconds
+    return .json(
+      200,
+      MediaDownload(
+        url: media.getURL(key: upload.objectKey, expires: seconds, now: now),
+        expiresAt: (now + .seconds(seconds)).rfc3339, byteCount: upload.byteCount,
+        contentType: upload.contentType))
+  }
+
+  /// Deletes the bytes of a deleted message's media. A failure is logged and counted: the
+  /// message is deleted either way, and no one can download the bytes any more (`download`
+  /// answers only for a message that is not deleted).
+  func dropMedia(_ key: String) {
+    guard let media else { return }
+    do {
+      try media.delete(key: "media/\(key)", uploadId: nil)
+    } catch {
+      metrics.mediaDeletesFailed += 1
+      log.write(LogRecord(.warning, "media_delete_failed", [("detail", "\(error)")]))
+    }
+  }
+
+  /// What API.md says a message's media looks like, before the store compares it with the
+  /// upload: a thumbnail of at most 10,240 bytes (base64 JPEG), an image's dimensions.
+  static func checkShape(of media: Media) throws(ServiceError) {
+    guard Identifiers.canonicalUUID(media.key) != nil else {
+      throw .invalid("media.key must be the key of a completed upload of yours.")
+    }
+    guard media.sha256.utf8.count == 64, Hex.decode(media.sha256) != nil else {
+      throw .badRequest("media.sha256 must be 64 hexadecimal digits.")
+    }
+    if let thumbnail = media.thumbnail {
+      guard let bytes = Data(base64Encoded: thumbnail) else {
+        throw .badRequest("media.thumbnail must be base64.")
+      }
+      guard bytes.count <= APILimits.maxThumbnailBytes else {
+        throw .invalid("media.thumbnail may be \(APILimits.maxThumbnailBytes) bytes at most.")
+      }
+    }
+    if media.kind == .image {
+      guard let width = media.width, let height = media.height,
+        (1...APILimits.maxImageSide).contains(width), (1...APILimits.maxImageSide).contains(height)
+      else {
+        throw .badRequest("An image needs width and height, 1 to \(APILimits.maxImageSide).")
+      }
+    }
   }
 }

@@ -37,7 +37,9 @@ extension ChatService {
     switch kind {
     case .message:
       guard post.target == nil else { throw .badRequest("A message has no target.") }
+      if let media = post.media { try Self.checkShape(of: media) }
     case .edit, .delete:
+      guard post.media == nil else { throw .badRequest("Only a message carries media.") }
       guard let id = post.target, let key = Identifiers.canonicalUUID(id) else {
         throw .badRequest("target must be the clientMessageId (a UUID) of the message to change.")
       }
@@ -58,8 +60,15 @@ extension ChatService {
       NewMessage(
         id: random.uuidString(), conversationId: conversation, senderId: sender,
         clientMessageId: post.clientMessageId, clientMessageKey: clientMessageKey, text: text,
-        sentAt: now, kind: kind, target: target))
+        sentAt: now, kind: kind, target: target,
+        media: post.media.map { media in
+          var media = media
+          media.key = media.key.lowercased()
+          media.sha256 = media.sha256.lowercased()
+          return media
+        }))
     let message = outcome.message
+    if let key = outcome.droppedMediaKey { dropMedia(key) }
     guard outcome.isNew else {
       metrics.retriesRecognised += 1
       return .json(200, message)

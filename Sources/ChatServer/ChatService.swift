@@ -165,6 +165,8 @@ public actor ChatService {
       return try await uploadStatus(key, of: caller.userId, at: now)
     case .completeUpload(let key):
       return try await completeUpload(key, request, of: caller.userId)
+    case .media(let key):
+      return try await download(key, for: caller.userId, at: now)
     default:
       // Unknown, or a route of API.md this server does not serve yet.
       throw .unknownRoute

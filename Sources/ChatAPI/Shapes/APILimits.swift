@@ -28,4 +28,8 @@ public enum APILimits {
   public static let imageContentTypes: Set<String> = ["image/jpeg", "image/png"]
   /// Media: the longest file name, in UTF-8 bytes.
   public static let maxFileNameBytes = 255
+  /// Media: an image's inline thumbnail, decoded.
+  public static let maxThumbnailBytes = 10_240
+  /// Media: the longest side of an image a message may describe (devices send at most 1,600).
+  public static let maxImageSide = 12_000
 }

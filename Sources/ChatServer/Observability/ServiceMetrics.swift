@@ -30,6 +30,7 @@ struct ServiceMetrics {
   var eventsFannedOut = 0
   var liveFramesIgnored = 0
   var liveSubscriptionsDropped = 0
+  var mediaDeletesFailed = 0
 
   mutating func recordRequest(method: String, route: String, status: Int, duration: Duration) {
     requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
@@ -79,6 +80,10 @@ struct ServiceMetrics {
       (
         "chat_live_subscriptions_dropped_total",
         "Live subscriptions closed because they fell too far behind.", liveSubscriptionsDropped
+      ),
+      (
+        "chat_media_deletes_failed_total",
+        "Deleted messages whose media bytes the store could not delete.", mediaDeletesFailed
       ),
       ("chat_store_commits_total", "Write transactions committed (group commits).", store.commits),
       (

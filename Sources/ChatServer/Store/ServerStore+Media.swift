@@ -54,6 +54,29 @@ extension ServerStore {
     }
   }
 
+  /// The upload behind `key` when `user` can see a message, not deleted, that carries it: a
+  /// member (or former member) whose visible ranges hold the message's sequence.
+  func visibleMedia(_ key: String, to user: String) throws(ServiceError) -> MediaUpload? {
+    let visible = try reading {
+      try database.scalarInt(
+        """
+        SELECT count(*) FROM messages m JOIN member_ranges r
+          ON r.conversation_id = m.conversation_id AND r.user_id = ?
+          AND r.first_sequence <= m.sequence
+          AND (r.last_sequence IS NULL OR r.last_sequence >= m.sequence)
+        WHERE m.media_key = ? AND m.deleted = 0
+        """, user, key) ?? 0
+    }
+    guard visible > 0 else { return nil }
+    let owner = try reading {
+      try database.query(
+        "SELECT owner_id FROM media_uploads WHERE media_key = ? AND complete = 1", key
+      ) { $0.string(0) }.first
+    }
+    guard let owner else { return nil }
+    return try upload(key, of: owner)
+  }
+
   func markUploadComplete(_ key: String) async throws(ServiceError) {
     try await enqueueWrite { db in
       try db.run("UPDATE media_uploads SET complete = 1 WHERE media_key = ?", key)

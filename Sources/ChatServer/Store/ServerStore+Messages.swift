@@ -18,6 +18,8 @@ struct NewMessage: Sendable {
   /// An edit's or delete's target: the clientMessageId as the client spelled it, and its
   /// lowercase form (the sender's key of the message it changes).
   var target: (id: String, key: String)? = nil
+  /// A message's media: the key of a completed upload of the sender's, as API.md's Media.
+  var media: Media? = nil
 }
 
 /// What storing an item did.
@@ -27,6 +29,8 @@ struct SendOutcome: Sendable {
   var isNew: Bool
   /// The conversation's members, sorted: who hears of it.
   var memberIds: [String]
+  /// A new delete of a message with media: the media key whose bytes go now.
+  var droppedMediaKey: String? = nil
 }
 
 extension ServerStore {
@@ -59,10 +63,15 @@ extension ServerStore {
     var target: Item?
     switch new.kind {
     case .message:
-      guard !new.text.isEmpty else { throw ServiceError.invalid("A message needs some text.") }
+      if let media = new.media {
+        try checkMedia(media, of: new, in: db)
+      } else if new.text.isEmpty {
+        throw ServiceError.invalid("A message needs some text.")
+      }
     case .edit, .delete:
       target = try changedMessage(new, in: db)
-      if new.kind == .edit && new.text.isEmpty {
+      // An edit of a message with media may be empty: the caption goes.
+      if new.kind == .edit && new.text.isEmpty && target?.media == nil {
         throw ServiceError.invalid("An edit needs some text.")
       }
     case .members, .title:
@@ -76,23 +85,30 @@ extension ServerStore {
       ?? 0
     let sequence = lastSequence + 1
     let sentAt = new.sentAt.millisecondsSince1970
+    let mediaJSON = try new.media.map { String(decoding: try APICoding.encode($0), as: UTF8.self) }
     try db.run(
       """
       INSERT INTO messages (conversation_id, sequence, id, sender_id, client_message_id,
-                            client_message_key, text, sent_at, kind, target_id, target_key)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            client_message_key, text, sent_at, kind, target_id, target_key,
+                            media, media_key)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """, new.conversationId, sequence, new.id, new.senderId, new.clientMessageId,
       new.clientMessageKey, new.kind == .delete ? "" : new.text, sentAt, new.kind.rawValue,
-      new.target?.id, new.target?.key)
+      new.target?.id, new.target?.key, mediaJSON, new.media?.key)
+    var droppedMediaKey: String?
     if let target, let key = new.target?.key {
       if new.kind == .edit {
         try db.run(
           "UPDATE messages SET text = ?, edited_at = ? WHERE conversation_id = ? AND sequence = ?",
           new.text, sentAt, new.conversationId, target.sequence)
       } else {
+        // A delete drops the media too: the row forgets it, the service deletes the bytes.
+        droppedMediaKey = target.media?.key
         try db.run(
-          "UPDATE messages SET text = '', deleted = 1 WHERE conversation_id = ? AND sequence = ?",
-          new.conversationId, target.sequence)
+          """
+          UPDATE messages SET text = '', deleted = 1, media = NULL
+          WHERE conversation_id = ? AND sequence = ?
+          """, new.conversationId, target.sequence)
         try db.run(
           """
           UPDATE messages SET text = '' WHERE conversation_id = ? AND sender_id = ?
@@ -123,8 +139,38 @@ extension ServerStore {
       id: new.id, clientMessageId: new.clientMessageId, conversationId: new.conversationId,
       senderId: new.senderId, text: new.kind == .delete ? "" : new.text, sequence: sequence,
       sentAt: Timestamp(millisecondsSince1970: sentAt).rfc3339, kind: new.kind,
-      deleted: false, target: new.target?.id)
-    return SendOutcome(message: stored, isNew: true, memberIds: members)
+      media: new.media, deleted: false, target: new.target?.id)
+    return SendOutcome(
+      message: stored, isNew: true, memberIds: members, droppedMediaKey: droppedMediaKey)
+  }
+
+  /// A message's media is a completed upload of its sender's, described as it was uploaded,
+  /// and carried by no other message (else 422).
+  private static func checkMedia(_ media: Media, of new: NewMessage, in db: Database) throws {
+    let upload = try db.query(
+      """
+      SELECT kind, content_type, byte_count, sha256, file_name FROM media_uploads
+      WHERE media_key = ? AND owner_id = ? AND complete = 1
+      """, media.key, new.senderId
+    ) { row in
+      (row.string(0), row.string(1), row.int(2), row.string(3), row.optionalString(4))
+    }.first
+    guard let upload else {
+      throw ServiceError.invalid("media.key must be a completed upload of yours.")
+    }
+    guard upload.0 == media.kind.rawValue, upload.1 == media.contentType,
+      upload.2 == media.byteCount, upload.3 == media.sha256.lowercased(),
+      upload.4 == media.fileName
+    else {
+      throw ServiceError.invalid(
+        "media must describe the upload as it was made: kind, contentType, byteCount, sha256, "
+          + "fileName.")
+    }
+    let carried =
+      try db.scalarInt("SELECT count(*) FROM messages WHERE media_key = ?", media.key) ?? 0
+    guard carried == 0 else {
+      throw ServiceError.invalid("This media was already sent in another message.")
+    }
   }
 
   /// Whether `new` repeats the stored item: the same kind and target, and the same text byte
@@ -136,7 +182,7 @@ extension ServerStore {
     switch new.kind {
     case .message:
       if stored.editedAt != nil || stored.deleted == true { return true }
-      return stored.text.utf8.elementsEqual(new.text.utf8)
+      return stored.text.utf8.elementsEqual(new.text.utf8) && stored.media?.key == new.media?.key
     case .edit:
       return stored.text.isEmpty || stored.text.utf8.elementsEqual(new.text.utf8)
     case .delete, .members, .title:
@@ -246,13 +292,13 @@ extension ServerStore {
   private static func columnList(table: String) -> String {
     [
       "id", "client_message_id", "conversation_id", "sender_id", "text", "sequence", "sent_at",
-      "kind", "target_id", "edited_at", "deleted", "added", "removed", "title",
+      "kind", "target_id", "edited_at", "deleted", "added", "removed", "title", "media",
     ]
     .map { "\(table).\($0)" }.joined(separator: ", ")
   }
 
   /// How many columns `messageColumns` names (what a query selects after them starts here).
-  static let itemColumnCount = 14
+  static let itemColumnCount = 15
 
   /// An item in its current state, from the columns of `messageColumns` at `first`.
   static func message(from row: Row, at first: Int) -> Item {
@@ -267,6 +313,10 @@ extension ServerStore {
       conversationId: row.string(first + 2), senderId: row.string(first + 3),
       text: row.string(first + 4), sequence: row.int(first + 5),
       sentAt: Timestamp(millisecondsSince1970: Int64(row.int(first + 6))).rfc3339, kind: kind,
+      media: isMessage
+        ? row.optionalString(first + 14).flatMap {
+          try? APICoding.decode(Media.self, from: Array($0.utf8))
+        } : nil,
       editedAt: isMessage && !row.isNull(first + 9)
         ? Timestamp(millisecondsSince1970: Int64(row.int(first + 9))).rfc3339 : nil,
       deleted: isMessage && row.int(first + 10) != 0,

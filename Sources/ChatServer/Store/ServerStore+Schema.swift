@@ -99,8 +99,9 @@ extension ServerStore {
       try db.execute("ALTER TABLE members ADD COLUMN muted_until TEXT;")
     }
     // API.md Part 2's media: each upload a device asked for, until and after it completes
-    // (`upload_id`: the store's multipart upload, NULL for a single PUT).
-    migrator.register("v5-media-uploads") { db in
+    // (`upload_id`: the store's multipart upload, NULL for a single PUT); a message's media
+    // (API.md's Media as JSON, NULL once deleted) and its key, to find who may download it.
+    migrator.register("v5-media") { db in
       try db.execute(
         """
         CREATE TABLE media_uploads (
@@ -115,6 +116,9 @@ extension ServerStore {
           complete INTEGER NOT NULL DEFAULT 0,
           created_at INTEGER NOT NULL
         );
+        ALTER TABLE messages ADD COLUMN media TEXT;
+        ALTER TABLE messages ADD COLUMN media_key TEXT;
+        CREATE INDEX messages_by_media_key ON messages (media_key) WHERE media_key IS NOT NULL;
         """)
     }
     return migrator

@@ -1,10 +1,12 @@
 """API.md Part 2, "Media": uploads (POST /v1/media/uploads, GET …/{key}, POST …/{key}/complete)
 against the real binary and its built-in S3-compatible store, the bytes sent with httpx to the
 presigned URLs the server answers, as a device sends them."""
+import base64
 import hashlib
 import os
 import re
 import time
+import uuid
 
 import httpx
 
@@ -40,6 +42,7 @@ def run_uploads(report):
         run_single(report, server, alice, bob)
         run_multipart(report, server, alice)
         run_refusals(report, server, alice)
+        run_messages(report, server, alice, bob)
 
 
 def run_single(report, server, alice, bob):
@@ -153,3 +156,98 @@ def run_refusals(report, server, alice):
     response = server.request("POST", "/v1/media/uploads",
                               json={"kind": "image", "contentType": "image/jpeg", "byteCount": 10, "sha256": digest})
     report.check("without a token it is 401", response.status_code == 401 and error_code(response) == "unauthorized")
+
+
+def uploaded(server, device, data, kind="image", content_type="image/jpeg", file_name=None):
+    """A completed upload of `data`; its key."""
+    upload = create(device, kind, len(data), hashlib.sha256(data).hexdigest(), content_type, file_name).json()
+    for part in upload["parts"]:
+        put_part(server, part, data)
+    done = device.request("POST", f"/v1/media/uploads/{upload['mediaKey']}/complete", {"parts": []})
+    assert done.status_code == 200, done.text
+    return upload["mediaKey"]
+
+
+def post(device, conversation, text, media, client_message_id=None, **extra):
+    return device.request("POST", f"/v1/conversations/{conversation}/messages",
+                          {"clientMessageId": client_message_id or str(uuid.uuid4()), "text": text,
+                           "media": media, **extra})
+
+
+def run_messages(report, server, alice, bob):
+    report.start_group("media messages")
+    carol = Device(server, "media-carol")
+    dave = Device(server, "media-dave")
+    photo = os.urandom(50_000)
+    thumbnail = base64.b64encode(os.urandom(9_000)).decode()
+    key = uploaded(server, alice, photo)
+    media = {"key": key, "kind": "image", "contentType": "image/jpeg", "byteCount": len(photo),
+             "sha256": hashlib.sha256(photo).hexdigest(), "width": 1600, "height": 1200,
+             "thumbnail": thumbnail}
+    chat = alice.create([bob.user], title="Photos")["id"]
+    report.expect_error("before a message carries it, nobody may download it (its uploader neither)",
+                        alice.request("GET", f"/v1/media/{key}"), 404, "not_found")
+    first_id = str(uuid.uuid4())
+    sent = post(alice, chat, "", media, first_id)
+    report.check("a message with media and an empty caption is 201, carrying the media",
+                 sent.status_code == 201 and sent.json().get("media") == media, sent.text[:300])
+    again = post(alice, chat, "", media, first_id)
+    report.check("its retry is 200, the same message", again.status_code == 200
+                 and again.json()["sequence"] == sent.json()["sequence"])
+    page = bob.request("GET", f"/v1/conversations/{chat}/messages").json()["items"]
+    report.check("the recipient gets the thumbnail inline", page[-1].get("media", {}).get("thumbnail") == thumbnail)
+    download = bob.request("GET", f"/v1/media/{key}")
+    report.check("the recipient is given a URL, the size and the content type",
+                 download.status_code == 200 and download.json()["byteCount"] == len(photo)
+                 and download.json()["contentType"] == "image/jpeg", download.text[:200])
+    url = download.json()["url"]
+    got = httpx.get(url, verify=server.verify)
+    report.check("the URL gives the bytes, whose SHA-256 is the sender's",
+                 got.status_code == 200 and hashlib.sha256(got.content).hexdigest() == media["sha256"])
+    ranged = httpx.get(url, headers={"Range": "bytes=40000-"}, verify=server.verify)
+    report.check("and honours Range, to resume a download",
+                 ranged.status_code == 206 and ranged.content == photo[40000:])
+    report.expect_error("a user who is not a member gets 404",
+                        carol.request("GET", f"/v1/media/{key}"), 404, "not_found")
+    alice.request("POST", f"/v1/conversations/{chat}/members",
+                  {"clientMessageId": str(uuid.uuid4()), "add": [dave.user]})
+    report.expect_error("a member added later gets 404 for media sent before it joined",
+                        dave.request("GET", f"/v1/media/{key}"), 404, "not_found")
+
+    report.expect_error("the same media in a second message is 422",
+                        post(alice, chat, "again", media), 422, "invalid")
+    other_key = uploaded(server, alice, b"another photo")
+    other = {**media, "key": other_key, "byteCount": len(b"another photo"),
+             "sha256": hashlib.sha256(b"another photo").hexdigest()}
+    report.expect_error("another user's upload is 422", post(bob, chat, "", other), 422, "invalid")
+    report.expect_error("media described otherwise than uploaded is 422",
+                        post(alice, chat, "", {**other, "byteCount": 14}), 422, "invalid")
+    pending = create(alice, "image", 10, hashlib.sha256(b"0123456789").hexdigest()).json()["mediaKey"]
+    report.expect_error("an upload not completed is 422",
+                        post(alice, chat, "", {**other, "key": pending, "byteCount": 10,
+                                               "sha256": hashlib.sha256(b"0123456789").hexdigest()}),
+                        422, "invalid")
+    report.expect_error("a thumbnail over 10,240 bytes is 422",
+                        post(alice, chat, "", {**other, "thumbnail": base64.b64encode(os.urandom(10_241)).decode()}),
+                        422, "invalid")
+    report.expect_error("a thumbnail that is not base64 is 400",
+                        post(alice, chat, "", {**other, "thumbnail": "not base64!"}), 400, "bad_request")
+    report.expect_error("an image without its dimensions is 400",
+                        post(alice, chat, "", {k: v for k, v in other.items() if k != "width"}), 400, "bad_request")
+    report.expect_error("an edit carries no media",
+                        alice.request("POST", f"/v1/conversations/{chat}/messages",
+                                      {"clientMessageId": str(uuid.uuid4()), "kind": "edit", "target": first_id,
+                                       "text": "x", "media": other}), 400, "bad_request")
+    edit = alice.request("POST", f"/v1/conversations/{chat}/messages",
+                         {"clientMessageId": str(uuid.uuid4()), "kind": "edit", "target": first_id, "text": ""})
+    report.check("an empty edit of a message with media is 201 (the caption goes)", edit.status_code == 201, edit.text[:200])
+
+    delete = alice.request("POST", f"/v1/conversations/{chat}/messages",
+                           {"clientMessageId": str(uuid.uuid4()), "kind": "delete", "target": first_id})
+    report.check("deleting the message is 201", delete.status_code == 201)
+    report.expect_error("then nobody may download its media", bob.request("GET", f"/v1/media/{key}"), 404, "not_found")
+    report.check("and the bytes are gone from the store (the old URL finds nothing)",
+                 httpx.get(url, verify=server.verify).status_code == 404)
+    page = bob.request("GET", f"/v1/conversations/{chat}/messages").json()["items"]
+    deleted = [item for item in page if item["clientMessageId"] == first_id][0]
+    report.check("the tombstone carries no media", deleted.get("media") is None and deleted["deleted"] is True)
