@@ -193,6 +193,14 @@ extension ChatService {
     guard let upload = try await store.visibleMedia(key, to: caller) else {
       throw ServiceError(.notFound, "No such media.")
     }
+    guard now - upload.createdAt <= .seconds(configuration.mediaRetentionDays * 86_400) else {
+      // Past the retention: the bytes go now, if no sweep took them yet.
+      dropMedia(upload.mediaKey)
+      throw ServiceError(
+        .gone,
+        "This media is older than the server keeps media (\(configuration.mediaRetentionDays) "
+          + "days); its text and thumbnail stay.")
+    }
     let seconds = APILimits.mediaURLSeconds
     return .json(
       200,
@@ -202,7 +210,7 @@ extension ChatService {
         contentType: upload.contentType))
   }
 
-  /// Deletes the bytes of a deleted message's media. A failure is logged and counted: the
+  /// Deletes the bytes of a deleted message's media, or of media past the retention. A failure is logged and counted: the
   /// message is deleted either way, and no one can download the bytes any more (`download`
   /// answers only for a message that is not deleted).
   func dropMedia(_ key: String) {

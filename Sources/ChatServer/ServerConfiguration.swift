@@ -22,6 +22,9 @@ public struct ServerConfiguration: Sendable {
   /// The largest image and document an upload may declare (413 above).
   public var maxImageBytes = APILimits.defaultMaxImageBytes
   public var maxFileBytes = APILimits.defaultMaxFileBytes
+  /// Days media bytes are kept after their upload; past them a download is 410 and the bytes
+  /// are deleted (text and thumbnails stay).
+  public var mediaRetentionDays = 365
   /// Test-only: known server bugs put back (`ServerKnownBugs`); a real server has none.
   package var knownBugs: ServerKnownBugs = []
 

@@ -80,9 +80,10 @@ public final class ReferenceServer: Sendable {
     } catch {
       throw fail(.dataFolder(folder, "\(error)"))
     }
-    let configuration = ServerConfiguration(
+    var configuration = ServerConfiguration(
       devMode: options.devMode, accessTokenTTL: .seconds(options.accessTokenTTL),
       rateLimit: options.rateLimit, signingKey: key)
+    configuration.mediaRetentionDays = options.mediaRetentionDays
     var objectStore: ObjectStoreEndpoint?
     if let storePort = options.objectStorePort {
       do {

@@ -131,6 +131,15 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_OBJECT_STORE_PORT", transform: Int.inRange(0...65_535))
   public var objectStorePort: Int? = nil
 
+  /// Days media bytes are kept after their upload.
+  @Option(
+    help: ArgumentHelp(
+      "Days media bytes are kept after their upload; then a download is 410 and the bytes go "
+        + "(text and thumbnails stay).",
+      valueName: "DAYS"),
+    environment: "CHAT_SERVER_MEDIA_RETENTION_DAYS", transform: Int.inRange(1...36_500))
+  public var mediaRetentionDays = 365
+
   public init() {}
 
   /// The defaults, with the data in `dataFolder`: how tests start a server in-process.

@@ -129,7 +129,7 @@ struct ServerToolTests {
     for option in [
       "--host", "--port", "--data", "--dev", "--access-token-ttl", "--rate-limit", "--log",
       "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--tls-cert", "--tls-key",
-      "--object-store-port", "--help",
+      "--object-store-port", "--media-retention-days", "--help",
     ] {
       #expect(help.contains(option), "\(option) is not in --help")
       guard option != "--help" else { continue }

@@ -20,7 +20,8 @@ final class TestServer: Sendable {
     configuration: ServerConfiguration = TestServer.defaultConfiguration,
     location: ServerStore.Location = .memory,
     seed: UInt64 = 1,
-    clock: ManualClock = ManualClock(wallClock: TestServer.start)
+    clock: ManualClock = ManualClock(wallClock: TestServer.start),
+    media: (any MediaStorage)? = nil
   ) throws {
     executor = ThreadExecutor(name: "test.server")
     store = try ServerStore(location, executor: executor)
@@ -28,7 +29,7 @@ final class TestServer: Sendable {
     log = CapturingLogSink()
     service = ChatService(
       store: store, configuration: configuration, clock: clock,
-      random: SplitMix64(seed: seed), executor: executor, log: log)
+      random: SplitMix64(seed: seed), executor: executor, log: log, media: media)
   }
 
   deinit {

@@ -1,0 +1,128 @@
+import ChatAPI
+import Foundation
+import Hashing
+import Support
+import Testing
+
+@testable import ChatServer
+
+/// The media routes' rules that need time or a failing store (the rest, against the real binary
+/// and its built-in store: the contract's media groups).
+@Suite struct MediaTests {
+  /// Uploads `bytes` as an image and posts it in a new conversation of alice and bob; the
+  /// media key, the conversation and bob's session.
+  static func postedPhoto(
+    _ server: TestServer, _ storage: MemoryMediaStorage, bytes: [UInt8]
+  ) async throws -> (key: String, conversation: String, bob: Session) {
+    let alice = try await server.login("alice")
+    let bob = try await server.login("bob")
+    let sha = Hex.encode(Crypto.sha256(bytes))
+    let created = await server.request(
+      "POST", "/v1/media/uploads", token: alice.accessToken,
+      body: try TestJSON.encode([
+        "kind": "image", "contentType": "image/png", "byteCount": bytes.count, "sha256": sha,
+      ]))
+    let key = try #require(created.object["mediaKey"] as? String)
+    let part = try #require((created.object["parts"] as? [[String: Any]])?.first)
+    storage.put(bytes, at: try #require(part["url"] as? String))
+    let completed = await server.request(
+      "POST", "/v1/media/uploads/\(key)/complete", token: alice.accessToken,
+      body: #"{"parts":[]}"#)
+    #expect(completed.status == 200)
+    let conversation = try await server.createConversation(by: alice, with: ["bob"])
+    let posted = await server.request(
+      "POST", "/v1/conversations/\(conversation)/messages", token: alice.accessToken,
+      body: try TestJSON.encode([
+        "clientMessageId": UUID().uuidString, "text": "the view",
+        "media": [
+          "key": key, "kind": "image", "contentType": "image/png", "byteCount": bytes.count,
+          "sha256": sha, "width": 4, "height": 3, "thumbnail": "AAEC",
+        ],
+      ]))
+    #expect(posted.status == 201, "\(posted.text)")
+    return (key, conversation, bob)
+  }
+
+  @Test func pastTheRetentionADownloadIsGoneAndTheBytesWithIt() async throws {
+    let storage = MemoryMediaStorage()
+    var configuration = TestServer.defaultConfiguration
+    configuration.mediaRetentionDays = 30
+    let server = try TestServer(configuration: configuration, media: storage)
+    let (key, conversation, _) = try await Self.postedPhoto(server, storage, bytes: [1, 2, 3])
+    server.clock.shiftWallClock(by: .seconds(30 * 86_400))
+    // A month on, bob signs in again (the access token lived 15 minutes).
+    var bob = try await server.login("bob")
+    let inTime = await server.request("GET", "/v1/media/\(key)", token: bob.accessToken)
+    #expect(inTime.status == 200)
+    #expect(inTime.object["url"] as? String == "memory://get/media/\(key)")
+    #expect(storage.holds(key))
+    server.clock.shiftWallClock(by: .seconds(1))
+    bob = try await server.login("bob")
+    let late = await server.request("GET", "/v1/media/\(key)", token: bob.accessToken)
+    #expect(late.status == 410)
+    #expect(late.errorCode == "gone")
+    #expect(!storage.holds(key))
+    let page = await server.messages(in: conversation, as: bob)
+    let media = page.items.last?["media"] as? [String: Any]
+    #expect(page.items.last?["text"] as? String == "the view")
+    #expect(media?["thumbnail"] as? String == "AAEC")
+  }
+
+  @Test func aStoreThatCannotBeReachedIsA503ToTryAgain() async throws {
+    let storage = MemoryMediaStorage()
+    let server = try TestServer(media: storage)
+    let alice = try await server.login("alice")
+    let created = await server.request(
+      "POST", "/v1/media/uploads", token: alice.accessToken,
+      body: try TestJSON.encode([
+        "kind": "file", "contentType": "text/plain", "byteCount": 3,
+        "sha256": String(repeating: "a", count: 64),
+      ]))
+    let key = try #require(created.object["mediaKey"] as? String)
+    storage.failing.store(true, ordering: .relaxed)
+    let status = await server.request("GET", "/v1/media/uploads/\(key)", token: alice.accessToken)
+    #expect(status.status == 503)
+    #expect(status.header("Retry-After") == "1")
+    #expect(!server.log.lines.joined().contains("memory://"))
+  }
+
+  @Test func eightMebibytesIsOnePartAndOneByteMoreIsTwo() async throws {
+    let server = try TestServer(media: FixedPartsStorage())
+    let alice = try await server.login("alice")
+    func parts(_ byteCount: Int) async throws -> [[Int]] {
+      let created = await server.request(
+        "POST", "/v1/media/uploads", token: alice.accessToken,
+        body: try TestJSON.encode([
+          "kind": "file", "contentType": "application/pdf", "byteCount": byteCount,
+          "sha256": String(repeating: "b", count: 64),
+        ]))
+      return (created.object["parts"] as? [[String: Any]] ?? []).map {
+        [$0["number"] as? Int ?? 0, $0["offset"] as? Int ?? 0, $0["byteCount"] as? Int ?? 0]
+      }
+    }
+    let part = APILimits.mediaPartBytes
+    #expect(try await parts(part) == [[1, 0, part]])
+    #expect(try await parts(part + 1) == [[1, 0, part], [2, part, 1]])
+    #expect(try await parts(3 * part) == [[1, 0, part], [2, part, part], [3, 2 * part, part]])
+  }
+}
+
+/// A store that starts every multipart upload (for the parts' arithmetic).
+struct FixedPartsStorage: MediaStorage {
+  func putURL(key: String, expires: Int, now: Timestamp) -> String { "put" }
+  func startMultipart(key: String, contentType: String) throws(MediaStorageError) -> String {
+    "upload-1"
+  }
+  func partURL(key: String, uploadId: String, number: Int, expires: Int, now: Timestamp)
+    -> String
+  { "part-\(number)" }
+  func receivedParts(key: String, uploadId: String?) throws(MediaStorageError) -> [ReceivedPart] {
+    []
+  }
+  func completeMultipart(key: String, uploadId: String, parts: [ReceivedPart])
+    throws(MediaStorageError)
+  {}
+  func digest(key: String) throws(MediaStorageError) -> (byteCount: Int, sha256: String)? { nil }
+  func delete(key: String, uploadId: String?) throws(MediaStorageError) {}
+  func getURL(key: String, expires: Int, now: Timestamp) -> String { "get" }
+}

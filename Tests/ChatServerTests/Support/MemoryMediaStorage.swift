@@ -1,0 +1,62 @@
+import ChatAPI
+import Foundation
+import Hashing
+import Support
+import Synchronization
+
+@testable import ChatServer
+
+/// `MediaStorage` in memory (the seam `chat-server` fills with its built-in store): objects by
+/// key, single uploads only. A test puts bytes with `put(_:at:)` where a device would send them
+/// to the URL; `failing` makes every call fail as an unreachable store does.
+final class MemoryMediaStorage: MediaStorage {
+  private let objects = Mutex<[String: [UInt8]]>([:])
+  let failing = Atomic<Bool>(false)
+
+  /// Where a device sends the bytes of `url` (`memory://put/<key>`).
+  func put(_ bytes: [UInt8], at url: String) {
+    let key = String(url.dropFirst("memory://put/".count))
+    objects.withLock { $0[key] = bytes }
+  }
+
+  func holds(_ mediaKey: String) -> Bool {
+    objects.withLock { $0["media/\(mediaKey)"] != nil }
+  }
+
+  private func check() throws(MediaStorageError) {
+    if failing.load(ordering: .relaxed) { throw .unavailable("the store is down") }
+  }
+
+  func putURL(key: String, expires: Int, now: Timestamp) -> String { "memory://put/\(key)" }
+
+  func startMultipart(key: String, contentType: String) throws(MediaStorageError) -> String {
+    throw .unavailable("multipart is not kept in memory")
+  }
+
+  func partURL(key: String, uploadId: String, number: Int, expires: Int, now: Timestamp)
+    -> String
+  { "memory://part/\(key)/\(number)" }
+
+  func receivedParts(key: String, uploadId: String?) throws(MediaStorageError) -> [ReceivedPart] {
+    try check()
+    return objects.withLock { $0[key] } == nil ? [] : [ReceivedPart(number: 1, etag: "\"m\"")]
+  }
+
+  func completeMultipart(key: String, uploadId: String, parts: [ReceivedPart])
+    throws(MediaStorageError)
+  {
+    throw .partsRefused("multipart is not kept in memory")
+  }
+
+  func digest(key: String) throws(MediaStorageError) -> (byteCount: Int, sha256: String)? {
+    try check()
+    return objects.withLock { $0[key] }.map { ($0.count, Hex.encode(Crypto.sha256($0))) }
+  }
+
+  func delete(key: String, uploadId: String?) throws(MediaStorageError) {
+    try check()
+    _ = objects.withLock { $0.removeValue(forKey: key) }
+  }
+
+  func getURL(key: String, expires: Int, now: Timestamp) -> String { "memory://get/\(key)" }
+}
