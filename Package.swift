@@ -73,6 +73,15 @@ let package = Package(
       name: "ObjectStorage", dependencies: ["Hashing", "Support", "Wire"],
       swiftSettings: engineSettings),
 
+    // The device's image pipeline on Linux (an Apple app would use ImageIO): JPEG and PNG
+    // through Debian's libjpeg-turbo and libpng, behind a C shim that catches libjpeg's
+    // longjmp errors.
+    .target(
+      name: "CImageCodecs",
+      linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png")]),
+    .target(
+      name: "ImagePipeline", dependencies: ["CImageCodecs"], swiftSettings: engineSettings),
+
     // Reference server core: every route and live event of API.md over SQLite, no sockets.
     .target(
       name: "ChatServer",
@@ -141,6 +150,8 @@ let package = Package(
 
     .testTarget(name: "SupportTests", dependencies: ["Support"], swiftSettings: engineSettings),
     .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI"], swiftSettings: engineSettings),
+    .testTarget(
+      name: "ImagePipelineTests", dependencies: ["ImagePipeline"], swiftSettings: engineSettings),
     .testTarget(
       name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Support", "Wire"],
       swiftSettings: engineSettings),
