@@ -33,12 +33,29 @@ static void cic_jpeg_emit_message(j_common_ptr info, int level) {
   if (level < 0) cic_jpeg_error_exit(info);
 }
 
-static int cic_jpeg_open(struct jpeg_decompress_struct *info, struct cic_jpeg_error *error,
-                         const uint8_t *data, size_t size) {
-  (void)error;
+// Points `info` at the error manager that turns errors into a longjmp to `error->jump`; the
+// caller calls setjmp itself (a jump may only return into a frame still running).
+static void cic_jpeg_catch(struct jpeg_decompress_struct *info, struct cic_jpeg_error *error,
+                           char *message) {
+  info->err = jpeg_std_error(&error->manager);
+  error->manager.error_exit = cic_jpeg_error_exit;
+  error->manager.emit_message = cic_jpeg_emit_message;
+  error->message = message;
+}
+
+// Reads the header at the given scale, RGB out; 0, or -1 with the reason in `message`.
+static int cic_jpeg_open(struct jpeg_decompress_struct *info, const uint8_t *data, size_t size,
+                         int denominator, char *message) {
   jpeg_create_decompress(info);
   jpeg_mem_src(info, data, (unsigned long)size);
-  return jpeg_read_header(info, TRUE) == JPEG_HEADER_OK ? 0 : -1;
+  if (jpeg_read_header(info, TRUE) != JPEG_HEADER_OK) {
+    snprintf(message, CIC_ERROR_SIZE, "not a JPEG image");
+    return -1;
+  }
+  info->scale_num = 1;
+  info->scale_denom = (unsigned int)denominator;
+  info->out_color_space = JCS_RGB;  // grey and YCbCr become RGB (CMYK: refused by libjpeg)
+  return 0;
 }
 
 int cic_jpeg_size(const uint8_t *data, size_t size, int *width, int *height, char *message) {
@@ -49,22 +66,11 @@ int cic_jpeg_scaled_size(const uint8_t *data, size_t size, int denominator, int 
                          int *height, char *message) {
   struct jpeg_decompress_struct info;
   struct cic_jpeg_error error;
-  info.err = jpeg_std_error(&error.manager);
-  error.manager.error_exit = cic_jpeg_error_exit;
-  error.manager.emit_message = cic_jpeg_emit_message;
-  error.message = message;
-  if (setjmp(error.jump)) {
+  cic_jpeg_catch(&info, &error, message);
+  if (setjmp(error.jump) || cic_jpeg_open(&info, data, size, denominator, message) != 0) {
     jpeg_destroy_decompress(&info);
     return -1;
   }
-  if (cic_jpeg_open(&info, &error, data, size) != 0) {
-    snprintf(message, CIC_ERROR_SIZE, "not a JPEG image");
-    jpeg_destroy_decompress(&info);
-    return -1;
-  }
-  info.scale_num = 1;
-  info.scale_denom = (unsigned int)denominator;
-  info.out_color_space = JCS_RGB;
   jpeg_calc_output_dimensions(&info);
   *width = (int)info.output_width;
   *height = (int)info.output_height;
@@ -76,22 +82,11 @@ int cic_jpeg_decode(const uint8_t *data, size_t size, int denominator, uint8_t *
                     size_t out_size, char *message) {
   struct jpeg_decompress_struct info;
   struct cic_jpeg_error error;
-  info.err = jpeg_std_error(&error.manager);
-  error.manager.error_exit = cic_jpeg_error_exit;
-  error.manager.emit_message = cic_jpeg_emit_message;
-  error.message = message;
-  if (setjmp(error.jump)) {
+  cic_jpeg_catch(&info, &error, message);
+  if (setjmp(error.jump) || cic_jpeg_open(&info, data, size, denominator, message) != 0) {
     jpeg_destroy_decompress(&info);
     return -1;
   }
-  if (cic_jpeg_open(&info, &error, data, size) != 0) {
-    snprintf(message, CIC_ERROR_SIZE, "not a JPEG image");
-    jpeg_destroy_decompress(&info);
-    return -1;
-  }
-  info.scale_num = 1;
-  info.scale_denom = (unsigned int)denominator;
-  info.out_color_space = JCS_RGB;  // CMYK and grey are converted (CMYK: refused by libjpeg)
   jpeg_start_decompress(&info);
   size_t stride = (size_t)info.output_width * 3;
   if (info.output_components != 3 || stride * info.output_height > out_size) {

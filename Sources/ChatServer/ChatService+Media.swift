@@ -47,8 +47,8 @@ extension ChatService {
     if body.byteCount > APILimits.mediaPartBytes {
       let objectKey = upload.objectKey
       let contentType = upload.contentType
-      upload.uploadId = try storage { () throws(MediaStorageError) in
-        try media.startMultipart(key: objectKey, contentType: contentType)
+      upload.uploadId = try await storage { () async throws(MediaStorageError) in
+        try await media.startMultipart(key: objectKey, contentType: contentType)
       }
     }
     try await store.saveUpload(upload)
@@ -70,8 +70,8 @@ extension ChatService {
     let received =
       upload.complete
       ? []
-      : try storage { () throws(MediaStorageError) in
-        try media.receivedParts(key: upload.objectKey, uploadId: upload.uploadId)
+      : try await storage { () async throws(MediaStorageError) in
+        try await media.receivedParts(key: upload.objectKey, uploadId: upload.uploadId)
       }
     return .json(
       200,
@@ -94,22 +94,23 @@ extension ChatService {
     }
     if let uploadId = upload.uploadId {
       do {
-        try media.completeMultipart(key: upload.objectKey, uploadId: uploadId, parts: body.parts)
+        try await media.completeMultipart(
+          key: upload.objectKey, uploadId: uploadId, parts: body.parts)
       } catch .partsRefused(let why) {
         throw .invalid("The parts cannot be put together: \(why)")
       } catch {
         throw Self.unavailable(error)
       }
     }
-    let digest = try storage { () throws(MediaStorageError) in
-      try media.digest(key: upload.objectKey)
+    let digest = try await storage { () async throws(MediaStorageError) in
+      try await media.digest(key: upload.objectKey)
     }
     guard let digest else {
       throw .invalid("The store has no bytes for this upload yet: send them first.")
     }
     guard digest.byteCount == upload.byteCount, digest.sha256 == upload.sha256 else {
-      try storage { () throws(MediaStorageError) in
-        try media.delete(key: upload.objectKey, uploadId: upload.uploadId)
+      try await storage { () async throws(MediaStorageError) in
+        try await media.delete(key: upload.objectKey, uploadId: upload.uploadId)
       }
       try await store.dropUpload(upload.mediaKey)
       throw .invalid(
@@ -164,9 +165,11 @@ extension ChatService {
     }
   }
 
-  private func storage<T>(_ body: () throws(MediaStorageError) -> T) throws(ServiceError) -> T {
+  private func storage<T>(_ body: () async throws(MediaStorageError) -> T)
+    async throws(ServiceError) -> T
+  {
     do {
-      return try body()
+      return try await body()
     } catch {
       throw Self.unavailable(error)
     }
@@ -195,7 +198,7 @@ extension ChatService {
     }
     guard now - upload.createdAt <= .seconds(configuration.mediaRetentionDays * 86_400) else {
       // Past the retention: the bytes go now, if no sweep took them yet.
-      dropMedia(upload.mediaKey)
+      await dropMedia(upload.mediaKey)
       throw ServiceError(
         .gone,
         "This media is older than the server keeps media (\(configuration.mediaRetentionDays) "
@@ -213,10 +216,10 @@ extension ChatService {
   /// Deletes the bytes of a deleted message's media, or of media past the retention. A failure is logged and counted: the
   /// message is deleted either way, and no one can download the bytes any more (`download`
   /// answers only for a message that is not deleted).
-  func dropMedia(_ key: String) {
+  func dropMedia(_ key: String) async {
     guard let media else { return }
     do {
-      try media.delete(key: "media/\(key)", uploadId: nil)
+      try await media.delete(key: "media/\(key)", uploadId: nil)
     } catch {
       metrics.mediaDeletesFailed += 1
       log.write(LogRecord(.warning, "media_delete_failed", [("detail", "\(error)")]))

@@ -68,7 +68,7 @@ extension ChatService {
           return media
         }))
     let message = outcome.message
-    if let key = outcome.droppedMediaKey { dropMedia(key) }
+    if let key = outcome.droppedMediaKey { await dropMedia(key) }
     guard outcome.isNew else {
       metrics.retriesRecognised += 1
       return .json(200, message)

@@ -18,7 +18,7 @@ struct BuiltInMediaStorage: MediaStorage {
     url("PUT", key, [], expires, now)
   }
 
-  func startMultipart(key: String, contentType: String) throws(MediaStorageError) -> String {
+  func startMultipart(key: String, contentType: String) async throws(MediaStorageError) -> String {
     do {
       return try store.createUpload(bucket: bucket, key: key, contentType: contentType)
     } catch {
@@ -32,7 +32,9 @@ struct BuiltInMediaStorage: MediaStorage {
     url("PUT", key, [("partNumber", String(number)), ("uploadId", uploadId)], expires, now)
   }
 
-  func receivedParts(key: String, uploadId: String?) throws(MediaStorageError) -> [ReceivedPart] {
+  func receivedParts(key: String, uploadId: String?) async throws(MediaStorageError)
+    -> [ReceivedPart]
+  {
     do {
       guard let uploadId else {
         return [ReceivedPart(number: 1, etag: try store.info(bucket: bucket, key: key).etag)]
@@ -50,7 +52,7 @@ struct BuiltInMediaStorage: MediaStorage {
   }
 
   func completeMultipart(key: String, uploadId: String, parts: [ReceivedPart])
-    throws(MediaStorageError)
+    async throws(MediaStorageError)
   {
     do {
       try store.complete(
@@ -62,7 +64,7 @@ struct BuiltInMediaStorage: MediaStorage {
     }
   }
 
-  func digest(key: String) throws(MediaStorageError) -> (byteCount: Int, sha256: String)? {
+  func digest(key: String) async throws(MediaStorageError) -> (byteCount: Int, sha256: String)? {
     do {
       let (_, bytes) = try store.read(bucket: bucket, key: key)
       return (bytes.count, Hex.encode(Crypto.sha256(bytes)))
@@ -73,7 +75,7 @@ struct BuiltInMediaStorage: MediaStorage {
     }
   }
 
-  func delete(key: String, uploadId: String?) throws(MediaStorageError) {
+  func delete(key: String, uploadId: String?) async throws(MediaStorageError) {
     do {
       try store.delete(bucket: bucket, key: key)
       if let uploadId { try store.abort(bucket: bucket, key: key, uploadId: uploadId) }

@@ -22,17 +22,20 @@ public final class ReferenceServer: Sendable {
   public let http: ChatHTTPServer
   /// The built-in object store, when `--object-store-port` asked for it.
   public let objectStore: ObjectStoreEndpoint?
+  /// The remote store's client, when `--s3-endpoint` named one.
+  let s3Client: S3Client?
   private let serviceExecutor: ThreadExecutor
   private let storeExecutor: ThreadExecutor
 
   private init(
     options: ServerOptions, port: Int, http: ChatHTTPServer, objectStore: ObjectStoreEndpoint?,
-    serviceExecutor: ThreadExecutor, storeExecutor: ThreadExecutor
+    s3Client: S3Client?, serviceExecutor: ThreadExecutor, storeExecutor: ThreadExecutor
   ) {
     self.options = options
     self.port = port
     self.http = http
     self.objectStore = objectStore
+    self.s3Client = s3Client
     self.serviceExecutor = serviceExecutor
     self.storeExecutor = storeExecutor
   }
@@ -93,10 +96,13 @@ public final class ReferenceServer: Sendable {
         throw fail(error)
       }
     }
+    // The remote store's client (its connections end with the server).
+    let s3Client = options.s3.map { S3Client(endpoint: $0, clock: clock) }
+    let media: (any MediaStorage)? =
+      objectStore?.media ?? s3Client.map { RemoteMediaStorage(client: $0) }
     let service = ChatService(
       store: store, configuration: configuration, clock: clock,
-      random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log,
-      media: objectStore?.media)
+      random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log, media: media)
     var http = HTTPServer.Configuration(host: options.host, port: options.port)
     http.webSocket.pingInterval = .seconds(options.pingInterval)
     http.webSocket.pingTimeout = .seconds(options.pingTimeout)
@@ -111,7 +117,7 @@ public final class ReferenceServer: Sendable {
       throw fail(.listen("\(options.host):\(options.port)", "\(error)"))
     }
     return ReferenceServer(
-      options: options, port: port, http: server, objectStore: objectStore,
+      options: options, port: port, http: server, objectStore: objectStore, s3Client: s3Client,
       serviceExecutor: serviceExecutor, storeExecutor: storeExecutor)
   }
 
@@ -123,6 +129,7 @@ public final class ReferenceServer: Sendable {
     await http.shutdown()
     await serviceExecutor.waitUntilIdle()
     await storeExecutor.waitUntilIdle()
+    await s3Client?.shutdown()
     serviceExecutor.shutdown()
     storeExecutor.shutdown()
   }

@@ -2,6 +2,7 @@ import ArgumentParsing
 import ChatServer
 import Dispatch
 import Foundation
+import ObjectStorage
 import Support
 
 /// `chat-server`: starts the `ReferenceServer` with its options, prints where it listens and
@@ -47,6 +48,11 @@ public struct ServerCommand: ParsableCommand {
       ? options.dataFolder
       : FileManager.default.currentDirectoryPath + "/" + options.dataFolder
     Self.say("data folder: \(folder) (chat.sqlite, signing-key)")
+    if let s3 = server.options.s3 {
+      Self.say(
+        "media store: \(s3.scheme)://\(s3.host), bucket \(s3.bucket), region \(s3.region), "
+          + "access key \(s3.credentials.accessKeyID)")
+    }
     if let store = server.objectStore {
       Self.say(
         "object store listening on \(store.url) (bucket \(ObjectStoreEndpoint.bucket), region "

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import ChatServer
+import ObjectStorage
 
 /// The options of `chat-server`, from the command line or, for each one, its environment
 /// variable `CHAT_SERVER_<NAME>` (the command line wins). `parse(_:environment:)` is the pure
@@ -140,6 +141,45 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_MEDIA_RETENTION_DAYS", transform: Int.inRange(1...36_500))
   public var mediaRetentionDays = 365
 
+  /// A remote S3-compatible store for media instead of the built-in one.
+  @Option(
+    name: .customLong("s3-endpoint"),
+    help: ArgumentHelp(
+      "Keep media in this S3-compatible store (http(s)://host[:port], path-style) instead of "
+        + "the built-in one; needs --s3-bucket and the credentials in AWS_ACCESS_KEY_ID and "
+        + "AWS_SECRET_ACCESS_KEY.",
+      valueName: "URL"),
+    environment: "CHAT_SERVER_S3_ENDPOINT")
+  public var s3Endpoint: String?
+
+  @Option(
+    name: .customLong("s3-bucket"),
+    help: ArgumentHelp("The bucket of --s3-endpoint (it must exist).", valueName: "NAME"),
+    environment: "CHAT_SERVER_S3_BUCKET")
+  public var s3Bucket: String?
+
+  @Option(
+    name: .customLong("s3-region"),
+    help: ArgumentHelp("The region of --s3-endpoint, which signatures name.", valueName: "NAME"),
+    environment: "CHAT_SERVER_S3_REGION")
+  public var s3Region = "us-east-1"
+
+  /// The key of `s3Endpoint`: from the environment (a secret has no place on a command line
+  /// others can read in `ps`).
+  @Option(
+    name: .customLong("s3-access-key-id"),
+    help: ArgumentHelp(
+      "The access key of --s3-endpoint; give it in the environment.", valueName: "KEY"),
+    environment: "AWS_ACCESS_KEY_ID")
+  public var s3AccessKeyID: String?
+
+  @Option(
+    name: .customLong("s3-secret-access-key"),
+    help: ArgumentHelp(
+      "Its secret; give it in the environment, never on the command line.", valueName: "SECRET"),
+    environment: "AWS_SECRET_ACCESS_KEY")
+  public var s3SecretAccessKey: String?
+
   public init() {}
 
   /// The defaults, with the data in `dataFolder`: how tests start a server in-process.
@@ -152,11 +192,37 @@ public struct ServerOptions: ParsableArguments, Sendable {
     guard !dataFolder.isEmpty else { throw ValidationError("--data needs a folder") }
     guard tlsCertificate != "" else { throw ValidationError("--tls-cert needs a file") }
     guard tlsKey != "" else { throw ValidationError("--tls-key needs a file") }
+    if s3Endpoint != nil {
+      guard objectStorePort == nil else {
+        throw ValidationError(
+          "--s3-endpoint and --object-store-port are two stores for media: give one")
+      }
+      guard s3Bucket?.isEmpty == false else {
+        throw ValidationError("--s3-endpoint needs --s3-bucket (CHAT_SERVER_S3_BUCKET)")
+      }
+      guard s3AccessKeyID?.isEmpty == false, s3SecretAccessKey?.isEmpty == false else {
+        throw ValidationError(
+          "--s3-endpoint needs its credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+      }
+      guard s3 != nil else {
+        throw ValidationError("--s3-endpoint must be http(s)://host[:port], with no path")
+      }
+    }
     guard (tlsCertificate == nil) == (tlsKey == nil) else {
       throw ValidationError(
         "--tls-cert and --tls-key go together (CHAT_SERVER_TLS_CERT, CHAT_SERVER_TLS_KEY): "
           + "give both, or neither for plain HTTP")
     }
+  }
+
+  /// The remote store's endpoint, when `--s3-endpoint` names one (checked by `validate`).
+  package var s3: S3Endpoint? {
+    guard let s3Endpoint, let s3Bucket, let s3AccessKeyID, let s3SecretAccessKey else {
+      return nil
+    }
+    return S3Endpoint(
+      url: s3Endpoint, bucket: s3Bucket, region: s3Region,
+      credentials: SigV4Credentials(accessKeyID: s3AccessKeyID, secretAccessKey: s3SecretAccessKey))
   }
 
   /// Whether the server speaks TLS (both `--tls-cert` and `--tls-key` given).

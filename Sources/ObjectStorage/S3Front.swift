@@ -161,47 +161,22 @@ package struct S3Front: Sendable {
 
   // MARK: - XML
 
-  /// The parts a `CompleteMultipartUpload` body names, in its order. The body is S3's small
-  /// fixed shape; elements other than `PartNumber` and `ETag` (checksums) are ignored.
+  /// The parts a `CompleteMultipartUpload` body names, in its order. Elements other than
+  /// `PartNumber` and `ETag` (checksums) are ignored.
   package static func completedParts(_ body: [UInt8]) throws(S3Error) -> [(
     number: Int, etag: String
   )] {
     let text = String(decoding: body, as: UTF8.self)
     guard text.contains("<CompleteMultipartUpload") else { throw .malformedXML }
-    var parts: [(number: Int, etag: String)] = []
-    var rest = text[...]
-    while let open = rest.range(of: "<Part>") {
-      guard let close = rest[open.upperBound...].range(of: "</Part>") else { throw .malformedXML }
-      let element = rest[open.upperBound..<close.lowerBound]
-      guard let number = Self.text(of: "PartNumber", in: element).flatMap({ Int($0) }),
-        let etag = Self.text(of: "ETag", in: element)
+    return try S3XML.elements("Part", in: text[...]).map { element throws(S3Error) in
+      guard let number = S3XML.text(of: "PartNumber", in: element).flatMap({ Int($0) }),
+        let etag = S3XML.text(of: "ETag", in: element)
       else { throw .malformedXML }
-      parts.append((number, unescape(etag)))
-      rest = rest[close.upperBound...]
+      return (number, etag)
     }
-    return parts
   }
 
-  private static func text(of name: String, in element: Substring) -> String? {
-    guard let open = element.range(of: "<\(name)>"),
-      let close = element[open.upperBound...].range(of: "</\(name)>")
-    else { return nil }
-    return element[open.upperBound..<close.lowerBound].trimmingCharacters(in: .whitespaces)
-  }
-
-  static func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-      .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-      .replacingOccurrences(of: "'", with: "&apos;")
-  }
-
-  static func unescape(_ text: String) -> String {
-    text.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(
-      of: "&apos;", with: "'"
-    )
-    .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-    .replacingOccurrences(of: "&#34;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
-  }
+  static func escape(_ text: String) -> String { S3XML.escape(text) }
 
   private static func xml(_ root: String, _ content: String, status: HTTPStatus = .ok)
     -> HTTPResponse

@@ -179,6 +179,34 @@ package enum SigV4 {
     return .success(SigV4Credentials(accessKeyID: parts[0], secretAccessKey: key))
   }
 
+  // MARK: - Signing a request in its header
+
+  /// The headers that sign `request` in the `Authorization` form (how the server calls a
+  /// remote store): `x-amz-date`, `x-amz-content-sha256` (`payloadHash`: the body's SHA-256 in
+  /// hex, or `UNSIGNED-PAYLOAD`) and `Authorization`, which signs `host` (in
+  /// `request.headers`) and the two others.
+  package static func authorizationHeaders(
+    for request: SigV4Request, payloadHash: String, region: String,
+    credentials: SigV4Credentials, at time: Timestamp
+  ) -> [(name: String, value: String)] {
+    let (amzDate, day) = timestamps(time)
+    let scope = Scope(day: day, region: region)
+    let added = [("x-amz-content-sha256", payloadHash), ("x-amz-date", amzDate)]
+    var signed = request
+    signed.headers += added
+    let names = ["host", "x-amz-content-sha256", "x-amz-date"]
+    let signature = self.signature(
+      of: signed, signedHeaders: names, payloadHash: payloadHash, amzDate: amzDate, scope: scope,
+      secret: credentials.secretAccessKey)
+    return added + [
+      (
+        "Authorization",
+        "\(algorithm) Credential=\(credentials.accessKeyID)/\(scope.text), "
+          + "SignedHeaders=\(names.joined(separator: ";")), Signature=\(signature)"
+      )
+    ]
+  }
+
   // MARK: - Checking a request signed in its header
 
   /// Checks a request signed in its `Authorization` header (how S3 SDKs call the store):

@@ -110,19 +110,23 @@ import Testing
 /// A store that starts every multipart upload (for the parts' arithmetic).
 struct FixedPartsStorage: MediaStorage {
   func putURL(key: String, expires: Int, now: Timestamp) -> String { "put" }
-  func startMultipart(key: String, contentType: String) throws(MediaStorageError) -> String {
+  func startMultipart(key: String, contentType: String) async throws(MediaStorageError) -> String {
     "upload-1"
   }
   func partURL(key: String, uploadId: String, number: Int, expires: Int, now: Timestamp)
     -> String
   { "part-\(number)" }
-  func receivedParts(key: String, uploadId: String?) throws(MediaStorageError) -> [ReceivedPart] {
+  func receivedParts(key: String, uploadId: String?) async throws(MediaStorageError)
+    -> [ReceivedPart]
+  {
     []
   }
   func completeMultipart(key: String, uploadId: String, parts: [ReceivedPart])
-    throws(MediaStorageError)
+    async throws(MediaStorageError)
   {}
-  func digest(key: String) throws(MediaStorageError) -> (byteCount: Int, sha256: String)? { nil }
-  func delete(key: String, uploadId: String?) throws(MediaStorageError) {}
+  func digest(key: String) async throws(MediaStorageError) -> (byteCount: Int, sha256: String)? {
+    nil
+  }
+  func delete(key: String, uploadId: String?) async throws(MediaStorageError) {}
   func getURL(key: String, expires: Int, now: Timestamp) -> String { "get" }
 }

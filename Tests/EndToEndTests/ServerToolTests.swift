@@ -82,6 +82,15 @@ struct ServerToolTests {
     (["--tls-key", "key.pem"], "--tls-cert and --tls-key go together"),
     (["--tls-cert=", "--tls-key", "key.pem"], "--tls-cert needs a file"),
     (["--tls-cert"], "--tls-cert needs a value"),
+    (["--object-store-port", "65536"], "--object-store-port must be a whole number in 0...65535"),
+    (
+      ["--media-retention-days", "0"], "--media-retention-days must be a whole number in 1...36500"
+    ),
+    (["--s3-endpoint", "http://127.0.0.1:9000"], "--s3-endpoint needs --s3-bucket"),
+    (
+      ["--s3-endpoint", "http://127.0.0.1:9000", "--s3-bucket", "b"],
+      "--s3-endpoint needs its credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+    ),
   ])
   func aWrongCommandLineIsAUsageError(arguments: [String], message: String) {
     #expect {
@@ -102,6 +111,37 @@ struct ServerToolTests {
       try ServerOptions.parse([], environment: ["CHAT_SERVER_PORT": "x"])
     } throws: { error in
       ServerOptions.message(for: error).hasPrefix("CHAT_SERVER_PORT must be a whole number")
+    }
+  }
+
+  /// A remote store: its credentials come from the environment (AWS's names); its URL has no
+  /// path; it is one store or the other.
+  @Test func aRemoteStoreTakesItsKeyFromTheEnvironmentAndExcludesTheBuiltInOne() throws {
+    let keys = ["AWS_ACCESS_KEY_ID": "key", "AWS_SECRET_ACCESS_KEY": "secret"]
+    let options = try ServerOptions.parse(
+      ["--s3-endpoint", "https://[::1]:9000", "--s3-bucket", "chat-media"], environment: keys)
+    let s3 = try #require(options.s3)
+    #expect(s3.scheme == "https" && s3.host == "[::1]:9000" && s3.bucket == "chat-media")
+    #expect(s3.region == "us-east-1" && s3.credentials.accessKeyID == "key")
+    for (arguments, message) in [
+      (
+        ["--s3-endpoint", "http://h:9000", "--s3-bucket", "b", "--object-store-port", "0"],
+        "--s3-endpoint and --object-store-port are two stores for media: give one"
+      ),
+      (
+        ["--s3-endpoint", "http://h:9000/prefix", "--s3-bucket", "b"],
+        "--s3-endpoint must be http(s)://host[:port], with no path"
+      ),
+      (
+        ["--s3-endpoint", "ftp://h", "--s3-bucket", "b"],
+        "--s3-endpoint must be http(s)://host[:port], with no path"
+      ),
+    ] {
+      #expect {
+        try ServerOptions.parse(arguments, environment: keys)
+      } throws: { error in
+        ServerOptions.message(for: error) == message
+      }
     }
   }
 
@@ -129,13 +169,17 @@ struct ServerToolTests {
     for option in [
       "--host", "--port", "--data", "--dev", "--access-token-ttl", "--rate-limit", "--log",
       "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--tls-cert", "--tls-key",
-      "--object-store-port", "--media-retention-days", "--help",
+      "--object-store-port", "--media-retention-days", "--s3-endpoint", "--s3-bucket",
+      "--s3-region", "--help",
     ] {
       #expect(help.contains(option), "\(option) is not in --help")
       guard option != "--help" else { continue }
       let variable = "CHAT_SERVER_" + option.dropFirst(2).uppercased().replacing("-", with: "_")
       #expect(help.contains("env: \(variable)"), "\(variable) is not in --help")
     }
+    // The remote store's key goes by AWS's names.
+    #expect(help.contains("env: AWS_ACCESS_KEY_ID"))
+    #expect(help.contains("env: AWS_SECRET_ACCESS_KEY"))
   }
 
   @Test func theDataFolderIsPrivateAndSoAreTheDatabaseAndTheKey() async throws {

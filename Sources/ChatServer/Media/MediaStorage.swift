@@ -6,26 +6,28 @@ import Support
 /// only holds bytes. `chat-server` plugs in its built-in store (`--object-store-port`); a
 /// service without one answers the media routes 503.
 ///
-/// Object keys are the service's own (`media/<mediaKey>`); every call may block on the disk
-/// or the network, and each throws `MediaStorageError` with what went wrong.
+/// Object keys are the service's own (`media/<mediaKey>`); the calls that reach the store are
+/// `async` (a remote one is a network call away), and each throws `MediaStorageError` with
+/// what went wrong. Making a presigned URL reaches nothing.
 public protocol MediaStorage: Sendable {
   /// A presigned `PUT` of the whole object, valid `expires` seconds from `now`.
   func putURL(key: String, expires: Int, now: Timestamp) -> String
   /// Starts a multipart upload; its id.
-  func startMultipart(key: String, contentType: String) throws(MediaStorageError) -> String
+  func startMultipart(key: String, contentType: String) async throws(MediaStorageError) -> String
   /// A presigned `UploadPart` URL.
   func partURL(key: String, uploadId: String, number: Int, expires: Int, now: Timestamp)
     -> String
   /// What the store holds of an upload: the parts of a multipart one, or part 1 for a single
   /// `PUT` whose object is there.
-  func receivedParts(key: String, uploadId: String?) throws(MediaStorageError) -> [ReceivedPart]
+  func receivedParts(key: String, uploadId: String?) async throws(MediaStorageError)
+    -> [ReceivedPart]
   /// Puts a multipart upload's parts together (a single `PUT` needs nothing).
   func completeMultipart(key: String, uploadId: String, parts: [ReceivedPart])
-    throws(MediaStorageError)
+    async throws(MediaStorageError)
   /// The object's size and SHA-256 (hex), reading its bytes; nil when it is not there.
-  func digest(key: String) throws(MediaStorageError) -> (byteCount: Int, sha256: String)?
+  func digest(key: String) async throws(MediaStorageError) -> (byteCount: Int, sha256: String)?
   /// Deletes the object and any upload of it; nothing there is not an error.
-  func delete(key: String, uploadId: String?) throws(MediaStorageError)
+  func delete(key: String, uploadId: String?) async throws(MediaStorageError)
   /// A presigned `GET` (it honours `Range`).
   func getURL(key: String, expires: Int, now: Timestamp) -> String
 }

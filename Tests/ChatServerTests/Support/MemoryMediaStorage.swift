@@ -29,7 +29,7 @@ final class MemoryMediaStorage: MediaStorage {
 
   func putURL(key: String, expires: Int, now: Timestamp) -> String { "memory://put/\(key)" }
 
-  func startMultipart(key: String, contentType: String) throws(MediaStorageError) -> String {
+  func startMultipart(key: String, contentType: String) async throws(MediaStorageError) -> String {
     throw .unavailable("multipart is not kept in memory")
   }
 
@@ -37,23 +37,25 @@ final class MemoryMediaStorage: MediaStorage {
     -> String
   { "memory://part/\(key)/\(number)" }
 
-  func receivedParts(key: String, uploadId: String?) throws(MediaStorageError) -> [ReceivedPart] {
+  func receivedParts(key: String, uploadId: String?) async throws(MediaStorageError)
+    -> [ReceivedPart]
+  {
     try check()
     return objects.withLock { $0[key] } == nil ? [] : [ReceivedPart(number: 1, etag: "\"m\"")]
   }
 
   func completeMultipart(key: String, uploadId: String, parts: [ReceivedPart])
-    throws(MediaStorageError)
+    async throws(MediaStorageError)
   {
     throw .partsRefused("multipart is not kept in memory")
   }
 
-  func digest(key: String) throws(MediaStorageError) -> (byteCount: Int, sha256: String)? {
+  func digest(key: String) async throws(MediaStorageError) -> (byteCount: Int, sha256: String)? {
     try check()
     return objects.withLock { $0[key] }.map { ($0.count, Hex.encode(Crypto.sha256($0))) }
   }
 
-  func delete(key: String, uploadId: String?) throws(MediaStorageError) {
+  func delete(key: String, uploadId: String?) async throws(MediaStorageError) {
     try check()
     _ = objects.withLock { $0.removeValue(forKey: key) }
   }
