@@ -153,7 +153,7 @@ let package = Package(
     .testTarget(
       name: "ImagePipelineTests", dependencies: ["ImagePipeline"], swiftSettings: engineSettings),
     .testTarget(
-      name: "ObjectStorageTests", dependencies: ["ObjectStorage", "Support", "Wire"],
+      name: "ObjectStorageTests", dependencies: ["Hashing", "ObjectStorage", "Support", "Wire"],
       swiftSettings: engineSettings),
 
     .testTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import ObjectStorage
 import Support
 import Testing
@@ -43,10 +44,25 @@ import Testing
     }
   }
 
+  struct BotocoreHeaderCase: Decodable, CustomTestStringConvertible {
+    let name, method, host, path, body: String
+    let query: [[String]]
+    let time: Int64
+    let headers: [String: String]
+    var testDescription: String { name }
+
+    var request: SigV4Request {
+      SigV4Request(
+        method: method, path: path, query: query.map { ($0[0], $0[1]) },
+        headers: [("host", host)])
+    }
+  }
+
   struct BotocoreFile: Decodable {
     let accessKeyID: String
     let secretAccessKey: String
     let cases: [BotocoreCase]
+    let headerCases: [BotocoreHeaderCase]
   }
 
   static let botocore: BotocoreFile = {
@@ -86,6 +102,39 @@ import Testing
     #expect(
       SigV4.verifyPresigned(request, now: late, region: botocore.region, secret: secret)
         == .failure(.expired))
+  }
+
+  /// Our header signature (how the server calls a remote store) is botocore's, and it passes
+  /// our own check, body hash and all; another body does not.
+  @Test(arguments: botocore.headerCases)
+  func ourHeaderSignatureIsBotocores(_ botocore: BotocoreHeaderCase) {
+    let body = Array(botocore.body.utf8)
+    let time = Timestamp(secondsSince1970: botocore.time)
+    let headers = SigV4.authorizationHeaders(
+      for: botocore.request, payloadHash: Hex.encode(Crypto.sha256(body)), region: "us-east-1",
+      credentials: Self.credentials, at: time)
+    #expect(
+      headers.first { $0.name == "Authorization" }?.value == botocore.headers["Authorization"])
+    #expect(headers.first { $0.name == "x-amz-date" }?.value == botocore.headers["X-Amz-Date"])
+    #expect(
+      headers.first { $0.name == "x-amz-content-sha256" }?.value
+        == botocore.headers["X-Amz-Content-SHA256"])
+    var received = botocore.request
+    received.headers += headers
+    let secret = { (key: String) in
+      key == Self.credentials.accessKeyID ? Self.credentials.secretAccessKey : nil
+    }
+    #expect(
+      SigV4.verifyHeaderSigned(received, body: body, now: time, region: "us-east-1", secret: secret)
+        == .success(Self.credentials))
+    #expect(
+      SigV4.verifyHeaderSigned(
+        received, body: body + [0x20], now: time, region: "us-east-1", secret: secret)
+        == .failure(.payloadMismatch))
+    #expect(
+      SigV4.verifyHeaderSigned(
+        received, body: body, now: time + .seconds(16 * 60), region: "us-east-1", secret: secret)
+        == .failure(.skewed))
   }
 
   /// What the checker refuses: every change to what was signed, another secret, an unknown

@@ -1,4 +1,5 @@
-"""botocore's presigned S3 URLs for a set of inputs, as the fixture our SigV4 tests read.
+"""botocore's presigned S3 URLs, and its header signatures, for a set of inputs: the fixture
+our SigV4 tests read.
 
     .venv/bin/python Tests/peers/s3/botocore_presigned.py --write Tests/Fixtures/sigv4/botocore-presigned.json
     .venv/bin/python Tests/peers/s3/botocore_presigned.py --check Tests/Fixtures/sigv4/botocore-presigned.json
@@ -16,7 +17,10 @@ import urllib.parse
 from unittest import mock
 
 import boto3
+from botocore.auth import S3SigV4Auth
+from botocore.awsrequest import AWSRequest
 from botocore.config import Config
+from botocore.credentials import Credentials
 
 ACCESS_KEY = "AKIAIOSFODNN7EXAMPLE"
 SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
@@ -39,6 +43,39 @@ CASES = [
     ("longest-expiry", "get_object", "http://[::1]:9000", "us-west-2",
      "chat-media", "media/x", {}, 604800, "2026-12-31T23:59:59"),
 ]
+
+
+# Requests the server signs in their Authorization header (S3Client): name, method, URL,
+# body, signing time.
+HEADER_CASES = [
+    ("list-parts", "GET", "http://127.0.0.1:9000/chat-media/media/big.bin?uploadId=2~abc%2FDEF",
+     b"", "2026-12-03T08:15:42"),
+    ("complete-upload", "POST", "http://127.0.0.1:9000/chat-media/media/big.bin?uploadId=u1",
+     b'<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>"aa"</ETag></Part>'
+     b"</CompleteMultipartUpload>", "2024-02-29T23:59:59"),
+    ("create-upload", "POST", "https://storage.example.org/chat-media/media/a%20b.pdf?uploads=",
+     b"", "2038-01-19T03:14:08"),
+]
+
+
+def header_signed(case):
+    name, method, url, body, at = case
+    fixed = datetime.datetime.fromisoformat(at)
+    request = AWSRequest(method=method, url=url, data=body)
+    with mock.patch("botocore.auth.get_current_datetime", return_value=fixed):
+        S3SigV4Auth(Credentials(ACCESS_KEY, SECRET_KEY), "s3", "us-east-1").add_auth(request)
+    parts = urllib.parse.urlsplit(url)
+    return {
+        "name": name,
+        "method": method,
+        "host": parts.netloc,
+        "path": urllib.parse.unquote(parts.path),
+        "query": [[n, v] for n, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)],
+        "body": body.decode(),
+        "time": int(fixed.replace(tzinfo=datetime.timezone.utc).timestamp()),
+        "headers": {name: request.headers[name]
+                    for name in ("X-Amz-Date", "X-Amz-Content-SHA256", "Authorization")},
+    }
 
 
 def presigned(case):
@@ -74,7 +111,8 @@ def main(arguments):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 64
     computed = {"accessKeyID": ACCESS_KEY, "secretAccessKey": SECRET_KEY,
-                "cases": [presigned(case) for case in CASES]}
+                "cases": [presigned(case) for case in CASES],
+                "headerCases": [header_signed(case) for case in HEADER_CASES]}
     if arguments[0] == "--write":
         with open(arguments[1], "w", encoding="utf-8") as file:
             json.dump(computed, file, indent=2, ensure_ascii=False)
@@ -91,7 +129,15 @@ def main(arguments):
         else:
             failed += 1
             print(f"FAIL {case['name']}: botocore now says {case['url']}")
-    if {c["name"] for c in committed["cases"]} != {c["name"] for c in computed["cases"]}:
+    for case in computed["headerCases"]:
+        held = next((c for c in committed.get("headerCases", []) if c["name"] == case["name"]), None)
+        if held == case:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL {case['name']}: botocore now signs {case['headers']['Authorization']}")
+    names = lambda data, key: {c["name"] for c in data.get(key, [])}  # noqa: E731
+    if any(names(committed, key) != names(computed, key) for key in ("cases", "headerCases")):
         failed += 1
         print("FAIL the committed file holds other cases than this script")
     print(f"botocore-presigned: {passed} passed, {failed} failed")
