@@ -66,8 +66,8 @@ struct BuiltInMediaStorage: MediaStorage {
 
   func digest(key: String) async throws(MediaStorageError) -> (byteCount: Int, sha256: String)? {
     do {
-      let (_, bytes) = try store.read(bucket: bucket, key: key)
-      return (bytes.count, Hex.encode(Crypto.sha256(bytes)))
+      let (size, sha256) = try store.digest(bucket: bucket, key: key)
+      return (size, Hex.encode(sha256))
     } catch .noSuchKey {
       return nil
     } catch {

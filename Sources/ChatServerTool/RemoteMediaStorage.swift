@@ -63,7 +63,7 @@ struct RemoteMediaStorage: MediaStorage {
 
   func digest(key: String) async throws(MediaStorageError) -> (byteCount: Int, sha256: String)? {
     do {
-      return try await client.get(key: key).map { ($0.count, Hex.encode(Crypto.sha256($0))) }
+      return try await client.digest(key: key).map { ($0.size, Hex.encode($0.sha256)) }
     } catch {
       throw .unavailable("\(error)")
     }

@@ -1,4 +1,5 @@
 import CCrypto
+import Foundation
 
 /// The few OpenSSL primitives the server side needs: digests and MACs for tokens and refresh
 /// tokens (`ChatServer`), for S3's Signature V4 and its ETags (`ObjectStorage`).
@@ -45,4 +46,30 @@ package enum Crypto {
     }
   }
 
+}
+
+/// SHA-256 over bytes that come in pieces (a file read a chunk at a time), so a 100 MiB
+/// upload is hashed without holding it whole.
+package final class SHA256Hasher {
+  private let context: OpaquePointer
+
+  package init() {
+    // The force is safe: allocation of a digest context fails only when memory is exhausted.
+    context = EVP_MD_CTX_new()!
+    EVP_DigestInit_ex(context, EVP_sha256(), nil)
+  }
+
+  deinit { EVP_MD_CTX_free(context) }
+
+  package func update(_ bytes: some ContiguousBytes) {
+    bytes.withUnsafeBytes { _ = EVP_DigestUpdate(context, $0.baseAddress, $0.count) }
+  }
+
+  /// The digest of everything given; the hasher is spent after this.
+  package func finish() -> [UInt8] {
+    var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+    var length: UInt32 = 0
+    EVP_DigestFinal_ex(context, &digest, &length)
+    return Array(digest.prefix(Int(length)))
+  }
 }

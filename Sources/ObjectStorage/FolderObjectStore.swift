@@ -181,6 +181,26 @@ package final class FolderObjectStore: Sendable {
     }
   }
 
+  /// The object's size and SHA-256, read a mebibyte at a time.
+  package func digest(bucket: String, key: String) throws(S3Error) -> (size: Int, sha256: [UInt8]) {
+    _ = try info(bucket: bucket, key: key)
+    guard let handle = FileHandle(forReadingAtPath: try objectPath(bucket, key)) else {
+      throw .noSuchKey
+    }
+    defer { try? handle.close() }
+    let hasher = SHA256Hasher()
+    var size = 0
+    do {
+      while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+        hasher.update(chunk)
+        size += chunk.count
+      }
+    } catch {
+      throw .internalError("reading an object failed: \(error)")
+    }
+    return (size, hasher.finish())
+  }
+
   /// Deletes an object; deleting one that is not there is not an error (as in S3).
   package func delete(bucket: String, key: String) throws(S3Error) {
     let path = try objectPath(bucket, key)

@@ -66,16 +66,12 @@ package final class S3Client: Sendable {
   private let clock: any TimeSource
   private let timeout: Duration
 
-  /// - Parameter maxObjectBytes: the largest object `get` reads (whole, into memory: the
-  ///   service hashes an upload's bytes once, at completion).
   package init(
     endpoint: S3Endpoint, clock: any TimeSource = SystemTimeSource(),
-    timeout: Duration = .seconds(60), maxObjectBytes: Int = 128 * 1024 * 1024
+    timeout: Duration = .seconds(60)
   ) {
-    var configuration = HTTPClient.Configuration()
-    configuration.limits.body = maxObjectBytes
     self.endpoint = endpoint
-    self.http = HTTPClient(configuration: configuration)
+    self.http = HTTPClient()
     self.clock = clock
     self.timeout = timeout
   }
@@ -144,13 +140,31 @@ package final class S3Client: Sendable {
     }
   }
 
-  /// The object's bytes; nil when there is no such key.
-  package func get(key: String) async throws(S3ClientError) -> [UInt8]? {
-    do {
-      return try await send("GET", key).body
-    } catch .refused(404, _, _) {
-      return nil
+  /// The object's size and SHA-256, read in ranges of `chunk` bytes (an upload of 100 MiB is
+  /// never held whole); nil when there is no such key.
+  package func digest(key: String, chunk: Int = 8 * 1024 * 1024) async throws(S3ClientError)
+    -> (size: Int, sha256: [UInt8])?
+  {
+    let hasher = SHA256Hasher()
+    var offset = 0
+    while true {
+      let response: HTTPClientResponse
+      do {
+        response = try await send(
+          "GET", key, headers: [("Range", "bytes=\(offset)-\(offset + chunk - 1)")])
+      } catch .refused(404, _, _) {
+        return nil
+      } catch .refused(416, _, _) where offset > 0 {
+        break  // the size was a multiple of `chunk`
+      } catch .refused(416, _, _) {
+        return (0, Crypto.sha256([]))  // an empty object has no range to give
+      }
+      hasher.update(response.body)
+      offset += response.body.count
+      // The whole object (200) or the last range: fewer bytes than asked.
+      if response.status.code == 200 || response.body.count < chunk { break }
     }
+    return (offset, hasher.finish())
   }
 
   package func delete(key: String) async throws(S3ClientError) {

@@ -20,6 +20,19 @@ import Testing
         == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843")
   }
 
+  /// SHA-256 fed in pieces (how an upload is hashed from disk or in ranges) is the one-shot
+  /// SHA-256, FIPS 180-2's two-block vector included; MD5 (S3's ETags) is RFC 1321's.
+  @Test func hashingInPiecesIsHashingAtOnce() {
+    let text = Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+    let hasher = SHA256Hasher()
+    for piece in [text[..<5], text[5..<6], text[6...]] { hasher.update(Array(piece)) }
+    let digest = Hex.encode(hasher.finish())
+    #expect(digest == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    #expect(digest == Hex.encode(Crypto.sha256(text)))
+    #expect(Hex.encode(SHA256Hasher().finish()) == Hex.encode(Crypto.sha256([])))
+    #expect(Hex.encode(Crypto.md5(Array("abc".utf8))) == "900150983cd24fb0d6963f7d28e17f72")
+  }
+
   @Test func constantTimeEqualsComparesLengthAndBytes() {
     #expect(Crypto.constantTimeEquals([1, 2, 3], [1, 2, 3]))
     #expect(!Crypto.constantTimeEquals([1, 2, 3], [1, 2, 4]))

@@ -50,6 +50,12 @@ import Wire
     #expect(try f.store.read(bucket: "chat-media", key: "a/b.txt").1 == bytes)
     #expect(
       try f.store.read(bucket: "chat-media", key: "a/b.txt", range: 4...8).1 == Array("quick".utf8))
+    let digest = try f.store.digest(bucket: "chat-media", key: "a/b.txt")
+    #expect(digest.size == bytes.count)
+    // sha256sum of the bytes.
+    #expect(
+      Hex.encode(digest.sha256)
+        == "9ecb36561341d18eb65484e833efea61edc74b84cf5e6ae1b81c63533e25fc8f")
     #expect(throws: S3Error.noSuchKey) { try f.store.info(bucket: "chat-media", key: "a/c.txt") }
     #expect(throws: S3Error.noSuchBucket) { try f.store.info(bucket: "other", key: "a/b.txt") }
     try f.store.delete(bucket: "chat-media", key: "a/b.txt")
