@@ -107,8 +107,16 @@ int cic_jpeg_encode(const uint8_t *rgb, int width, int height, int quality, uint
                     size_t *out_size, char *message) {
   struct jpeg_compress_struct info;
   struct cic_jpeg_error error;
-  unsigned char *buffer = NULL;
-  unsigned long length = 0;
+  // A buffer of our own, larger than any JPEG of these pixels can be, so libjpeg never grows
+  // it (a grown buffer is libjpeg's to free, and an error after growing would leave the
+  // caller's pointer stale): it stays ours to free on every path.
+  size_t capacity = (size_t)width * (size_t)height * 3 * 2 + 65536;
+  unsigned char *buffer = malloc(capacity);
+  unsigned long length = (unsigned long)capacity;
+  if (!buffer) {
+    snprintf(message, CIC_ERROR_SIZE, "out of memory");
+    return -1;
+  }
   info.err = jpeg_std_error(&error.manager);
   error.manager.error_exit = cic_jpeg_error_exit;
   error.message = message;

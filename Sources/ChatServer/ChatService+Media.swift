@@ -11,6 +11,12 @@ extension ChatService {
   {
     let media = try mediaStorage()
     let body = try RequestBody(request.body).decode(CreateUpload.self)
+    // API.md's precedence: 413 before 400 and 422.
+    let limit = body.kind == .image ? configuration.maxImageBytes : configuration.maxFileBytes
+    guard body.byteCount <= limit else {
+      throw .tooLarge(
+        "A\(body.kind == .image ? "n image" : " file") may be \(limit) bytes at most.")
+    }
     guard body.byteCount >= 1 else { throw .badRequest("byteCount must be at least 1.") }
     guard body.sha256.utf8.count == 64, Hex.decode(body.sha256) != nil else {
       throw .badRequest("sha256 must be 64 hexadecimal digits.")
@@ -21,9 +27,6 @@ extension ChatService {
         throw .invalid("An image is image/jpeg or image/png.")
       }
       guard body.fileName == nil else { throw .badRequest("fileName is for files only.") }
-      guard body.byteCount <= configuration.maxImageBytes else {
-        throw .tooLarge("An image may be \(configuration.maxImageBytes) bytes at most.")
-      }
     case .file:
       guard !body.contentType.isEmpty, body.contentType.utf8.count <= 255,
         body.contentType.contains("/")
@@ -36,16 +39,13 @@ extension ChatService {
             "fileName must be 1–\(APILimits.maxFileNameBytes) bytes, without '/' or controls.")
         }
       }
-      guard body.byteCount <= configuration.maxFileBytes else {
-        throw .tooLarge("A file may be \(configuration.maxFileBytes) bytes at most.")
-      }
     }
     var upload = MediaUpload(
       mediaKey: random.uuidString(), ownerId: caller, kind: body.kind,
       contentType: body.contentType, byteCount: body.byteCount, sha256: body.sha256.lowercased(),
       fileName: body.fileName, uploadId: nil, complete: false, createdAt: now)
     if body.byteCount > APILimits.mediaPartBytes {
-      let objectKey = upload.objectKey
+      let objectKey = upload.incomingKey
       let contentType = upload.contentType
       upload.uploadId = try await storage { () async throws(MediaStorageError) in
         try await media.startMultipart(key: objectKey, contentType: contentType)
@@ -71,7 +71,7 @@ extension ChatService {
       upload.complete
       ? []
       : try await storage { () async throws(MediaStorageError) in
-        try await media.receivedParts(key: upload.objectKey, uploadId: upload.uploadId)
+        try await media.receivedParts(key: upload.incomingKey, uploadId: upload.uploadId)
       }
     return .json(
       200,
@@ -80,9 +80,12 @@ extension ChatService {
         parts: upload.complete ? [] : parts(of: upload, in: media, at: now), received: received))
   }
 
-  /// `POST /v1/media/uploads/{key}/complete`: puts the parts together and checks the bytes
-  /// against what was declared. A size or SHA-256 that differs is 422, and the bytes and the
-  /// upload are dropped (the device starts a new one). Completing again is 200.
+  /// `POST /v1/media/uploads/{key}/complete`: puts the parts together, moves the bytes where
+  /// no presigned `PUT` ever pointed (`MediaUpload.mediaObjectKey`: the device's URLs may live
+  /// on, and must not be able to change bytes already checked), then checks size and SHA-256.
+  /// Bytes that differ from what was declared are 422 and dropped, with the upload (the device
+  /// starts a new one). Each step can be taken again: a completion retried after a lost answer
+  /// or a failure half-way goes on from where the first one stopped; once complete, 200.
   func completeUpload(_ key: String, _ request: APIRequest, of caller: String)
     async throws(ServiceError) -> APIResponse
   {
@@ -95,27 +98,35 @@ extension ChatService {
     if let uploadId = upload.uploadId {
       do {
         try await media.completeMultipart(
-          key: upload.objectKey, uploadId: uploadId, parts: body.parts)
+          key: upload.incomingKey, uploadId: uploadId, parts: body.parts)
       } catch .partsRefused(let why) {
-        throw .invalid("The parts cannot be put together: \(why)")
+        // Already put together by a completion that failed later: go on with its bytes.
+        let placed = try await storage { () async throws(MediaStorageError) in
+          if try await media.digest(key: upload.incomingKey) != nil { return true }
+          return try await media.digest(key: upload.mediaObjectKey) != nil
+        }
+        guard placed else { throw .invalid("The parts cannot be put together: \(why)") }
       } catch {
         throw Self.unavailable(error)
       }
     }
+    try await storage { () async throws(MediaStorageError) in
+      _ = try await media.move(from: upload.incomingKey, to: upload.mediaObjectKey)
+    }
     let digest = try await storage { () async throws(MediaStorageError) in
-      try await media.digest(key: upload.objectKey)
+      try await media.digest(key: upload.mediaObjectKey)
     }
     guard let digest else {
       throw .invalid("The store has no bytes for this upload yet: send them first.")
     }
     guard digest.byteCount == upload.byteCount, digest.sha256 == upload.sha256 else {
       try await storage { () async throws(MediaStorageError) in
-        try await media.delete(key: upload.objectKey, uploadId: upload.uploadId)
+        try await media.delete(key: upload.mediaObjectKey, uploadId: nil)
       }
       try await store.dropUpload(upload.mediaKey)
       throw .invalid(
-        "The bytes are not the ones declared (\(digest.byteCount) bytes with another SHA-256, "
-          + "or another size): they were dropped; start a new upload.")
+        "The bytes are not the ones declared (another size or SHA-256): they were dropped; "
+          + "start a new upload.")
     }
     try await store.markUploadComplete(upload.mediaKey)
     return .json(200, UploadCompleted(mediaKey: upload.mediaKey, complete: true))
@@ -151,7 +162,7 @@ extension ChatService {
     guard let uploadId = upload.uploadId else {
       return [
         UploadPart(
-          number: 1, url: media.putURL(key: upload.objectKey, expires: seconds, now: now),
+          number: 1, url: media.putURL(key: upload.incomingKey, expires: seconds, now: now),
           offset: 0, byteCount: upload.byteCount)
       ]
     }
@@ -160,7 +171,8 @@ extension ChatService {
       UploadPart(
         number: index + 1,
         url: media.partURL(
-          key: upload.objectKey, uploadId: uploadId, number: index + 1, expires: seconds, now: now),
+          key: upload.incomingKey, uploadId: uploadId, number: index + 1, expires: seconds,
+          now: now),
         offset: offset, byteCount: min(size, upload.byteCount - offset))
     }
   }
@@ -170,6 +182,8 @@ extension ChatService {
   {
     do {
       return try await body()
+    } catch .partsRefused(let why) {
+      throw .invalid("The store refused: \(why)")
     } catch {
       throw Self.unavailable(error)
     }
@@ -208,7 +222,8 @@ extension ChatService {
     return .json(
       200,
       MediaDownload(
-        url: media.getURL(key: upload.objectKey, expires: seconds, now: now),
+        url: media.getURL(
+          key: upload.mediaObjectKey, contentType: upload.contentType, expires: seconds, now: now),
         expiresAt: (now + .seconds(seconds)).rfc3339, byteCount: upload.byteCount,
         contentType: upload.contentType))
   }
@@ -219,7 +234,7 @@ extension ChatService {
   func dropMedia(_ key: String) async {
     guard let media else { return }
     do {
-      try await media.delete(key: "media/\(key)", uploadId: nil)
+      try await media.delete(key: MediaUpload.mediaObjectKey(key), uploadId: nil)
     } catch {
       metrics.mediaDeletesFailed += 1
       log.write(LogRecord(.warning, "media_delete_failed", [("detail", "\(error)")]))

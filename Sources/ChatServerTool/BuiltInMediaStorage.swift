@@ -22,7 +22,7 @@ struct BuiltInMediaStorage: MediaStorage {
     do {
       return try store.createUpload(bucket: bucket, key: key, contentType: contentType)
     } catch {
-      throw .unavailable(error.message)
+      throw .unavailable("\(error)")
     }
   }
 
@@ -47,7 +47,7 @@ struct BuiltInMediaStorage: MediaStorage {
     } catch .noSuchUpload {
       throw .partsRefused("the store has no such upload")
     } catch {
-      throw .unavailable(error.message)
+      throw .unavailable("\(error)")
     }
   }
 
@@ -71,7 +71,7 @@ struct BuiltInMediaStorage: MediaStorage {
     } catch .noSuchKey {
       return nil
     } catch {
-      throw .unavailable(error.message)
+      throw .unavailable("\(error)")
     }
   }
 
@@ -82,12 +82,20 @@ struct BuiltInMediaStorage: MediaStorage {
     } catch .noSuchUpload {
       return
     } catch {
-      throw .unavailable(error.message)
+      throw .unavailable("\(error)")
     }
   }
 
-  func getURL(key: String, expires: Int, now: Timestamp) -> String {
-    url("GET", key, [], expires, now)
+  func move(from: String, to: String) async throws(MediaStorageError) -> Bool {
+    do {
+      return try store.move(bucket: bucket, from: from, to: to)
+    } catch {
+      throw .unavailable("\(error)")
+    }
+  }
+
+  func getURL(key: String, contentType: String, expires: Int, now: Timestamp) -> String {
+    url("GET", key, [("response-content-type", contentType)], expires, now)
   }
 
   private func url(

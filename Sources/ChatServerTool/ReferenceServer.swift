@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatServer
 import Foundation
 import Hashing
@@ -163,7 +164,10 @@ public struct ObjectStoreEndpoint: Sendable {
 
   let server: HTTPServer
   public let port: Int
+  /// Where it listens.
   public let url: String
+  /// Where the URLs handed to devices point (`--object-store-public-url`, else `url`).
+  public let publicURL: String
   /// The service's way to it: presigned URLs on `url`, and the folder itself.
   let media: BuiltInMediaStorage
   /// The one access key's secret: HMAC-SHA256 of the server's signing key and
@@ -187,8 +191,10 @@ public struct ObjectStoreEndpoint: Sendable {
     var configuration = HTTPServer.Configuration(host: options.host, port: port)
     configuration.tls = tls
     configuration.shutdownTimeout = .seconds(options.shutdownTimeout)
-    // A part of 8 MiB, or a whole file of up to 100 MiB put at once.
-    let server = front.server(configuration: configuration, maxBodyBytes: 100 * 1024 * 1024)
+    // Every PUT the service presigns is a part of at most 8 MiB (a larger file goes in parts),
+    // on a phone's uplink: five minutes for its body.
+    configuration.bodyTimeout = .seconds(300)
+    let server = front.server(configuration: configuration, maxBodyBytes: APILimits.mediaPartBytes)
     let bound: Int
     do {
       bound = try server.start()
@@ -196,11 +202,24 @@ public struct ObjectStoreEndpoint: Sendable {
       throw .listen("\(options.host):\(port)", "\(error)")
     }
     let host = options.host.contains(":") ? "[\(options.host)]" : options.host
-    let scheme = options.usesTLS ? "https" : "http"
+    var scheme = options.usesTLS ? "https" : "http"
+    var address = "\(host):\(bound)"
+    // Devices reach the store where `--object-store-public-url` says (a server listening on
+    // 0.0.0.0 cannot hand out URLs to 0.0.0.0); else where it listens.
+    if let publicURL = options.objectStorePublicURL,
+      let endpoint = S3Endpoint(
+        url: publicURL, bucket: bucket, region: region,
+        credentials: SigV4Credentials(accessKeyID: accessKeyID, secretAccessKey: secret))
+    {
+      scheme = endpoint.scheme
+      address = endpoint.host
+    }
     return ObjectStoreEndpoint(
-      server: server, port: bound, url: "\(scheme)://\(host):\(bound)",
+      server: server, port: bound,
+      url: "\(options.usesTLS ? "https" : "http")://\(host):\(bound)",
+      publicURL: "\(scheme)://\(address)",
       media: BuiltInMediaStorage(
-        store: store, scheme: scheme, host: "\(host):\(bound)",
+        store: store, scheme: scheme, host: address,
         credentials: SigV4Credentials(accessKeyID: accessKeyID, secretAccessKey: secret)),
       secretAccessKey: secret)
   }

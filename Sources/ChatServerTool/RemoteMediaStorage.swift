@@ -80,7 +80,18 @@ struct RemoteMediaStorage: MediaStorage {
     }
   }
 
-  func getURL(key: String, expires: Int, now: Timestamp) -> String {
-    endpoint.presignedURL("GET", key: key, expires: expires, at: now)
+  func move(from: String, to: String) async throws(MediaStorageError) -> Bool {
+    do {
+      guard try await client.copy(from: from, to: to) else { return false }
+      try await client.delete(key: from)
+      return true
+    } catch {
+      throw .unavailable("\(error)")
+    }
+  }
+
+  func getURL(key: String, contentType: String, expires: Int, now: Timestamp) -> String {
+    endpoint.presignedURL(
+      "GET", key: key, query: [("response-content-type", contentType)], expires: expires, at: now)
   }
 }

@@ -55,7 +55,9 @@ public struct ServerCommand: ParsableCommand {
     }
     if let store = server.objectStore {
       Self.say(
-        "object store listening on \(store.url) (bucket \(ObjectStoreEndpoint.bucket), region "
+        "object store listening on \(store.url) "
+          + (store.publicURL == store.url ? "" : "(devices reach it at \(store.publicURL)) ")
+          + "(bucket \(ObjectStoreEndpoint.bucket), region "
           + "\(ObjectStoreEndpoint.region), access key \(ObjectStoreEndpoint.accessKeyID); "
           + "bytes in \(folder)/objects)")
     }

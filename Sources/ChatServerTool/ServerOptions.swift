@@ -132,6 +132,15 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_OBJECT_STORE_PORT", transform: Int.inRange(0...65_535))
   public var objectStorePort: Int? = nil
 
+  /// Where devices reach the built-in store, when not where it listens.
+  @Option(
+    help: ArgumentHelp(
+      "The built-in store's address as devices reach it (http(s)://host[:port]), for the URLs "
+        + "the server hands out; by default where it listens.",
+      valueName: "URL"),
+    environment: "CHAT_SERVER_OBJECT_STORE_PUBLIC_URL")
+  public var objectStorePublicURL: String?
+
   /// Days media bytes are kept after their upload.
   @Option(
     help: ArgumentHelp(
@@ -192,6 +201,16 @@ public struct ServerOptions: ParsableArguments, Sendable {
     guard !dataFolder.isEmpty else { throw ValidationError("--data needs a folder") }
     guard tlsCertificate != "" else { throw ValidationError("--tls-cert needs a file") }
     guard tlsKey != "" else { throw ValidationError("--tls-key needs a file") }
+    if let url = objectStorePublicURL {
+      guard objectStorePort != nil else {
+        throw ValidationError("--object-store-public-url goes with --object-store-port")
+      }
+      let probe = SigV4Credentials(accessKeyID: "-", secretAccessKey: "-")
+      guard S3Endpoint(url: url, bucket: "-", region: "-", credentials: probe) != nil else {
+        throw ValidationError(
+          "--object-store-public-url must be http(s)://host[:port], with no path")
+      }
+    }
     if s3Endpoint != nil {
       guard objectStorePort == nil else {
         throw ValidationError(

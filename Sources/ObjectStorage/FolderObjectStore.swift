@@ -78,7 +78,8 @@ package enum S3Error: Error, Equatable, Sendable {
     case .requestTimeTooSkewed: "The difference between the request time and now is too large."
     case .badDigest: "The provided x-amz-content-sha256 does not match the body."
     case .notImplemented(let what): "\(what) is not implemented by this store."
-    case .internalError(let detail): detail
+    // The detail (paths, errno) stays on the server, in `String(describing:)`.
+    case .internalError: "We encountered an internal error. Please try again."
     }
   }
 }
@@ -204,8 +205,26 @@ package final class FolderObjectStore: Sendable {
   /// Deletes an object; deleting one that is not there is not an error (as in S3).
   package func delete(bucket: String, key: String) throws(S3Error) {
     let path = try objectPath(bucket, key)
-    unlink(path + ".json")
-    unlink(path)
+    for file in [path + ".json", path] where unlink(file) != 0 && errno != ENOENT {
+      throw .internalError("could not delete \(file): errno \(errno)")
+    }
+  }
+
+  /// Moves an object to another key of the bucket (a rename: no bytes copied); false when
+  /// there is no object at `from`.
+  @discardableResult
+  package func move(bucket: String, from: String, to: String) throws(S3Error) -> Bool {
+    let source = try objectPath(bucket, from)
+    let target = try objectPath(bucket, to)
+    guard var info = try? info(bucket: bucket, key: from) else { return false }
+    info.key = to
+    try writeJSON(StoredObject(info), to: target + ".json")
+    guard rename(source, target) == 0 else {
+      throw .internalError("could not move an object: errno \(errno)")
+    }
+    syncFolder(of: target)
+    try delete(bucket: bucket, key: from)
+    return true
   }
 
   // MARK: - Multipart uploads
@@ -288,20 +307,33 @@ package final class FolderObjectStore: Sendable {
       throw .entityTooSmall
     }
     let digests = stored.flatMap { Self.etagBytes($0.etag) }
-    var bytes: [UInt8] = []
-    for part in named {
-      guard let data = FileManager.default.contents(atPath: "\(folder)/part-\(part.number)") else {
-        throw .invalidPart(part.number)
-      }
-      bytes += data
-    }
     let upload = try readJSON(StoredUpload.self, at: folder + "/upload.json")
     let path = try objectPath(bucket, key)
+    // The parts are copied one after another into the object's file, never held together.
+    let size = try write(to: path) { (fd: Int32) throws(S3Error) in
+      var total = 0
+      for part in named {
+        guard let source = FileHandle(forReadingAtPath: "\(folder)/part-\(part.number)") else {
+          throw .invalidPart(part.number)
+        }
+        defer { try? source.close() }
+        do {
+          while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try Self.writeAll(Array(chunk), to: fd)
+            total += chunk.count
+          }
+        } catch let error as S3Error {
+          throw error
+        } catch {
+          throw .internalError("reading a part failed")
+        }
+      }
+      return total
+    }
     let info = ObjectInfo(
-      key: key, size: bytes.count,
+      key: key, size: size,
       etag: "\"\(Hex.encode(Crypto.md5(digests)))-\(named.count)\"",
       contentType: upload?.contentType ?? "binary/octet-stream", lastModified: clock.now())
-    try write(bytes, to: path)
     try writeJSON(StoredObject(info), to: path + ".json")
     try? FileManager.default.removeItem(atPath: folder)
     return info
@@ -369,32 +401,63 @@ package final class FolderObjectStore: Sendable {
 
   /// Writes `bytes` to a temporary file beside `path` (0600), syncs it and renames it over.
   private func write(_ bytes: [UInt8], to path: String) throws(S3Error) {
+    _ = try write(to: path) { (fd: Int32) throws(S3Error) in try Self.writeAll(bytes, to: fd) }
+  }
+
+  /// Runs `fill` on a temporary file beside `path` (0600), syncs it, renames it over `path` and
+  /// syncs the folder, so a crash leaves the old file or the new one, whole.
+  private func write<T>(to path: String, _ fill: (Int32) throws(S3Error) -> T) throws(S3Error)
+    -> T
+  {
     let temporary = "\(path).tmp-\(Hex.encode(withUnsafeBytes(of: random.next()) { Array($0) }))"
     let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw .internalError("could not create \(temporary): errno \(errno)") }
+    guard fd >= 0 else { throw .internalError("could not create a file: errno \(errno)") }
+    let result: T
+    do {
+      result = try fill(fd)
+    } catch {
+      close(fd)
+      unlink(temporary)
+      throw error
+    }
+    guard fsync(fd) == 0 else {
+      close(fd)
+      unlink(temporary)
+      throw .internalError("could not sync a file: errno \(errno)")
+    }
+    close(fd)
+    guard rename(temporary, path) == 0 else {
+      unlink(temporary)
+      throw .internalError("could not rename a file: errno \(errno)")
+    }
+    syncFolder(of: path)
+    return result
+  }
+
+  private static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(S3Error) {
     var written = 0
-    var failed = false
+    var failed: Int32 = 0
     bytes.withUnsafeBytes { buffer in
       while written < buffer.count {
         let result = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
         if result < 0 {
           if errno == EINTR { continue }
-          failed = true
+          failed = errno
           return
         }
         written += result
       }
     }
-    if failed || fsync(fd) != 0 {
-      close(fd)
-      unlink(temporary)
-      throw .internalError("could not write \(path): errno \(errno)")
-    }
+    if failed != 0 { throw .internalError("could not write a file: errno \(failed)") }
+  }
+
+  /// Flushes the folder holding `path`, so a rename into it survives a power loss.
+  private func syncFolder(of path: String) {
+    let folder = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+    let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    fsync(fd)
     close(fd)
-    guard rename(temporary, path) == 0 else {
-      unlink(temporary)
-      throw .internalError("could not rename into \(path): errno \(errno)")
-    }
   }
 
   private func writeJSON<T: Encodable>(_ value: T, to path: String) throws(S3Error) {

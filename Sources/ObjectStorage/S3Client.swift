@@ -131,6 +131,25 @@ package final class S3Client: Sendable {
     _ = try await send("DELETE", key, query: [("uploadId", uploadId)])
   }
 
+  /// Copies an object inside the bucket (S3's CopyObject, no bytes through the server); false
+  /// when there is no object at `from`.
+  package func copy(from: String, to: String) async throws(S3ClientError) -> Bool {
+    let response: HTTPClientResponse
+    do {
+      response = try await send(
+        "PUT", to,
+        headers: [
+          ("x-amz-copy-source", SigV4.encode("/\(endpoint.bucket)/\(from)", keepingSlash: true))
+        ])
+    } catch .refused(404, _, _) {
+      return false
+    }
+    // S3 may answer 200 with an error in the body when a copy fails late.
+    let text = String(decoding: response.body, as: UTF8.self)
+    if text.contains("<Error>") { throw Self.refusal(status: 200, text) }
+    return true
+  }
+
   /// The object's ETag; nil when there is no such key.
   package func head(key: String) async throws(S3ClientError) -> String? {
     do {
@@ -179,7 +198,7 @@ package final class S3Client: Sendable {
     let path = "/\(endpoint.bucket)/\(key)"
     let signed = SigV4.authorizationHeaders(
       for: SigV4Request(
-        method: method, path: path, query: query, headers: [("host", endpoint.host)]),
+        method: method, path: path, query: query, headers: [("host", endpoint.host)] + headers),
       payloadHash: Hex.encode(Crypto.sha256(body)), region: endpoint.region,
       credentials: endpoint.credentials, at: clock.now())
     let target =

@@ -105,9 +105,12 @@ package struct S3Front: Sendable {
     case (.get, nil), (.head, nil):
       let info = try store.info(bucket: bucket, key: key)
       let range = try FolderObjectStore.resolve(range: request.headers["range"], size: info.size)
+      // A signed `response-content-type` (the server's presigned GET) says what the bytes
+      // are, whatever they were uploaded as; no browser guesses otherwise.
       var headers: HTTPHeaders = [
-        "Content-Type": info.contentType, "ETag": info.etag, "Accept-Ranges": "bytes",
-        "Last-Modified": Self.httpDate(info.lastModified),
+        "Content-Type": query["response-content-type"] ?? info.contentType, "ETag": info.etag,
+        "Accept-Ranges": "bytes", "Last-Modified": Self.httpDate(info.lastModified),
+        "X-Content-Type-Options": "nosniff",
       ]
       if let range {
         headers.add(

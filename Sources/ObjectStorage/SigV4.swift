@@ -183,8 +183,8 @@ package enum SigV4 {
 
   /// The headers that sign `request` in the `Authorization` form (how the server calls a
   /// remote store): `x-amz-date`, `x-amz-content-sha256` (`payloadHash`: the body's SHA-256 in
-  /// hex, or `UNSIGNED-PAYLOAD`) and `Authorization`, which signs `host` (in
-  /// `request.headers`) and the two others.
+  /// hex, or `UNSIGNED-PAYLOAD`) and `Authorization`, which signs every header of
+  /// `request.headers` (`host` among them; a content type, a copy source) and the two others.
   package static func authorizationHeaders(
     for request: SigV4Request, payloadHash: String, region: String,
     credentials: SigV4Credentials, at time: Timestamp
@@ -194,7 +194,7 @@ package enum SigV4 {
     let added = [("x-amz-content-sha256", payloadHash), ("x-amz-date", amzDate)]
     var signed = request
     signed.headers += added
-    let names = ["host", "x-amz-content-sha256", "x-amz-date"]
+    let names = Set(signed.headers.map { $0.name.lowercased() }).sorted()
     let signature = self.signature(
       of: signed, signedHeaders: names, payloadHash: payloadHash, amzDate: amzDate, scope: scope,
       secret: credentials.secretAccessKey)

@@ -128,5 +128,6 @@ struct FixedPartsStorage: MediaStorage {
     nil
   }
   func delete(key: String, uploadId: String?) async throws(MediaStorageError) {}
-  func getURL(key: String, expires: Int, now: Timestamp) -> String { "get" }
+  func move(from: String, to: String) async throws(MediaStorageError) -> Bool { true }
+  func getURL(key: String, contentType: String, expires: Int, now: Timestamp) -> String { "get" }
 }

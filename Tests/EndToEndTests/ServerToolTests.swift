@@ -88,6 +88,14 @@ struct ServerToolTests {
     ),
     (["--s3-endpoint", "http://127.0.0.1:9000"], "--s3-endpoint needs --s3-bucket"),
     (
+      ["--object-store-public-url", "https://media.example.org"],
+      "--object-store-public-url goes with --object-store-port"
+    ),
+    (
+      ["--object-store-port", "0", "--object-store-public-url", "media.example.org"],
+      "--object-store-public-url must be http(s)://host[:port], with no path"
+    ),
+    (
       ["--s3-endpoint", "http://127.0.0.1:9000", "--s3-bucket", "b"],
       "--s3-endpoint needs its credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
     ),
@@ -170,7 +178,7 @@ struct ServerToolTests {
       "--host", "--port", "--data", "--dev", "--access-token-ttl", "--rate-limit", "--log",
       "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--tls-cert", "--tls-key",
       "--object-store-port", "--media-retention-days", "--s3-endpoint", "--s3-bucket",
-      "--s3-region", "--help",
+      "--s3-region", "--object-store-public-url", "--help",
     ] {
       #expect(help.contains(option), "\(option) is not in --help")
       guard option != "--help" else { continue }

@@ -28,8 +28,12 @@ public protocol MediaStorage: Sendable {
   func digest(key: String) async throws(MediaStorageError) -> (byteCount: Int, sha256: String)?
   /// Deletes the object and any upload of it; nothing there is not an error.
   func delete(key: String, uploadId: String?) async throws(MediaStorageError)
-  /// A presigned `GET` (it honours `Range`).
-  func getURL(key: String, expires: Int, now: Timestamp) -> String
+  /// Moves an object to another key (the bytes a device sent, to where no `PUT` URL points);
+  /// false when there is nothing at `from` (moved already).
+  func move(from: String, to: String) async throws(MediaStorageError) -> Bool
+  /// A presigned `GET` (it honours `Range`) whose answer says `contentType`, whatever the
+  /// object was stored with.
+  func getURL(key: String, contentType: String, expires: Int, now: Timestamp) -> String
 }
 
 /// Why the store refused or failed.

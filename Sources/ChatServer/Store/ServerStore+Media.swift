@@ -16,8 +16,12 @@ struct MediaUpload: Sendable, Equatable {
   var complete: Bool
   var createdAt: Timestamp
 
-  /// The object's key in the store.
-  var objectKey: String { "media/\(mediaKey)" }
+  /// Where the device's presigned URLs put the bytes.
+  var incomingKey: String { "incoming/\(mediaKey)" }
+  /// Where the bytes are once checked, and downloaded from: no `PUT` URL ever names it.
+  var mediaObjectKey: String { Self.mediaObjectKey(mediaKey) }
+
+  static func mediaObjectKey(_ mediaKey: String) -> String { "media/\(mediaKey)" }
 }
 
 extension ServerStore {

@@ -166,8 +166,13 @@ extension ServerStore {
         "media must describe the upload as it was made: kind, contentType, byteCount, sha256, "
           + "fileName.")
     }
+    // Another message: the message itself (a retry with other media is the key's 409).
     let carried =
-      try db.scalarInt("SELECT count(*) FROM messages WHERE media_key = ?", media.key) ?? 0
+      try db.scalarInt(
+        """
+        SELECT count(*) FROM messages WHERE media_key = ?
+          AND NOT (conversation_id = ? AND sender_id = ? AND client_message_key = ?)
+        """, media.key, new.conversationId, new.senderId, new.clientMessageKey) ?? 0
     guard carried == 0 else {
       throw ServiceError.invalid("This media was already sent in another message.")
     }
@@ -182,7 +187,7 @@ extension ServerStore {
     switch new.kind {
     case .message:
       if stored.editedAt != nil || stored.deleted == true { return true }
-      return stored.text.utf8.elementsEqual(new.text.utf8) && stored.media?.key == new.media?.key
+      return stored.text.utf8.elementsEqual(new.text.utf8) && stored.media == new.media
     case .edit:
       return stored.text.isEmpty || stored.text.utf8.elementsEqual(new.text.utf8)
     case .delete, .members, .title:

@@ -60,5 +60,16 @@ final class MemoryMediaStorage: MediaStorage {
     _ = objects.withLock { $0.removeValue(forKey: key) }
   }
 
-  func getURL(key: String, expires: Int, now: Timestamp) -> String { "memory://get/\(key)" }
+  func move(from: String, to: String) async throws(MediaStorageError) -> Bool {
+    try check()
+    return objects.withLock { objects in
+      guard let bytes = objects.removeValue(forKey: from) else { return false }
+      objects[to] = bytes
+      return true
+    }
+  }
+
+  func getURL(key: String, contentType: String, expires: Int, now: Timestamp) -> String {
+    "memory://get/\(key)"
+  }
 }

@@ -61,7 +61,7 @@ def main():
             bob = Device(server, "moto-bob")
             cases_media.run_single(report, server, alice, bob)
             cases_media.run_multipart(report, server, alice)
-            cases_media.run_refusals(report, server, alice)
+            cases_media.run_refusals(report, server, alice, own_store=False)
             cases_media.run_messages(report, server, alice, bob)
         report.start_group("moto: a store that refuses")
         with Server("--dev", "--s3-endpoint", url, "--s3-bucket", "no-such-bucket") as server:

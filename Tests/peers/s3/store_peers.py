@@ -24,7 +24,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "contract"))
-from chatserver import Report, Server  # noqa: E402
+from chatserver import Device, Report, Server  # noqa: E402
 
 BUCKET = "chat-media"
 MIB = 1024 * 1024
@@ -244,6 +244,20 @@ def run_files(report, server, s3):
                  not any("secret-name" in name for name in names))
 
 
+def run_public_url(report):
+    report.start_group("public URL")
+    with Server("--dev", "--object-store-port", "0",
+                "--object-store-public-url", "https://media.example.org") as server:
+        store_url(server)
+        device = Device(server, "public-url")
+        upload = device.request("POST", "/v1/media/uploads",
+                                {"kind": "image", "contentType": "image/png", "byteCount": 3,
+                                 "sha256": hashlib.sha256(b"abc").hexdigest()}).json()
+        url = upload["parts"][0]["url"]
+        report.check("the URLs handed to devices name --object-store-public-url",
+                     url.startswith("https://media.example.org/chat-media/incoming/"), url)
+
+
 def main():
     report = Report("s3-store")
     server = Server("--dev", "--object-store-port", "0", keep_data=True).start()
@@ -255,6 +269,7 @@ def main():
             run(report, s3)
         run_signatures(report, url, secret)
         run_files(report, server, s3)
+        run_public_url(report)
         report.start_group("restart")
         server.terminate()
         again = Server("--dev", "--object-store-port", "0", data=server.data).start()
