@@ -228,6 +228,37 @@ extension ChatService {
         contentType: upload.contentType))
   }
 
+  /// Deletes, in one pass: the bytes of media past the retention (the message and its
+  /// thumbnail stay; a download says 410), and uploads never completed or never sent in a
+  /// message a day after they began (bytes and all). `chat-server` runs it every hour; it
+  /// returns how many uploads it touched.
+  @discardableResult
+  public func sweepMedia(at now: Timestamp) async -> Int {
+    guard let media else { return 0 }
+    let swept: [MediaUpload]
+    do {
+      swept = try await store.sweepMedia(
+        now: now, retention: .seconds(configuration.mediaRetentionDays * 86_400),
+        grace: .seconds(86_400))
+    } catch {
+      log.write(LogRecord(.warning, "media_sweep_failed", [("detail", "\(error)")]))
+      return 0
+    }
+    for upload in swept {
+      do {
+        try await media.delete(key: upload.mediaObjectKey, uploadId: nil)
+        try await media.delete(key: upload.incomingKey, uploadId: upload.uploadId)
+      } catch {
+        metrics.mediaDeletesFailed += 1
+        log.write(LogRecord(.warning, "media_delete_failed", [("detail", "\(error)")]))
+      }
+    }
+    if !swept.isEmpty {
+      log.write(LogRecord(.info, "media_swept", [("uploads", "\(swept.count)")]))
+    }
+    return swept.count
+  }
+
   /// Deletes the bytes of a deleted message's media, or of media past the retention. A failure is logged and counted: the
   /// message is deleted either way, and no one can download the bytes any more (`download`
   /// answers only for a message that is not deleted).

@@ -25,18 +25,22 @@ public final class ReferenceServer: Sendable {
   public let objectStore: ObjectStoreEndpoint?
   /// The remote store's client, when `--s3-endpoint` named one.
   let s3Client: S3Client?
+  /// The hourly media sweep, while media is served.
+  private let sweeper: Task<Void, Never>?
   private let serviceExecutor: ThreadExecutor
   private let storeExecutor: ThreadExecutor
 
   private init(
     options: ServerOptions, port: Int, http: ChatHTTPServer, objectStore: ObjectStoreEndpoint?,
-    s3Client: S3Client?, serviceExecutor: ThreadExecutor, storeExecutor: ThreadExecutor
+    s3Client: S3Client?, sweeper: Task<Void, Never>?, serviceExecutor: ThreadExecutor,
+    storeExecutor: ThreadExecutor
   ) {
     self.options = options
     self.port = port
     self.http = http
     self.objectStore = objectStore
     self.s3Client = s3Client
+    self.sweeper = sweeper
     self.serviceExecutor = serviceExecutor
     self.storeExecutor = storeExecutor
   }
@@ -104,6 +108,16 @@ public final class ReferenceServer: Sendable {
     let service = ChatService(
       store: store, configuration: configuration, clock: clock,
       random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log, media: media)
+    // Media past the retention, and uploads never used, go once an hour.
+    let sweeper =
+      media == nil
+      ? nil
+      : Task {
+        while !Task.isCancelled {
+          await service.sweepMedia(at: clock.now())
+          try? await clock.sleep(for: .seconds(3600))
+        }
+      }
     var http = HTTPServer.Configuration(host: options.host, port: options.port)
     http.webSocket.pingInterval = .seconds(options.pingInterval)
     http.webSocket.pingTimeout = .seconds(options.pingTimeout)
@@ -114,18 +128,20 @@ public final class ReferenceServer: Sendable {
     do {
       port = try server.start()
     } catch {
+      sweeper?.cancel()
       if let objectStore { Task { await objectStore.server.shutdown() } }
       throw fail(.listen("\(options.host):\(options.port)", "\(error)"))
     }
     return ReferenceServer(
       options: options, port: port, http: server, objectStore: objectStore, s3Client: s3Client,
-      serviceExecutor: serviceExecutor, storeExecutor: storeExecutor)
+      sweeper: sweeper, serviceExecutor: serviceExecutor, storeExecutor: storeExecutor)
   }
 
   /// Stops gracefully: no new connections; requests in flight finish (their writes are
   /// committed before they are answered); live sockets close with 1001. Then the executors'
   /// threads end, and the database closes when the last reference goes.
   public func stop() async {
+    sweeper?.cancel()
     await objectStore?.server.shutdown()
     await http.shutdown()
     await serviceExecutor.waitUntilIdle()

@@ -68,6 +68,56 @@ import Testing
     #expect(media?["thumbnail"] as? String == "AAEC")
   }
 
+  /// The hourly sweep: uploads never completed or never sent go a day on, bytes and all;
+  /// media past the retention loses its bytes (the message and thumbnail stay; 410).
+  @Test func theSweepDeletesExpiredBytesAndUploadsNeverUsed() async throws {
+    let storage = MemoryMediaStorage()
+    var configuration = TestServer.defaultConfiguration
+    configuration.mediaRetentionDays = 30
+    let server = try TestServer(configuration: configuration, media: storage)
+    let (key, _, _) = try await Self.postedPhoto(server, storage, bytes: [1, 2, 3])
+    let alice = try await server.login("alice")
+    func create(_ bytes: [UInt8]) async throws -> (key: String, url: String) {
+      let created = await server.request(
+        "POST", "/v1/media/uploads", token: alice.accessToken,
+        body: try TestJSON.encode([
+          "kind": "file", "contentType": "text/plain", "byteCount": bytes.count,
+          "sha256": Hex.encode(Crypto.sha256(bytes)),
+        ]))
+      let part = try #require((created.object["parts"] as? [[String: Any]])?.first)
+      return (
+        try #require(created.object["mediaKey"] as? String), try #require(part["url"] as? String)
+      )
+    }
+    let unused = try await create([7, 7])
+    storage.put([7, 7], at: unused.url)
+    let completed = await server.request(
+      "POST", "/v1/media/uploads/\(unused.key)/complete", token: alice.accessToken,
+      body: #"{"parts":[]}"#)
+    #expect(completed.status == 200)
+    let abandoned = try await create([8])
+    storage.put([8], at: abandoned.url)
+    #expect(await server.service.sweepMedia(at: server.clock.now()) == 0)
+
+    server.clock.shiftWallClock(by: .seconds(86_400 + 1))
+    #expect(await server.service.sweepMedia(at: server.clock.now()) == 2)
+    #expect(!storage.holds(unused.key))
+    #expect(!storage.holdsAny(abandoned.key))
+    #expect(storage.holds(key))
+    let later = try await server.login("alice")
+    let status = await server.request(
+      "GET", "/v1/media/uploads/\(abandoned.key)", token: later.accessToken)
+    #expect(status.status == 404)
+
+    server.clock.shiftWallClock(by: .seconds(29 * 86_400))
+    #expect(await server.service.sweepMedia(at: server.clock.now()) == 1)
+    #expect(!storage.holds(key))
+    #expect(await server.service.sweepMedia(at: server.clock.now()) == 0)
+    let bob = try await server.login("bob")
+    let gone = await server.request("GET", "/v1/media/\(key)", token: bob.accessToken)
+    #expect(gone.status == 410)
+  }
+
   @Test func aStoreThatCannotBeReachedIsA503ToTryAgain() async throws {
     let storage = MemoryMediaStorage()
     let server = try TestServer(media: storage)

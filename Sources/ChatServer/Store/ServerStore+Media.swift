@@ -81,6 +81,47 @@ extension ServerStore {
     return try upload(key, of: owner)
   }
 
+  /// What the media sweep removes at `now`: bytes past the retention (the upload stays, so a
+  /// download says 410), uploads never completed or never sent in a message after `grace`
+  /// (they go whole). The rows are changed here; the service deletes the bytes.
+  func sweepMedia(now: Timestamp, retention: Duration, grace: Duration) async throws(ServiceError)
+    -> [MediaUpload]
+  {
+    let expired = (now - retention).millisecondsSince1970
+    let stale = (now - grace).millisecondsSince1970
+    return try await enqueueWrite { db in
+      let swept = try db.query(
+        """
+        SELECT media_key, owner_id, kind, content_type, byte_count, sha256, file_name,
+               upload_id, complete, created_at
+        FROM media_uploads u
+        WHERE (complete = 1 AND purged = 0 AND created_at < ?)
+           OR (created_at < ? AND (complete = 0
+               OR NOT EXISTS (SELECT 1 FROM messages WHERE media_key = u.media_key)))
+        ORDER BY created_at LIMIT 500
+        """, expired, stale
+      ) { row in
+        MediaUpload(
+          mediaKey: row.string(0), ownerId: row.string(1),
+          kind: MediaKind(rawValue: row.string(2)) ?? .file, contentType: row.string(3),
+          byteCount: row.int(4), sha256: row.string(5), fileName: row.optionalString(6),
+          uploadId: row.optionalString(7), complete: row.int(8) != 0,
+          createdAt: Timestamp(millisecondsSince1970: Int64(row.int(9))))
+      }
+      for upload in swept {
+        let attached =
+          try db.scalarInt(
+            "SELECT count(*) FROM messages WHERE media_key = ?", upload.mediaKey) ?? 0
+        if upload.complete && attached > 0 {
+          try db.run("UPDATE media_uploads SET purged = 1 WHERE media_key = ?", upload.mediaKey)
+        } else {
+          try db.run("DELETE FROM media_uploads WHERE media_key = ?", upload.mediaKey)
+        }
+      }
+      return swept
+    }
+  }
+
   func markUploadComplete(_ key: String) async throws(ServiceError) {
     try await enqueueWrite { db in
       try db.run("UPDATE media_uploads SET complete = 1 WHERE media_key = ?", key)

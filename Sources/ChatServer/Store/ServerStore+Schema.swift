@@ -114,7 +114,8 @@ extension ServerStore {
           file_name TEXT,
           upload_id TEXT,
           complete INTEGER NOT NULL DEFAULT 0,
-          created_at INTEGER NOT NULL
+          created_at INTEGER NOT NULL,
+          purged INTEGER NOT NULL DEFAULT 0
         );
         ALTER TABLE messages ADD COLUMN media TEXT;
         ALTER TABLE messages ADD COLUMN media_key TEXT;

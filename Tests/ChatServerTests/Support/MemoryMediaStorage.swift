@@ -19,8 +19,14 @@ final class MemoryMediaStorage: MediaStorage {
     objects.withLock { $0[key] = bytes }
   }
 
+  /// Whether the checked bytes of `mediaKey` are here.
   func holds(_ mediaKey: String) -> Bool {
     objects.withLock { $0["media/\(mediaKey)"] != nil }
+  }
+
+  /// Whether any bytes of `mediaKey` are here, checked or still incoming.
+  func holdsAny(_ mediaKey: String) -> Bool {
+    objects.withLock { $0["media/\(mediaKey)"] != nil || $0["incoming/\(mediaKey)"] != nil }
   }
 
   private func check() throws(MediaStorageError) {
