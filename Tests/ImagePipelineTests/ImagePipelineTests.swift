@@ -3,7 +3,10 @@ import Testing
 
 /// The device's image pipeline on images made here, at run time: JPEGs and PNGs of several
 /// sizes, an EXIF orientation, a transparent PNG, a truncated file, a decompression bomb.
-@Suite struct ImagePipelineTests {
+/// Serialized: making a 12-megapixel picture is seconds of CPU in a debug build, and CI runs
+/// every suite at once on two cores (timing-bound tests elsewhere starved when these ran side
+/// by side).
+@Suite(.serialized) struct ImagePipelineTests {
   /// A picture with detail (so JPEG sizes are realistic): a colour gradient with a checker
   /// pattern, the left half redder than the right, a seeded noise on top.
   static func picture(width: Int, height: Int, seed: UInt64 = 1) -> RGBImage {

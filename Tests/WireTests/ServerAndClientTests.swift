@@ -22,8 +22,9 @@ import Testing
 
   /// The header timeout answers, and no other: the 408 says the headers were late, the
   /// server reports it as a timeout, and it comes no earlier than the timeout (the loop counts
-  /// whole milliseconds, hence 299). Nothing else could answer within `rawExchange`'s 5 s
-  /// read: the server's other timeouts are far longer.
+  /// whole milliseconds, hence 299). Nothing else could answer within `rawExchange`'s 30 s
+  /// read: the server's idle timeout is 60 s, and its body and write timeouts need a body or
+  /// a reply that this exchange never gets to.
   @Test func incompleteHeadersGet408AfterTheHeaderTimeout() async throws {
     let (rejections, continuation) = AsyncStream<HTTPRejection>.makeStream()
     let (server, port) = try startTestServer { configuration in

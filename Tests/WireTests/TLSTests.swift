@@ -179,7 +179,8 @@ struct TLSTests {
     let (bytes, elapsed) = await stalled
     #expect(bytes.isEmpty)
     #expect(elapsed >= .milliseconds(1_999))
-    #expect(elapsed < .seconds(5))
+    // Well before any other timeout of the server (idle: 60 s) could have closed it.
+    #expect(elapsed < .seconds(20))
     #expect(try await server.nextFailure() == .handshakeTimedOut)
     await server.server.shutdown()
   }

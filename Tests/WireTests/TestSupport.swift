@@ -85,8 +85,10 @@ func rawExchange(port: Int, _ request: String) async -> String {
 }
 
 /// Connects to 127.0.0.1:`port`, sends `bytes` (then shuts its write side with
-/// `closeAfterSending`), and reads until the server closes (or 5 s pass): what came back and
-/// how long the server took to close.
+/// `closeAfterSending`), and reads until the server closes (or 30 s pass: a bound on a hang,
+/// since CI runs every suite at once on two cores, where a 5 s bound once ended a keep-alive
+/// exchange before the server had answered): what came back and how long the server took to
+/// close.
 func rawBytesExchange(port: Int, _ bytes: [UInt8], closeAfterSending: Bool = false) async
   -> (reply: [UInt8], elapsed: Duration)
 {
@@ -97,7 +99,7 @@ func rawBytesExchange(port: Int, _ bytes: [UInt8], closeAfterSending: Bool = fal
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    var timeout = timeval(tv_sec: 30, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     let connected = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
