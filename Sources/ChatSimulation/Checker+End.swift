@@ -50,6 +50,45 @@ extension Checker {
     }
     checkShown(log: log, simulation: simulation)
     checkChanges(history: history, log: log, simulation: simulation)
+    checkRanges(log: log, simulation: simulation)
+  }
+
+  /// The visible ranges the server gives each user are those its own members items make:
+  /// from 1 for a member it was created with, from the item that added the user to the one
+  /// that removed it. (Then `membership` on the devices is checked against an oracle that
+  /// does not take the server's word for it.)
+  private func checkRanges(log: [LoggedConversation], simulation: Simulation) {
+    for conversation in log {
+      guard
+        let initial = simulation.conversations.first(where: { $0.id == conversation.id })?
+          .initialMembers
+      else { continue }  // Created while the server crashed: its first members are not known.
+      var ranges: [UserID: [(first: Int, last: Int?)]] = [:]
+      for user in initial { ranges[user] = [(1, nil)] }
+      for item in conversation.messages where item.effectiveKind == .members {
+        for user in (item.added ?? []).map({ UserID($0) }) {
+          ranges[user, default: []].append((item.sequence, nil))
+        }
+        for user in (item.removed ?? []).map({ UserID($0) }) {
+          guard var held = ranges[user], let open = held.indices.last, held[open].last == nil
+          else { continue }
+          held[open].last = item.sequence
+          ranges[user] = held
+        }
+      }
+      for user in Set(ranges.keys).union(conversation.views.keys).sorted() {
+        let expected = ranges[user] ?? []
+        let served = conversation.views[user]?.visible.map { ($0.first, $0.last) } ?? []
+        guard !expected.elementsEqual(served, by: { $0.first == $1.0 && $0.last == $1.1 }) else {
+          continue
+        }
+        report(
+          .membership,
+          "the server gives \(user) \(Self.describe(served)) of \(simulation.label(conversation.id)), "
+            + "its members items make \(Self.describe(expected))",
+          keys: [user.rawValue])
+      }
+    }
   }
 
   /// Every edit and delete on the server was asked for, by its message's sender, on its

@@ -83,7 +83,7 @@ extension Simulation {
       }
       for item in list.items {
         let key = item.id.lowercased()
-        registerConversation(item)
+        registerConversation(item, atCreation: false)
         if conversations[key] == nil || item.membership == .member { conversations[key] = item }
         guard let items = readItems(of: item.id, token: token) else { return nil }
         // A former member may be served an item as of when it left: a member's copy wins.

@@ -191,8 +191,9 @@ extension Simulation {
     conversations[index].everMembers.formUnion(added)
   }
 
-  /// Learns a conversation the server created (its members are the truth the checker uses).
-  func registerConversation(_ created: ConversationItem) {
+  /// Learns a conversation the server created; `atCreation` when `created` is the answer to
+  /// its creation (its members are then the initial ones).
+  func registerConversation(_ created: ConversationItem, atCreation: Bool = true) {
     let id = ConversationID(created.id)
     guard members(of: id) == nil else { return }
     let initials = created.memberIds.map { String($0.prefix(1)) }.joined()
@@ -200,7 +201,9 @@ extension Simulation {
     let label = taken == 0 ? initials : "\(initials)\(taken + 1)"
     let members = created.memberIds.map { UserID($0) }
     conversations.append(
-      ConversationInfo(id: id, label: label, members: members, everMembers: Set(members)))
+      ConversationInfo(
+        id: id, label: label, members: members, everMembers: Set(members),
+        initialMembers: atCreation ? members : nil))
     labels[created.id.lowercased()] = label
   }
 

@@ -60,6 +60,9 @@ final class Simulation: @unchecked Sendable {
     /// Everyone who was ever a member: a former member still lists the conversation and reads
     /// what it saw; anyone else never sees it.
     var everMembers: Set<UserID>
+    /// The members it was created with, from the server's answer to the creation; nil when
+    /// that answer died with the server (the conversation was learnt at the end).
+    var initialMembers: [UserID]? = nil
   }
 
   init(seed: UInt64, options: SimulationOptions) throws {

@@ -241,6 +241,41 @@ import Testing
 
   /// A device that stands elsewhere than the server says (still a member, or seeing other
   /// ranges) breaks the membership rule.
+  /// The server's word on who sees what is checked against its own members items: bob,
+  /// added at 2 to a chat created with alice alone, sees from 2.
+  @Test func rangesTheMembersItemsDoNotMakeBreakMembership() throws {
+    func verdict(bobFrom: Int) throws -> [Violation.Invariant] {
+      let s = try Scenario()
+      s.simulation.conversations.append(
+        Simulation.ConversationInfo(
+          id: Self.chat, label: "ab", members: [Self.alice, Self.bob],
+          everMembers: [Self.alice, Self.bob], initialMembers: [Self.alice]))
+      s.sent("sim 1", as: Self.id1)
+      let items = [
+        Item(
+          id: "server-1", clientMessageId: Self.id1, conversationId: Self.chat.rawValue,
+          senderId: "alice", text: "sim 1", sequence: 1, sentAt: "2026-11-30T14:02:03.123Z"),
+        Item(
+          id: "server-2", clientMessageId: Self.id2, conversationId: Self.chat.rawValue,
+          senderId: "alice", text: "", sequence: 2, sentAt: "2026-11-30T14:02:04.123Z",
+          kind: .members, added: ["bob"], removed: []),
+      ]
+      let logged = LoggedConversation(
+        id: Self.chat, members: [Self.alice, Self.bob], messages: items,
+        views: [
+          Self.alice: .init(
+            membership: .member, visible: [VisibleRange(first: 1, last: nil)], items: items),
+          Self.bob: .init(
+            membership: .member, visible: [VisibleRange(first: bobFrom, last: nil)],
+            items: items.filter { $0.sequence >= bobFrom }),
+        ])
+      s.checker.checkEnd(log: [logged], finals: [], simulation: s.simulation)
+      return s.violations
+    }
+    #expect(try !verdict(bobFrom: 2).contains(.membership))
+    #expect(try verdict(bobFrom: 1).contains(.membership))
+  }
+
   @Test func aDeviceWhoseRangesAreNotTheServersBreaksMembership() throws {
     /// What the checker says of bob's device standing as `standing`, seeing `visible`, where
     /// the server says bob is a member from 2 on.
