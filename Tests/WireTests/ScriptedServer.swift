@@ -60,8 +60,10 @@ final class ScriptedServer: Sendable {
   }
 }
 
-/// One accepted connection of a ``ScriptedServer``: blocking, with a 5 s receive timeout so a
-/// script never hangs a test.
+/// One accepted connection of a ``ScriptedServer``: blocking, with a 60 s receive timeout so a
+/// script never hangs a test. (Not shorter: CI runs every suite at once on two cores, where a
+/// client starved for 5 s between two requests once found its kept-alive connection closed by
+/// this timeout, and opened a second one.)
 final class ScriptedConnection: Sendable {
   let fd: Int32
   /// 0 for the first connection the server accepted.
@@ -70,7 +72,7 @@ final class ScriptedConnection: Sendable {
   init(fd: Int32, index: Int) {
     self.fd = fd
     self.index = index
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
+    var timeout = timeval(tv_sec: 60, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   }
 
