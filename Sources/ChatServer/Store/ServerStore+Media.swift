@@ -25,6 +25,21 @@ struct MediaUpload: Sendable, Equatable {
 }
 
 extension ServerStore {
+  /// The columns `mediaUpload(_:)` reads, in its order.
+  static let uploadColumns = """
+    media_key, owner_id, kind, content_type, byte_count, sha256, file_name, upload_id,
+    complete, created_at
+    """
+
+  static func mediaUpload(_ row: Row) -> MediaUpload {
+    MediaUpload(
+      mediaKey: row.string(0), ownerId: row.string(1),
+      kind: MediaKind(rawValue: row.string(2)) ?? .file, contentType: row.string(3),
+      byteCount: row.int(4), sha256: row.string(5), fileName: row.optionalString(6),
+      uploadId: row.optionalString(7), complete: row.int(8) != 0,
+      createdAt: Timestamp(millisecondsSince1970: Int64(row.int(9))))
+  }
+
   func saveUpload(_ upload: MediaUpload) async throws(ServiceError) {
     try await enqueueWrite { db in
       try db.run(
@@ -43,18 +58,10 @@ extension ServerStore {
     try reading {
       try database.query(
         """
-        SELECT media_key, owner_id, kind, content_type, byte_count, sha256, file_name,
-               upload_id, complete, created_at
+        SELECT \(Self.uploadColumns)
         FROM media_uploads WHERE media_key = ? AND owner_id = ?
         """, key, owner
-      ) { row in
-        MediaUpload(
-          mediaKey: row.string(0), ownerId: row.string(1),
-          kind: MediaKind(rawValue: row.string(2)) ?? .file, contentType: row.string(3),
-          byteCount: row.int(4), sha256: row.string(5), fileName: row.optionalString(6),
-          uploadId: row.optionalString(7), complete: row.int(8) != 0,
-          createdAt: Timestamp(millisecondsSince1970: Int64(row.int(9))))
-      }.first
+      ) { Self.mediaUpload($0) }.first
     }
   }
 
@@ -92,22 +99,14 @@ extension ServerStore {
     return try await enqueueWrite { db in
       let swept = try db.query(
         """
-        SELECT media_key, owner_id, kind, content_type, byte_count, sha256, file_name,
-               upload_id, complete, created_at
+        SELECT \(Self.uploadColumns)
         FROM media_uploads u
         WHERE (complete = 1 AND purged = 0 AND created_at < ?)
            OR (created_at < ? AND (complete = 0
                OR NOT EXISTS (SELECT 1 FROM messages WHERE media_key = u.media_key)))
         ORDER BY created_at LIMIT 500
         """, expired, stale
-      ) { row in
-        MediaUpload(
-          mediaKey: row.string(0), ownerId: row.string(1),
-          kind: MediaKind(rawValue: row.string(2)) ?? .file, contentType: row.string(3),
-          byteCount: row.int(4), sha256: row.string(5), fileName: row.optionalString(6),
-          uploadId: row.optionalString(7), complete: row.int(8) != 0,
-          createdAt: Timestamp(millisecondsSince1970: Int64(row.int(9))))
-      }
+      ) { Self.mediaUpload($0) }
       for upload in swept {
         let attached =
           try db.scalarInt(
