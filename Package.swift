@@ -61,7 +61,8 @@ let package = Package(
     // The engine's transports built on Wire, for Linux (an Apple app plugs in URLSession's and
     // its own WebSocket instead).
     .target(
-      name: "ChatTransports", dependencies: ["ChatAPI", "ChatData", "Wire"],
+      name: "ChatTransports",
+      dependencies: ["ChatAPI", "ChatData", "Hashing", "ImagePipeline", "Support", "Wire"],
       swiftSettings: engineSettings),
 
     // The server side's digests and MACs (OpenSSL's libcrypto): tokens, refresh tokens, SigV4.
@@ -164,7 +165,7 @@ let package = Package(
       name: "ChatDomainTests", dependencies: ["ChatDomain", "Support"],
       swiftSettings: engineSettings),
     .testTarget(
-      name: "ChatDataTests", dependencies: ["ChatData", "ChatTestSupport"],
+      name: "ChatDataTests", dependencies: ["ChatAPI", "ChatData", "ChatTestSupport"],
       swiftSettings: engineSettings),
     .testTarget(
       name: "ChatPresentationTests",
@@ -192,7 +193,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "ArgumentParsing", "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad",
-        "ChatTestSupport", "ChatTransports", "SQLite", "TLSTestSupport", "Wire",
+        "ChatTestSupport", "ChatTransports", "ImagePipeline", "SQLite", "TLSTestSupport", "Wire",
       ],
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.

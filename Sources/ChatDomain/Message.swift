@@ -27,13 +27,17 @@ public struct Message: Identifiable, Hashable, Sendable {
   public let event: ConversationEvent?
   /// In a group, for my own sent message: who of the other members read it and got it.
   public let group: GroupReceipt?
+  /// A photo or document; nil for text alone (and once deleted).
+  public let media: MessageMedia?
 
   public init(
     id: MessageID, conversationID: ConversationID, senderID: UserID, text: String, sentAt: Date,
     sequence: Int?, send: SendState, receipt: ReceiptState, editedAt: Date? = nil,
-    isDeleted: Bool = false, event: ConversationEvent? = nil, group: GroupReceipt? = nil
+    isDeleted: Bool = false, event: ConversationEvent? = nil, group: GroupReceipt? = nil,
+    media: MessageMedia? = nil
   ) {
     self.group = group
+    self.media = media
     self.editedAt = editedAt
     self.isDeleted = isDeleted
     self.event = event

@@ -96,7 +96,7 @@ public final class ReferenceServer: Sendable {
     if let storePort = options.objectStorePort {
       do {
         objectStore = try ObjectStoreEndpoint.start(
-          options: options, port: storePort, signingKey: key, tls: tls)
+          options: options, port: storePort, signingKey: key, tls: tls, log: log)
       } catch {
         throw fail(error)
       }
@@ -191,7 +191,8 @@ public struct ObjectStoreEndpoint: Sendable {
   public let secretAccessKey: String
 
   static func start(
-    options: ServerOptions, port: Int, signingKey: SigningKey, tls: TLSContext?
+    options: ServerOptions, port: Int, signingKey: SigningKey, tls: TLSContext?,
+    log: any LogSink
   ) throws(ServerStartError) -> ObjectStoreEndpoint {
     let secret = Hex.encode(
       Crypto.hmacSHA256(key: signingKey.bytes, message: Array("object-store".utf8)))
@@ -203,7 +204,8 @@ public struct ObjectStoreEndpoint: Sendable {
     }
     let front = S3Front(
       store: store, region: region,
-      credentials: [SigV4Credentials(accessKeyID: accessKeyID, secretAccessKey: secret)])
+      credentials: [SigV4Credentials(accessKeyID: accessKeyID, secretAccessKey: secret)],
+      log: log)
     var configuration = HTTPServer.Configuration(host: options.host, port: port)
     configuration.tls = tls
     configuration.shutdownTimeout = .seconds(options.shutdownTimeout)

@@ -20,7 +20,7 @@ import Wire
 /// sent once more when a reused keep-alive connection turns out closed before any byte of the
 /// reply (see `HTTPClientRequest.isIdempotent`). Sign-in, refresh (its token is single use)
 /// and creating a conversation are not.
-public final class WireHTTPTransport: HTTPTransport {
+public final class WireHTTPTransport: HTTPTransport, ObjectTransfer {
   /// Why a base URL is refused.
   public struct BaseURLError: Error, Equatable, CustomStringConvertible {
     public let url: String
@@ -31,6 +31,9 @@ public final class WireHTTPTransport: HTTPTransport {
 
   public let baseURL: URL
   public let timeout: Duration
+  /// How long one object-store request (a part of up to 8 MiB, or a piece of a download) may
+  /// take.
+  public let objectTimeout: Duration
   private let client: HTTPClient
   /// `http://host[:port]` or `https://host[:port]`.
   private let origin: String
@@ -44,8 +47,9 @@ public final class WireHTTPTransport: HTTPTransport {
   ///     when it stalled or was cut).
   ///   - timeout: how long one request may take, connect included, before it counts as a
   ///     timeout.
+  ///   - objectTimeout: the same for a request to object storage (`ObjectTransfer`).
   public init(
-    baseURL: URL, timeout: Duration = .seconds(15),
+    baseURL: URL, timeout: Duration = .seconds(15), objectTimeout: Duration = .seconds(300),
     configuration: HTTPClient.Configuration = HTTPClient.Configuration()
   ) throws(BaseURLError) {
     let text = baseURL.absoluteString
@@ -67,6 +71,7 @@ public final class WireHTTPTransport: HTTPTransport {
     }
     self.baseURL = baseURL
     self.timeout = timeout
+    self.objectTimeout = objectTimeout
     origin = scheme + "://" + authority
     pathPrefix = path.hasSuffix("/") ? String(path.dropLast()) : String(path)
     client = HTTPClient(configuration: configuration)
@@ -87,6 +92,23 @@ public final class WireHTTPTransport: HTTPTransport {
     let response: HTTPClientResponse
     do {
       response = try await client.execute(wire, timeout: timeout)
+    } catch {
+      throw Self.map(error)
+    }
+    return APIResponse(
+      status: response.status.code, headers: HeaderFields(response.headers.fields),
+      body: response.body)
+  }
+
+  /// A presigned URL, sent as given (it is already escaped and signed), over the same
+  /// connections and TLS trust as the API.
+  public func send(_ request: ObjectRequest) async throws(TransportError) -> APIResponse {
+    var wire = HTTPClientRequest(
+      url: request.url, method: HTTPMethod(rawValue: request.method), body: request.body)
+    for (name, value) in request.headers { wire.headers.add(name: name, value: value) }
+    let response: HTTPClientResponse
+    do {
+      response = try await client.execute(wire, timeout: objectTimeout)
     } catch {
       throw Self.map(error)
     }

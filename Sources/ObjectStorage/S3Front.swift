@@ -14,15 +14,20 @@ package struct S3Front: Sendable {
   package let region: String
   private let credentials: [SigV4Credentials]
   private let clock: any TimeSource
+  /// Hears a line per request: its method, the multipart upload and part it concerns, the
+  /// status (never a key, a signature or a byte of the object). The store's part log: which
+  /// parts were stored, and how often.
+  private let log: any LogSink
 
   package init(
     store: FolderObjectStore, region: String, credentials: [SigV4Credentials],
-    clock: any TimeSource = SystemTimeSource()
+    clock: any TimeSource = SystemTimeSource(), log: any LogSink = DiscardingLogSink()
   ) {
     self.store = store
     self.region = region
     self.credentials = credentials
     self.clock = clock
+    self.log = log
   }
 
   /// A server for the store alone, with bodies up to `maxBodyBytes` (a part, or a whole
@@ -34,6 +39,18 @@ package struct S3Front: Sendable {
   }
 
   package func handle(_ request: HTTPRequest) -> HTTPResponse {
+    let response = respond(to: request)
+    let query = request.queryParameters
+    var fields: [(String, String)] = [
+      ("method", request.method.rawValue), ("status", "\(response.status.code)"),
+    ]
+    if let upload = query["uploadId"] { fields.append(("upload", upload)) }
+    if let part = query["partNumber"] { fields.append(("part", part)) }
+    log.write(LogRecord(.info, "object_store.request", fields))
+    return response
+  }
+
+  private func respond(to request: HTTPRequest) -> HTTPResponse {
     let resource = request.path
     do {
       guard let path = percentDecode(request.path[...], plusIsSpace: false) else {

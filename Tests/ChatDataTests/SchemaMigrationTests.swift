@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import ChatTestSupport
 import Foundation
@@ -120,6 +121,46 @@ import Testing
     let shown = try await store.snapshot(message.conversationID, limit: 50).messages
     #expect(shown.map(\.isDeleted) == [true, false])
     #expect(try await store.search("best", limit: 10).count == 1, "the rest of the index is intact")
+  }
+
+  /// v7-media: the rows v1 made carry no media (the outbox row posts as text alone), and a
+  /// message with media from the server keeps it, thumbnail and all, until deleted.
+  @Test func aV1DatabaseTakesMessagesWithMediaAndItsOutboxRowStaysText() async throws {
+    let (file, store) = try await openV1()
+    defer { withExtendedLifetime(file) {} }
+    let me = UserID("alice")
+    let queued = try #require(try await store.unsent().first)
+    #expect(queued.media == nil && queued.uploadedBytes == nil)
+    #expect(
+      try await store.upload(of: queued.clientID, in: queued.conversationID, sender: me) == nil)
+    let hit = try #require(try await store.search("lighthouse", limit: 10).first)
+    let conversation = hit.message.conversationID
+    var photo = hit.message
+    photo.clientID = MessageID(rawValue: "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a97")!
+    photo.serverID = "photo-1"
+    photo.sequence = try #require(try await store.newestSequence(in: conversation)) + 1
+    photo.text = "the lighthouse"
+    photo.media = Media(
+      key: "k1", kind: .image, contentType: "image/jpeg", byteCount: 1_234,
+      sha256: String(repeating: "a", count: 64), width: 1_600, height: 1_200,
+      thumbnail: "AAEC")
+    try await store.saveServerMessages([photo], in: conversation, me: me)
+    let held = try #require(try await store.media(of: photo.clientID, in: conversation))
+    #expect(held.media == photo.media && held.file == nil && held.sender == photo.senderID)
+    let shown = try #require(
+      try await store.snapshot(conversation, limit: 50).messages.first {
+        $0.clientID == photo.clientID
+      })
+    #expect(RecordMapping.message(shown, receipts: nil, me: me).media?.thumbnail == [0, 1, 2])
+    var delete = photo
+    delete.clientID = MessageID(rawValue: "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a96")!
+    delete.serverID = "delete-2"
+    delete.sequence = (photo.sequence ?? 0) + 1
+    delete.kind = .delete
+    delete.target = photo.clientID
+    delete.media = nil
+    try await store.saveServerMessages([delete], in: conversation, me: me)
+    #expect(try await store.media(of: photo.clientID, in: conversation)?.media == nil)
   }
 
   @Test(arguments: [("v1", ["v1"]), ("v2", ["v1", "v2-items"])])

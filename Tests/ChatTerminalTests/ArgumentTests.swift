@@ -180,10 +180,12 @@ import Testing
   @Test func aMissingArgumentPrintsThatCommandsHelp() async {
     let captured = Captured()
     let code = await ChatTool.main(
-      arguments: ["send", "c1"], environment: [:], output: captured.output)
+      arguments: ["edit", "c1"], environment: [:], output: captured.output)
     #expect(code == .validationFailure)
-    #expect(captured.err.hasPrefix("chat: error: missing <text>\n"))
-    #expect(captured.err.contains("USAGE: chat send [<options>] <conversationId> <text>"))
+    #expect(captured.err.hasPrefix("chat: error: missing <clientMessageId>\n"))
+    #expect(
+      captured.err.contains(
+        "USAGE: chat edit [<options>] <conversationId> <clientMessageId> <text>"))
   }
 
   @Test func aCommandWithoutSigningInSaysWhatToDo() async throws {

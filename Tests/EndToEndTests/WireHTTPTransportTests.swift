@@ -73,15 +73,18 @@ struct WireHTTPTransportTests {
     var router = Router()
     router.get("/healthz") { request in
       arrived.withLock { _ = $0.insert(request.queryParameters["n"] ?? "") }
-      try? await Task.sleep(for: .seconds(3))
+      try? await Task.sleep(for: .seconds(30))
       return .text("late")
     }
     let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), router: router)
     let port = try server.start()
-    let transport = try WireHTTPTransport(
-      baseURL: URL(string: "http://127.0.0.1:\(port)")!, timeout: .milliseconds(300))
     var seenByTheServer = false
-    for attempt in 1...5 where !seenByTheServer {
+    // Longer deadlines each time: under a full CI load one short deadline can pass before the
+    // server's thread handles anything.
+    let deadlines: [Duration] = [.milliseconds(300), .seconds(1), .seconds(3), .seconds(8)]
+    for (attempt, deadline) in deadlines.enumerated() where !seenByTheServer {
+      let transport = try WireHTTPTransport(
+        baseURL: URL(string: "http://127.0.0.1:\(port)")!, timeout: deadline)
       do {
         _ = try await transport.send(APIRequest(.healthz, query: ["n": "\(attempt)"]))
         Issue.record("no timeout")

@@ -263,7 +263,7 @@ struct HTTPClientTests {
     let client = HTTPClient(configuration: configuration)
     let slow = Task {
       try await client.execute(
-        HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow?ms=2000&n=a"),
+        HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow?ms=8000&n=a"),
         timeout: .seconds(20))
     }
     try await started.wait(for: "slow a")

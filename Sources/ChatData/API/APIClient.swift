@@ -89,6 +89,28 @@ struct APIClient: Sendable {
     ).conversation
   }
 
+  // MARK: - Media
+
+  func createUpload(_ body: CreateUpload) async throws(RequestFailure) -> Upload {
+    try await decode(Upload.self, APIRequest(.createUpload, json: body))
+  }
+
+  func uploadStatus(_ key: String) async throws(RequestFailure) -> UploadStatus {
+    try await decode(UploadStatus.self, APIRequest(.upload(key: key)))
+  }
+
+  func completeUpload(_ key: String, parts: [ReceivedPart]) async throws(RequestFailure)
+    -> UploadCompleted
+  {
+    try await decode(
+      UploadCompleted.self,
+      APIRequest(.completeUpload(key: key), json: CompleteUpload(parts: parts)))
+  }
+
+  func mediaDownload(_ key: String) async throws(RequestFailure) -> MediaDownload {
+    try await decode(MediaDownload.self, APIRequest(.media(key: key)))
+  }
+
   // MARK: - Sign-in (no token)
 
   /// `POST /v1/auth/dev-login`: a server in dev mode signs anyone in.

@@ -28,7 +28,8 @@ extension MessageRecord {
       text: item.text, sequence: item.sequence, sentAt: sentAt.date, state: .sent, failure: nil,
       kind: kind, target: target, editedAt: editedAt, isDeleted: item.deleted ?? false,
       added: (item.added ?? []).compactMap(UserID.init(rawValue:)),
-      removed: (item.removed ?? []).compactMap(UserID.init(rawValue:)), title: item.title)
+      removed: (item.removed ?? []).compactMap(UserID.init(rawValue:)), title: item.title,
+      media: kind == .message ? item.media : nil)
     if kind == .members
       && added.count + removed.count
         != (item.added?.count ?? 0) + (item.removed?.count ?? 0)

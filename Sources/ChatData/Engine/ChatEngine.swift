@@ -27,6 +27,14 @@ public final class ChatEngine: Sendable {
     public var executor: (any SerialTaskExecutor)?
     /// Test-only: known bugs put back so the simulation can show it catches them. Empty in apps.
     package var knownBugs: KnownBugs = []
+    /// Media's bytes go to and from object storage through this; nil: media cannot be sent or
+    /// downloaded (`ChatError.invalidInput` says so), though messages with media show.
+    public var objects: (any ObjectTransfer)?
+    /// The image codecs and digest media needs; nil: as for `objects`.
+    public var mediaProcessing: (any MediaProcessing)?
+    /// The size others' downloaded media may take on this device (least recently viewed go
+    /// first); my own are kept.
+    public var mediaCacheBytes = 512 * 1024 * 1024
 
     public init(
       http: any HTTPTransport, live: any LiveTransport,
@@ -52,6 +60,8 @@ public final class ChatEngine: Sendable {
   public let conversationList: any ConversationListRepository
   /// Who is typing.
   public let typing: any TypingIndicators
+  /// Photos and documents: sending them, fetching their bytes.
+  public let media: any MediaRepository
   public var currentUserID: UserID { context.me }
 
   /// Everything the screens read: what the view models are built with.
@@ -183,7 +193,8 @@ public final class ChatEngine: Sendable {
       api: APIClient(transport: environment.http, session: session, retryPolicy: retryPolicy),
       clock: environment.clock, random: environment.random, ids: ids, log: environment.log,
       metrics: ClientMetrics(executor: executor), retryPolicy: retryPolicy,
-      knownBugs: environment.knownBugs)
+      knownBugs: environment.knownBugs, objects: environment.objects,
+      mediaProcessing: environment.mediaProcessing)
     self.context = context
     let receipts = ReceiptsRepository(context: context)
     let conversations = ConversationsRepository(context: context)
@@ -218,6 +229,8 @@ public final class ChatEngine: Sendable {
       context: context, messages: messages, receipts: receipts)
     self.conversationList = conversations
     self.typing = typing
+    self.media = MediaTransfers(
+      context: context, messages: messages, cacheBytes: environment.mediaCacheBytes)
     let reachability = environment.network.reachability()
     networkTask = context.spawn {
       for await reachable in reachability where reachable {
@@ -272,7 +285,8 @@ public final class ChatEngine: Sendable {
     }
   }
 
-  /// Signs out: closes everything and deletes the database with the tokens in it.
+  /// Signs out: closes everything and deletes the database with the tokens in it, and the
+  /// media folder beside it.
   public func signOut() async throws(ChatError) {
     await close()
     guard case .file(let path) = storage else { return }
@@ -280,6 +294,11 @@ public final class ChatEngine: Sendable {
       try Database.deleteFiles(at: path)
     } catch {
       throw .storage("could not delete the database: \(error)")
+    }
+    do {
+      try MediaFolder(databasePath: path).removeAll()
+    } catch {
+      throw .storage(error.description)
     }
   }
 

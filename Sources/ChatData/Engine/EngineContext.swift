@@ -19,6 +19,9 @@ struct EngineContext: Sendable {
   let retryPolicy: RetryPolicy
   /// Test-only (see `KnownBugs`); empty in apps.
   let knownBugs: KnownBugs
+  /// Media's seams; nil where the app does not send or fetch media.
+  var objects: (any ObjectTransfer)? = nil
+  var mediaProcessing: (any MediaProcessing)? = nil
 
   /// `body`'s answer, or nil when the store failed, which is logged: for the readers of a stream
   /// (a screen's query), where a failed read skips one answer and the next change asks again.

@@ -81,13 +81,21 @@ actor MessagesRepository {
   func send(_ text: String, in conversation: ConversationID) async throws(ChatError) -> MessageID {
     try Self.check(text)
     let id = context.ids.next()
+    try await save(
+      MessageRecord(
+        conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
+        text: text, sequence: nil, sentAt: context.clock.now().date, state: .sending,
+        failure: nil))
+    return id
+  }
+
+  /// Saves my new message (text, or media with its caption) at the back of the outbox and
+  /// lets the outbox post it. Throws when I am no longer a member, or the conversation is not
+  /// here.
+  func save(_ record: MessageRecord) async throws(ChatError) {
+    let conversation = record.conversationID
     do {
-      let saved = try await store.insertPending(
-        MessageRecord(
-          conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
-          text: text, sequence: nil, sentAt: context.clock.now().date, state: .sending,
-          failure: nil))
-      switch saved {
+      switch try await store.insertPending(record) {
       case .member?: break
       case .removed?: throw ChatError.invalidInput("you were removed from this conversation")
       case .left?: throw ChatError.invalidInput("you left this conversation")
@@ -96,10 +104,18 @@ actor MessagesRepository {
     } catch {
       throw ChatError(error)
     }
-    await context.metrics.recordSaved(id, at: context.clock.uptime())
+    await context.metrics.recordSaved(record.clientID, at: context.clock.uptime())
     context.log.write(LogRecord(.info, "send.saved", [("conversation", "\(conversation)")]))
     await outbox.enqueued(in: conversation)
-    return id
+  }
+
+  /// Refuses a caption the server would refuse: too long (a caption may be empty).
+  static func check(caption: String) throws(ChatError) {
+    let scalars = caption.unicodeScalars.count
+    guard scalars <= APILimits.maxTextScalars else {
+      throw .invalidInput(
+        "the caption is too long (\(scalars) characters, at most \(APILimits.maxTextScalars))")
+    }
   }
 
   /// Refuses a text the server would refuse: empty (only white space) or too long.

@@ -244,11 +244,15 @@ actor Outbox {
     defer { scheduleSizeReport() }
     let postedID =
       context.knownBugs.contains(.retryWithNewID) ? context.ids.next() : message.clientID
-    let body = PostItem(
-      clientMessageId: postedID.rawValue, text: message.kind == .delete ? nil : message.text,
-      kind: message.kind == .message ? nil : ItemKind(rawValue: message.kind.rawValue),
-      target: message.target?.rawValue)
     do {
+      // A message with media is posted once its upload completed (its steps resume).
+      let media =
+        message.media != nil && message.kind == .message
+        ? try await MediaUpload(context: context).run(for: message) : nil
+      let body = PostItem(
+        clientMessageId: postedID.rawValue, text: message.kind == .delete ? nil : message.text,
+        kind: message.kind == .message ? nil : ItemKind(rawValue: message.kind.rawValue),
+        target: message.target?.rawValue, media: media)
       let item = try await context.api.postMessage(body, in: message.conversationID)
       guard var record = MessageRecord(item), record.clientID == postedID else {
         context.log.write(LogRecord(.error, "send.unreadable_reply"))

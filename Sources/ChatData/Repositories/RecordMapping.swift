@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import Foundation
 
@@ -24,12 +25,15 @@ enum RecordMapping {
             .map(\.userID),
           memberCount: others.filter(wasIn).count)
       }
-      return message(record, receipts: snapshot.receipts, me: me, group: group)
+      return message(
+        record, receipts: snapshot.receipts, me: me, group: group,
+        mediaFolder: snapshot.mediaFolder)
     }
   }
 
   static func message(
-    _ record: MessageRecord, receipts: ReceiptsRecord?, me: UserID, group: GroupReceipt? = nil
+    _ record: MessageRecord, receipts: ReceiptsRecord?, me: UserID, group: GroupReceipt? = nil,
+    mediaFolder: MediaFolder? = nil
   ) -> Message {
     let send: SendState =
       switch record.state {
@@ -42,7 +46,22 @@ enum RecordMapping {
       text: record.text, sentAt: record.sentAt, sequence: record.sequence, send: send,
       receipt: receipt(for: record, receipts: receipts, me: me),
       editedAt: record.pendingEditedAt ?? record.editedAt, isDeleted: record.isDeleted,
-      event: event(of: record), group: group)
+      event: event(of: record), group: group,
+      media: record.media.map { media(of: record, $0, folder: mediaFolder) })
+  }
+
+  /// A message's media as the screen shows it: the thumbnail decoded, the bytes' path when
+  /// held, my upload's progress while it runs.
+  static func media(of record: MessageRecord, _ media: Media, folder: MediaFolder?)
+    -> MessageMedia
+  {
+    MessageMedia(
+      kind: media.kind == .image ? .image : .file, contentType: media.contentType,
+      byteCount: media.byteCount, width: media.width, height: media.height,
+      fileName: media.fileName,
+      thumbnail: media.thumbnail.flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) },
+      localPath: record.mediaFile.flatMap { name in folder.map { $0.file(name) } },
+      uploadedBytes: record.state == .sending ? record.uploadedBytes : nil)
   }
 
   /// A members or title item as the change it shows; nil for a message.

@@ -103,6 +103,7 @@ extension MessageStore {
         """, conversation.rawValue, sender.rawValue, target.rawValue)
       if message.changesInPlace {
         try db.run("DELETE FROM messages WHERE id = ?", message.rowID)
+        releaseMedia()
       } else {
         try db.run("UPDATE messages SET pending_edited_at = NULL WHERE id = ?", message.rowID)
         _ = try erase(conversation.rawValue, sender.rawValue, target.rawValue, db: db)

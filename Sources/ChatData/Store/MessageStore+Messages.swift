@@ -34,7 +34,8 @@ extension MessageStore {
   static let messageColumns =
     """
     conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure, \
-    kind, target, edited_at, deleted, pending_edited_at, added, removed, item_title
+    kind, target, edited_at, deleted, pending_edited_at, added, removed, item_title, media, \
+    media_file, upload_sent, upload_done
     """
 
   /// How many columns `messageColumns` names (what a query selects after them starts here).
@@ -61,7 +62,11 @@ extension MessageStore {
       pendingEditedAt: row.isNull(offset + 13)
         ? nil : Date(timeIntervalSince1970: row.double(offset + 13)),
       added: users(row.optionalString(offset + 14)),
-      removed: users(row.optionalString(offset + 15)), title: row.optionalString(offset + 16))
+      removed: users(row.optionalString(offset + 15)), title: row.optionalString(offset + 16),
+      media: row.optionalString(offset + 17).flatMap(Self.media(stored:)),
+      mediaFile: row.optionalString(offset + 18),
+      uploadedBytes: row.isNull(offset + 17) || row.int(offset + 20) != 0
+        ? nil : row.int(offset + 19))
   }
 
   /// A comma-separated list of user IDs (a members item's `added` or `removed`).
@@ -80,11 +85,13 @@ extension MessageStore {
       try db.run(
         """
         INSERT INTO messages (conversation_id, client_id, sender_id, text, sent_at, state,
-                              outbox_position)
-        SELECT ?, ?, ?, ?, ?, 0, \(Self.nextOutboxPosition)
+                              outbox_position, media, media_file, media_viewed)
+        SELECT ?, ?, ?, ?, ?, 0, \(Self.nextOutboxPosition), ?, ?, ?
         WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ? AND membership = 'member')
         """, message.conversationID.rawValue, message.clientID.rawValue,
         message.senderID.rawValue, message.text, message.sentAt.timeIntervalSince1970,
+        message.media.map(Self.stored(media:)), message.mediaFile,
+        message.mediaFile == nil ? nil : message.sentAt.timeIntervalSince1970,
         message.conversationID.rawValue)
       guard db.changes == 1 else {
         return try db.query(
@@ -221,13 +228,16 @@ extension MessageStore {
 
   /// A tapped retry: a failed message goes back to sending, at the back of the queue, with the
   /// same ID. Returns false when the message is not failed (already sent, or still queued).
-  /// A delete sent again erases its message at once, as when it was first made.
+  /// A delete sent again erases its message at once, as when it was first made. A message with
+  /// media uploads again from the start (the upload may be what the server refused).
   func requeue(_ id: MessageID, sender: UserID) throws(StoreError) -> Bool {
     let requeued = try write { db in
       let rows = try db.query(
         """
         UPDATE messages SET state = 0, failure = NULL,
-          outbox_position = \(Self.nextOutboxPosition)
+          outbox_position = \(Self.nextOutboxPosition),
+          upload_key = NULL, upload_sent = 0, upload_done = 0,
+          media = CASE WHEN media IS NULL THEN NULL ELSE json_set(media, '$.key', '') END
         WHERE client_id = ? AND sender_id = ? AND state = 2 AND sequence IS NULL
         RETURNING conversation_id, kind, target
         """, id.rawValue, sender.rawValue
@@ -331,12 +341,14 @@ extension MessageStore {
       """
       INSERT INTO messages (conversation_id, client_id, sender_id, server_id, text,
                                       sequence, sent_at, state, kind, target, edited_at, deleted,
-                                      added, removed, item_title)
-      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?)
+                                      added, removed, item_title, media)
+      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
         server_id = excluded.server_id, sequence = excluded.sequence,
         sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL,
-        posted_text = NULL, restore_text = NULL
+        posted_text = NULL, restore_text = NULL,
+        media = CASE WHEN messages.deleted = 1 THEN NULL
+          ELSE coalesce(excluded.media, messages.media) END
       WHERE messages.sequence IS NULL
         OR (messages.sequence = excluded.sequence
           AND (messages.state != 1 OR messages.server_id IS NOT excluded.server_id
@@ -349,7 +361,7 @@ extension MessageStore {
       message.isDeleted ? 1 : 0,
       message.kind == .members ? message.added.map(\.rawValue).joined(separator: ",") : nil,
       message.kind == .members ? message.removed.map(\.rawValue).joined(separator: ",") : nil,
-      message.title)
+      message.title, message.isDeleted ? nil : message.media.map(Self.stored(media:)))
   }
 
   /// Applies an item to the message it concerns (API.md Part 2): a message served in a newer
@@ -479,11 +491,12 @@ extension MessageStore {
       ) { ($0.int(0), $0.string(1)) } : []
     try db.run(
       """
-      UPDATE messages SET text = '', deleted = 1
+      UPDATE messages SET text = '', deleted = 1, media = NULL, media_file = NULL
       WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
-        AND (deleted = 0 OR text != '')
+        AND (deleted = 0 OR text != '' OR media IS NOT NULL)
       """, conversation, sender, id)
     var changes = db.changes
+    if changes > 0 { releaseMedia() }
     try db.run(
       """
       UPDATE messages SET text = '', restore_text = NULL

@@ -83,7 +83,8 @@ extension MessageStore {
       }
       return ConversationSnapshot(
         conversation: record, messages: messages + unsent, receipts: receipts,
-        hasOlderHeld: hasOlder, memberReceipts: memberReceipts, joinedAt: joinedAt)
+        hasOlderHeld: hasOlder, memberReceipts: memberReceipts, joinedAt: joinedAt,
+        mediaFolder: media)
     }
   }
 

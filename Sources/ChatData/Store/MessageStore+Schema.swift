@@ -159,6 +159,25 @@ extension MessageStore {
     migrator.register("v6-restore") { db in
       try db.execute("ALTER TABLE messages ADD COLUMN restore_text TEXT;")
     }
+    // API.md Part 2's media: a message's `media` as the API describes it (JSON, the thumbnail
+    // inline as base64; my unsent one's `key` empty until its upload completes), `media_file`
+    // (the full bytes' file name in the media folder beside the database, when this device
+    // holds them), `media_viewed` (when last downloaded or opened: the cache of others' media
+    // lets the least recently viewed go first), and my upload's progress: the store's key once
+    // created, the bytes the store confirmed, and whether it completed.
+    migrator.register("v7-media") { db in
+      try db.execute(
+        """
+        ALTER TABLE messages ADD COLUMN media TEXT;
+        ALTER TABLE messages ADD COLUMN media_file TEXT;
+        ALTER TABLE messages ADD COLUMN media_viewed REAL;
+        ALTER TABLE messages ADD COLUMN upload_key TEXT;
+        ALTER TABLE messages ADD COLUMN upload_sent INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN upload_done INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX messages_media_files ON messages (media_viewed)
+          WHERE media_file IS NOT NULL;
+        """)
+    }
     return migrator
   }
 }

@@ -25,26 +25,37 @@ actor MessageStore {
   let db: Database
   private let subscribers = Broadcaster<StoreChange>(buffering: .unbounded)
   private var touched: Set<ConversationID> = []
+  /// The write in progress deleted a message that may have had a media file: once it commits,
+  /// the files no row names go (`removeUnreferencedMediaFiles`).
+  private var mediaReleased = false
   /// Test-only: the store's known bugs put back (`KnownBugs`).
   let knownBugs: KnownBugs
+  /// Where media bytes go (`MediaFolder`): beside a database file; nil in memory.
+  let media: MediaFolder?
 
-  private init(db: Database, executor: any SerialTaskExecutor, knownBugs: KnownBugs) {
+  private init(
+    db: Database, executor: any SerialTaskExecutor, knownBugs: KnownBugs, media: MediaFolder?
+  ) {
     self.db = db
     self.executor = executor
     self.knownBugs = knownBugs
+    self.media = media
   }
 
   /// Opens (creating and migrating) the database on `executor`'s thread.
   static func open(
     _ location: Database.Location, executor: any SerialTaskExecutor, knownBugs: KnownBugs = []
   ) async throws(StoreError) -> MessageStore {
+    var media: MediaFolder?
+    if case .file(let path) = location { media = MediaFolder(databasePath: path) }
     let result: Result<MessageStore, StoreError> = await executor.spawn {
       do {
         let db = try Database(location)
         // A delete is real (API.md Part 2): what SQLite frees is overwritten, not left behind.
         try db.execute("PRAGMA secure_delete = ON")
         try Self.migrator.migrate(db)
-        return .success(MessageStore(db: db, executor: executor, knownBugs: knownBugs))
+        return .success(
+          MessageStore(db: db, executor: executor, knownBugs: knownBugs, media: media))
       } catch {
         return .failure(StoreError(error))
       }
@@ -60,12 +71,26 @@ actor MessageStore {
   func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
     do {
       let result = try db.write(body)
-      if !db.isInTransaction { publish() }
+      if !db.isInTransaction {
+        publish()
+        if mediaReleased {
+          mediaReleased = false
+          removeUnreferencedMediaFiles()
+        }
+      }
       return result
     } catch {
-      if !db.isInTransaction { touched.removeAll() }
+      if !db.isInTransaction {
+        touched.removeAll()
+        mediaReleased = false
+      }
       throw StoreError(error)
     }
+  }
+
+  /// The write in progress deleted a message or its media.
+  func releaseMedia() {
+    mediaReleased = true
   }
 
   /// Runs a read.

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import Foundation
 
@@ -37,6 +38,14 @@ struct MessageRecord: Sendable, Equatable {
   var removed: [UserID] = []
   /// A title item's new title.
   var title: String? = nil
+  /// A message's photo or document as the API describes it (my unsent one's key is empty until
+  /// its upload completes); nil for none, and once deleted.
+  var media: Media? = nil
+  /// The full bytes' file name in the media folder, when this device holds them.
+  var mediaFile: String? = nil
+  /// My unsent message's upload: the bytes the store confirmed; nil once it completed (or for
+  /// none).
+  var uploadedBytes: Int? = nil
 
   /// The kinds of API.md's items, as the store spells them.
   enum Kind: String, Sendable {
@@ -151,6 +160,8 @@ struct ConversationSnapshot: Sendable, Equatable {
   /// When each member last joined (the members item that added it), for the members this
   /// device saw being added; the others have been in since before anything it holds.
   var joinedAt: [UserID: Int] = [:]
+  /// Where the rows' media files are.
+  var mediaFolder: MediaFolder? = nil
 }
 
 /// One row of the conversation list.

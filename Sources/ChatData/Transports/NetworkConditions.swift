@@ -78,6 +78,11 @@ public final class NetworkConditions: NetworkMonitor, Sendable {
     ConditionedHTTPTransport(base: base, conditions: self)
   }
 
+  /// The object-store transport `base`, under these conditions.
+  public func objects(_ base: any ObjectTransfer) -> any ObjectTransfer {
+    ConditionedObjectTransfer(base: base, conditions: self)
+  }
+
   /// The live transport `base`, under these conditions.
   public func live(_ base: any LiveTransport) -> any LiveTransport {
     ConditionedLiveTransport(base: base, conditions: self)
@@ -89,21 +94,44 @@ struct ConditionedHTTPTransport: HTTPTransport {
   let conditions: NetworkConditions
 
   func send(_ request: APIRequest) async throws(TransportError) -> APIResponse {
-    switch conditions.condition {
+    try await conditions.exchange { () async throws(TransportError) in
+      try await base.send(request)
+    }
+  }
+}
+
+struct ConditionedObjectTransfer: ObjectTransfer {
+  let base: any ObjectTransfer
+  let conditions: NetworkConditions
+
+  func send(_ request: ObjectRequest) async throws(TransportError) -> APIResponse {
+    try await conditions.exchange { () async throws(TransportError) in
+      try await base.send(request)
+    }
+  }
+}
+
+extension NetworkConditions {
+  /// One request and its reply under the condition now: refused offline, late when slow, and
+  /// now and then dropped before it leaves or its reply lost when flaky.
+  func exchange(_ send: () async throws(TransportError) -> APIResponse)
+    async throws(TransportError) -> APIResponse
+  {
+    switch condition {
     case .normal:
-      return try await base.send(request)
+      return try await send()
     case .offline:
       throw .unreachable("offline (simulated)")
     case .slow:
       // `try?`: a cancelled wait just sends sooner.
-      try? await conditions.clock.sleep(for: conditions.slowDelay)
-      return try await base.send(request)
+      try? await clock.sleep(for: slowDelay)
+      return try await send()
     case .flaky:
-      if conditions.chance(conditions.flakyFailureRate) {
+      if chance(flakyFailureRate) {
         throw .unreachable("dropped (simulated)")
       }
-      let response = try await base.send(request)
-      if conditions.chance(conditions.flakyLostReplyRate) { throw .timeout }
+      let response = try await send()
+      if chance(flakyLostReplyRate) { throw .timeout }
       return response
     }
   }

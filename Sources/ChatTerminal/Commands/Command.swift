@@ -47,22 +47,28 @@ public struct CommandContext: Sendable {
   public func engineEnvironment(conditions: NetworkConditions? = nil) throws(CommandFailure)
     -> ChatEngine.Environment
   {
-    var http: any HTTPTransport
+    let wire: WireHTTPTransport
     do {
       var configuration = HTTPClient.Configuration()
       configuration.tls = options.tls
-      http = try WireHTTPTransport(baseURL: options.server, configuration: configuration)
+      wire = try WireHTTPTransport(baseURL: options.server, configuration: configuration)
     } catch {
       throw .usage(ValidationError("--server \(error)"))
     }
+    var http: any HTTPTransport = wire
+    var objects: any ObjectTransfer = wire
     var live: any LiveTransport = WireLiveTransport(url: options.liveURL, tls: options.tls)
     if let conditions {
       http = conditions.http(http)
+      objects = conditions.objects(objects)
       live = conditions.live(live)
     }
     let log: any LogSink = options.verbose ? FileLogSink(minimum: .info) : DiscardingLogSink()
-    return ChatEngine.Environment(
+    var environment = ChatEngine.Environment(
       http: http, live: live, network: conditions ?? NoNetworkMonitor(), log: log)
+    environment.objects = objects
+    environment.mediaProcessing = LinuxMediaProcessing()
+    return environment
   }
 
   /// The database path, with its folder created (mode 0700) when missing.

@@ -27,8 +27,11 @@ struct MessageJSON: Encodable, Equatable {
   /// My own message in a group: the other members who read it, and who got it.
   let readBy: [String]?
   let deliveredTo: [String]?
+  /// A photo or document.
+  let media: MediaJSON?
 
   init(_ message: Message) {
+    media = message.media.map(MediaJSON.init)
     readBy = message.group?.readBy.map(\.rawValue)
     deliveredTo = message.group?.deliveredTo.map(\.rawValue)
     switch message.event {
@@ -76,6 +79,35 @@ struct MessageJSON: Encodable, Equatable {
   }
 }
 
+/// A message's photo or document, as `--json` writes it.
+struct MediaJSON: Encodable, Equatable {
+  /// `image` or `file`.
+  let kind: String
+  let contentType: String
+  let byteCount: Int
+  let width: Int?
+  let height: Int?
+  let fileName: String?
+  /// The inline thumbnail's size (images).
+  let thumbnailBytes: Int?
+  /// Where the full bytes are on this device; nil until downloaded.
+  let localPath: String?
+  /// My upload while it runs: the bytes the store has.
+  let uploadedBytes: Int?
+
+  init(_ media: MessageMedia) {
+    kind = media.kind.rawValue
+    contentType = media.contentType
+    byteCount = media.byteCount
+    width = media.width
+    height = media.height
+    fileName = media.fileName
+    thumbnailBytes = media.thumbnail?.count
+    localPath = media.localPath
+    uploadedBytes = media.uploadedBytes
+  }
+}
+
 struct ConversationJSON: Encodable, Equatable {
   let id: String
   let title: String
@@ -120,6 +152,18 @@ struct SearchHitJSON: Encodable {
     sequence = hit.sequence
     sentAt = MessageJSON.format(hit.sentAt)
     snippet = hit.snippet.parts.map { $0.isMatch ? "[\($0.text)]" : $0.text }.joined()
+  }
+}
+
+extension MessageMedia {
+  /// `[photo 1600×1200]`, `[file report.pdf, 1.2 MB]`, with the upload's progress.
+  var label: String {
+    var text =
+      kind == .image
+      ? "photo \(width ?? 0)×\(height ?? 0)"
+      : "file \((fileName ?? "").terminalSafe), \(ByteCount.text(byteCount))"
+    if let uploadedBytes { text += ", uploading \(uploadedBytes * 100 / max(byteCount, 1))%" }
+    return "[" + text + "]"
   }
 }
 

@@ -29,9 +29,10 @@ struct MessagesCommand: ChatCommand {
       } else {
         for message in messages {
           let sequence = message.sequence.map { String($0) } ?? "-"
+          let text = [message.media?.label, message.text.terminalSafe].compactMap { $0 }
+            .filter { !$0.isEmpty }.joined(separator: " ")
           context.output.line(
-            "\(sequence)\t\(message.senderID)\t\(message.text.terminalSafe)\t[\(message.statusText)]"
-          )
+            "\(sequence)\t\(message.senderID)\t\(text)\t[\(message.statusText)]")
         }
       }
       return .success

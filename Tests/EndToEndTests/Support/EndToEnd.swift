@@ -17,9 +17,10 @@ final class LoopbackServer: Sendable {
   let log: CollectingLogSink
 
   /// - Parameter tls: the certificate chain and key files to serve HTTPS and WSS with.
+  /// - Parameter media: serve media with the built-in object store on a port of its own.
   init(
     rateLimit: RateLimit? = nil, accessTokenTTL: Int = 900,
-    tls: (certificate: String, key: String)? = nil
+    tls: (certificate: String, key: String)? = nil, media: Bool = false
   ) throws {
     folder = try TemporaryFolder()
     clock = ShiftableClock()
@@ -31,6 +32,7 @@ final class LoopbackServer: Sendable {
     options.accessTokenTTL = accessTokenTTL
     options.tlsCertificate = tls?.certificate
     options.tlsKey = tls?.key
+    if media { options.objectStorePort = 0 }
     server = try ReferenceServer.start(options, log: log, clock: clock)
   }
 
@@ -38,13 +40,38 @@ final class LoopbackServer: Sendable {
   var liveURL: String { "ws://127.0.0.1:\(server.port)/v1/live" }
 
   /// A signed-in engine over the real transports, its database in the temporary folder.
-  func engine(_ user: String, device: String = "phone") async throws -> ChatEngine {
-    let environment = ChatEngine.Environment(
-      http: try WireHTTPTransport(baseURL: baseURL, timeout: .seconds(10)),
-      live: WireLiveTransport(url: liveURL, connectTimeout: .seconds(10)))
-    return try await ChatEngine.devSignIn(
+  /// `objects` wraps the object-store transport (to cut or count its requests).
+  func engine(
+    _ user: String, device: String = "phone",
+    objects wrap: (any ObjectTransfer) -> any ObjectTransfer = { $0 }
+  ) async throws -> ChatEngine {
+    try await ChatEngine.devSignIn(
       user: UserID(user), device: DeviceID(device),
-      database: .file(folder.path + "/\(user)-\(device).sqlite"), environment: environment)
+      database: .file(databasePath(user, device)), environment: environment(objects: wrap))
+  }
+
+  /// The engine of a device that signed in before, opened again (an app relaunched).
+  func reopen(
+    _ user: String, device: String = "phone",
+    objects wrap: (any ObjectTransfer) -> any ObjectTransfer = { $0 }
+  ) async throws -> ChatEngine {
+    try await ChatEngine.open(
+      .file(databasePath(user, device)), environment: environment(objects: wrap))
+  }
+
+  func databasePath(_ user: String, _ device: String = "phone") -> String {
+    folder.path + "/\(user)-\(device).sqlite"
+  }
+
+  private func environment(objects wrap: (any ObjectTransfer) -> any ObjectTransfer) throws
+    -> ChatEngine.Environment
+  {
+    let wire = try WireHTTPTransport(baseURL: baseURL, timeout: .seconds(10))
+    var environment = ChatEngine.Environment(
+      http: wire, live: WireLiveTransport(url: liveURL, connectTimeout: .seconds(10)))
+    environment.objects = wrap(wire)
+    environment.mediaProcessing = LinuxMediaProcessing()
+    return environment
   }
 
   func stop() async {

@@ -1,0 +1,40 @@
+import ChatData
+import Foundation
+import Hashing
+import ImagePipeline
+import Support
+
+/// The engine's `MediaProcessing` on Linux: `ImagePipeline` (libjpeg-turbo, libpng) for
+/// photos and OpenSSL's SHA-256 for digests, each run on the global concurrent executor, never
+/// on the engine's.
+public struct LinuxMediaProcessing: MediaProcessing {
+  public init() {}
+
+  @concurrent
+  public func preparePhoto(_ file: [UInt8]) async throws(MediaPreparationError) -> PreparedPhoto {
+    do {
+      let image = try ImagePipeline.compress(file)
+      return PreparedPhoto(
+        jpeg: image.jpeg, width: image.width, height: image.height, thumbnail: image.thumbnail)
+    } catch {
+      throw MediaPreparationError(error.description)
+    }
+  }
+
+  @concurrent
+  public func sha256(ofFileAt path: String) async throws(MediaPreparationError) -> String {
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+      throw MediaPreparationError("cannot read \((path as NSString).lastPathComponent)")
+    }
+    defer { try? handle.close() }
+    let hasher = SHA256Hasher()
+    do {
+      while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
+        hasher.update(piece)
+      }
+    } catch {
+      throw MediaPreparationError("cannot read \((path as NSString).lastPathComponent): \(error)")
+    }
+    return Hex.encode(hasher.finish())
+  }
+}
