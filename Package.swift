@@ -112,8 +112,7 @@ let package = Package(
       name: "ChatTerminal",
       dependencies: [
         "ArgumentParsing", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer",
-        "ChatTransports", "SQLite",
-        "Wire",
+        "ChatServerTool", "ChatTransports", "ImagePipeline", "SQLite", "Wire",
       ],
       swiftSettings: engineSettings),
     .executableTarget(name: "chat", dependencies: ["ChatTerminal"], swiftSettings: engineSettings),
@@ -180,7 +179,9 @@ let package = Package(
       swiftSettings: engineSettings),
     .testTarget(
       name: "ChatTerminalTests",
-      dependencies: ["ArgumentParsing", "ChatTerminal", "ChatPresentation", "ChatData"],
+      dependencies: [
+        "ArgumentParsing", "ChatTerminal", "ChatPresentation", "ChatData", "ImagePipeline",
+      ],
       swiftSettings: engineSettings),
     .testTarget(
       name: "ChatServerTests",

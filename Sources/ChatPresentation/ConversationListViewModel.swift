@@ -80,6 +80,13 @@ public final class ConversationListViewModel {
     }
   }
 
+  /// A message's text, or what its media is when it has no caption.
+  static func preview(_ message: Message) -> String {
+    guard let media = message.media, !message.isDeleted else { return message.text }
+    let what = MediaRow.preview(media)
+    return message.text.isEmpty ? what : "\(what) · \(message.text)"
+  }
+
   private func render() {
     let now = formatter.now()
     viewState = ConversationListViewState(
@@ -89,7 +96,7 @@ public final class ConversationListViewModel {
         let author = mine ? "You" : last?.senderID.rawValue ?? ""
         return ConversationListRow(
           id: summary.id, title: summary.title,
-          preview: last.map { "\(author): \($0.text)" } ?? "",
+          preview: last.map { "\(author): \(Self.preview($0))" } ?? "",
           time: formatter.string(for: summary.lastActivity), unreadCount: summary.unreadCount,
           ticks: last.flatMap { mine ? Ticks(send: $0.send, receipt: $0.receipt) : nil },
           isMuted: summary.isMuted(at: now))

@@ -168,7 +168,8 @@ public final class ConversationViewModel {
         time: formatter.string(for: message.sentAt, today: today),
         ticks: mine ? Ticks(send: message.send, receipt: message.receipt) : nil,
         sequence: message.sequence, isEdited: message.editedAt != nil && !message.isDeleted,
-        isDeleted: message.isDeleted, groupReceipt: message.group.flatMap(Self.line(for:)))
+        isDeleted: message.isDeleted, groupReceipt: message.group.flatMap(Self.line(for:)),
+        media: message.isDeleted ? nil : message.media.map(MediaRow.init))
       cache[message.id] = (message, row)
       return row
     }

@@ -59,6 +59,8 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   public let isEvent: Bool
   /// On my own message in a group: "read by 3 of 7" (or "delivered to 5 of 7").
   public let groupReceipt: String?
+  /// A photo or document (its caption is `text`, perhaps empty).
+  public let media: MediaRow?
 
   /// What a deleted message shows instead of its text, which is gone from the device.
   public static let deletedText = "This message was deleted"
@@ -66,8 +68,9 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   public init(
     id: MessageID, text: String, isMine: Bool, sender: String?, time: String, ticks: Ticks?,
     sequence: Int?, isEdited: Bool = false, isDeleted: Bool = false, isEvent: Bool = false,
-    groupReceipt: String? = nil
+    groupReceipt: String? = nil, media: MediaRow? = nil
   ) {
+    self.media = media
     self.groupReceipt = groupReceipt
     self.isEvent = isEvent
     self.isEdited = isEdited

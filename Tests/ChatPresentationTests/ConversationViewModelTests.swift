@@ -75,6 +75,45 @@ struct ConversationViewModelTests {
     #expect(rows.map(\.text) == ["text 1", "new text", MessageRow.deletedText])
   }
 
+  @Test func aPhotoShowsItsThumbnailAndMyUploadItsProgressAndADocumentItsNameAndSize()
+    async throws
+  {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let photo = MessageMedia(
+      kind: .image, contentType: "image/jpeg", byteCount: 200_000, width: 1_600, height: 1_200,
+      thumbnail: [0xFF, 0xD8, 1], uploadedBytes: 50_000)
+    let document = MessageMedia(
+      kind: .file, contentType: "application/pdf", byteCount: 3_145_728, fileName: "route.pdf",
+      localPath: "/tmp/route.pdf")
+    let sending = message(1, from: me, sequence: nil, send: .sending)
+    let received = message(2, from: bob, sequence: 2)
+    let deleted = message(3, from: bob, sequence: 3)
+    repository.emit([
+      Message(
+        id: sending.id, conversationID: chat, senderID: me, text: "the view",
+        sentAt: sending.sentAt, sequence: nil, send: .sending, receipt: .unknown, media: photo),
+      Message(
+        id: received.id, conversationID: chat, senderID: bob, text: "", sentAt: received.sentAt,
+        sequence: 2, send: .sent, receipt: .unknown, media: document),
+      Message(
+        id: deleted.id, conversationID: chat, senderID: bob, text: "", sentAt: deleted.sentAt,
+        sequence: 3, send: .sent, receipt: .unknown, isDeleted: true, media: document),
+    ])
+    try await waitUntil("three rows", in: model.viewState) { $0.rows.count == 3 }
+    let rows = model.viewState.rows
+    #expect(rows[0].media?.label == "Photo · 1600×1200")
+    #expect(rows[0].media?.thumbnail == [0xFF, 0xD8, 1])
+    #expect(rows[0].media?.status == "uploading 25%")
+    #expect(rows[0].text == "the view")
+    #expect(rows[1].media?.label == "File · route.pdf · 3.0 MB")
+    #expect(rows[1].media?.status == "saved here")
+    #expect(rows[2].media == nil, "a tombstone shows no media")
+  }
+
   @Test func editAndDeleteActOnMyNewestMessageThatStillStandsAndShowARefusal() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(
@@ -321,6 +360,26 @@ struct ConversationListViewModelTests {
     #expect(row.preview == "You: on my way")
     #expect(row.unreadCount == 3)
     #expect(row.ticks == .two)
+  }
+
+  @Test func aPhotoWithoutACaptionIsPreviewedAsAPhoto() async throws {
+    let list = FakeList()
+    let model = model(over: list)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let chat = ConversationID("c1")
+    let photo = Message(
+      id: MessageID(UUID()), conversationID: chat, senderID: UserID("bob"), text: "",
+      sentAt: Date(timeIntervalSince1970: 1_796_000_000), sequence: 4, send: .sent,
+      receipt: .unknown,
+      media: MessageMedia(kind: .image, contentType: "image/jpeg", byteCount: 1))
+    list.pair.continuation.yield([
+      ConversationSummary(
+        id: chat, title: "Hiking", memberIDs: [me], lastMessage: photo, unreadCount: 1,
+        lastActivity: photo.sentAt)
+    ])
+    try await waitUntil("a row", in: model.viewState) { !$0.rows.isEmpty }
+    #expect(model.viewState.rows[0].preview == "bob: Photo")
   }
 
   @Test func aMutedConversationIsDimmedAndOutsideTheTotalUnread() async throws {

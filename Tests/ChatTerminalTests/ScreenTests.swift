@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatPresentation
 import Foundation
+import ImagePipeline
 import Testing
 
 @testable import ChatTerminal
@@ -52,6 +53,47 @@ import Testing
     let lines = ScreenRenderer.bubble(deleted, width: 30, columns: 40)
     #expect(lines.first?.plain.contains(MessageRow.deletedText) == true)
     #expect(lines.first?.runs.contains { $0.style == Style.dim && !$0.text.isEmpty } == true)
+  }
+
+  @Test func aPhotoIsDrawnInColouredHalfBlocksAboveItsLabelAndCaption() throws {
+    // A 40 × 20 thumbnail: red on top, blue below.
+    var pixels: [UInt8] = []
+    for y in 0..<20 {
+      for _ in 0..<40 { pixels += y < 10 ? [230, 20, 20] : [20, 20, 230] }
+    }
+    let jpeg = try ImagePipeline.encode(
+      RGBImage(width: 40, height: 20, pixels: pixels), quality: 90)
+    let row = MessageRow(
+      id: MessageID(rawValue: "01900000-0000-7000-8000-000000000003")!, text: "the view",
+      isMine: false, sender: "carol", time: "14:03", ticks: nil, sequence: 3,
+      media: MediaRow(
+        isPhoto: true, label: "Photo · 1600×800", thumbnail: jpeg, status: nil))
+    let lines = ScreenRenderer.bubble(row, width: 30, columns: 40)
+    let picture = lines.filter { $0.plain.contains("▀") }
+    #expect(picture.count == 7, "28 cells wide keeps 2:1 in 14 pixel rows")
+    #expect(picture.allSatisfy { $0.plain.trimmingCharacters(in: .whitespaces).count == 28 })
+    // Each cell: the pixel above as the foreground, the one below as the background.
+    func colours(_ line: StyledLine?) -> [[Int]] {
+      (line?.runs.last?.style ?? "").split(separator: "m").map {
+        $0.split(separator: ";").suffix(3).compactMap { Int($0) }
+      }
+    }
+    let top = colours(picture.first)
+    let bottom = colours(picture.last)
+    #expect(top.count == 2 && top.allSatisfy { $0[0] > 150 && $0[2] < 100 }, "red: \(top)")
+    #expect(
+      bottom.count == 2 && bottom.allSatisfy { $0[2] > 150 && $0[0] < 100 }, "blue: \(bottom)")
+    #expect(lines.map(\.plain).contains(" Photo · 1600×800"))
+    #expect(lines.last?.plain == " the view")
+    // A thumbnail that is not a JPEG draws the label alone.
+    let broken = MessageRow(
+      id: row.id, text: "", isMine: true, sender: nil, time: "14:04", ticks: .clock,
+      sequence: nil,
+      media: MediaRow(
+        isPhoto: true, label: "Photo · 1×1", thumbnail: [1, 2, 3], status: "uploading 5%"))
+    let plain = ScreenRenderer.bubble(broken, width: 30, columns: 40).map(\.plain)
+    #expect(!plain.joined().contains("▀"))
+    #expect(plain.first?.hasSuffix("Photo · 1×1 · uploading 5%") == true)
   }
 
   @Test func theNewestMessageIsAtTheBottomAboveTheInput() {

@@ -243,7 +243,9 @@ struct ServerToolTests {
       }.start()
     }
     #expect(report.isClean, "\(report.summary)")
-    #expect(report.accepted > 0)
+    // Warm-up included: on a machine running every suite at once the measured half second
+    // alone may see none.
+    #expect(report.totalAccepted > 0)
     #expect(report.serverAcceptedDelta == [report.totalAccepted])
     await server.stop()
   }

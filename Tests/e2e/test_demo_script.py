@@ -16,7 +16,9 @@ def run_demo(*flags):
 
 def check_story(transcript):
     for line in ['alice → bob: "hello bob"', 'alice → bob: "sent from a tunnel"', "back online",
-                 "3  alice: sent from a tunnel"]:
+                 "3  alice: sent from a tunnel", "In Sunday hike, photos and documents:",
+                 'carol: Photo · 1600×1067, thumbnail', "bob: File · route.pdf · ",
+                 "downloaded on demand: ", "sha256 checked"]:
         assert line in transcript, f"missing {line!r} in:\n{transcript}"
     assert transcript.count("✓✓ read") == 2, transcript
 

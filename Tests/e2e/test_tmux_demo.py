@@ -132,6 +132,28 @@ def main():
         results.check("Ctrl-E edits the last message of mine, Ctrl-X twice deletes it",
                       edit_and_delete)
 
+        def photo_in_half_blocks():
+            tmux("resize-window", "-t", SESSION, "-x", "100", "-y", "40")
+            keys("Escape")
+            wait_for("the list again", lambda: "Conversations" in pane())
+            # The list's order follows activity: move to the row titled "Sunday hike".
+            titles = [line for line in pane().splitlines()[1:] if line.startswith("› ")
+                      or (line.startswith("  ") and not line.startswith("   ") and line.strip())]
+            selected = next(i for i, line in enumerate(titles) if line.startswith("› "))
+            target = next(i for i, line in enumerate(titles) if line[2:].startswith("Sunday hike"))
+            step = "Down" if target > selected else "Up"
+            keys(*[step] * abs(target - selected), "Enter")
+            wait_for("carol's photo", lambda: "Photo · 1600×1067" in pane())
+            screen = pane(colors=True)
+            cells = [line for line in screen.splitlines() if line.count("▀") >= 10]
+            assert len(cells) >= 4, screen
+            colours = set(re.findall(r"\x1b\[38;2;(\d+;\d+;\d+)m", "".join(cells)))
+            assert len(colours) > 10, f"{len(colours)} colours"
+            assert "File · route.pdf" in pane()
+
+        results.check("a photo is drawn in coloured half blocks, a document by its name",
+                      photo_in_half_blocks)
+
         def quit_restores():
             keys("Escape")
             wait_for("the list again", lambda: "Conversations" in pane())

@@ -25,6 +25,9 @@ import Support
 /// - any other 4xx → only that message turns failed; its queue moves on to the next;
 /// - a tapped retry puts a failed message at the back of its conversation's queue, same ID
 ///   (`MessagesRepository.retry`).
+/// A message with media runs its upload steps first (`MediaUpload`: create, parts, complete,
+/// each step saved), inside its post, so its conversation's later messages wait behind it as
+/// they wait behind any message; an upload's failures are classified like a post's.
 /// The queues run while the engine is started.
 actor Outbox {
   nonisolated let context: EngineContext

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatPresentation
 import Foundation
 
 /// The JSON a script reads from `--json`. Field names follow API.md's lowerCamelCase.
@@ -156,14 +157,12 @@ struct SearchHitJSON: Encodable {
 }
 
 extension MessageMedia {
-  /// `[photo 1600×1200]`, `[file report.pdf, 1.2 MB]`, with the upload's progress.
+  /// `[Photo · 1600×1200]`, `[File · report.pdf · 1.2 MB · uploading 40%]`: the screen's label.
   var label: String {
-    var text =
-      kind == .image
-      ? "photo \(width ?? 0)×\(height ?? 0)"
-      : "file \((fileName ?? "").terminalSafe), \(ByteCount.text(byteCount))"
-    if let uploadedBytes { text += ", uploading \(uploadedBytes * 100 / max(byteCount, 1))%" }
-    return "[" + text + "]"
+    let row = MediaRow(self)
+    return "["
+      + ([row.label.terminalSafe] + (row.status.map { [$0] } ?? [])).joined(separator: " · ")
+      + "]"
   }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ChatData
 import ChatDomain
+import ChatPresentation
 import Foundation
 
 /// `chat send`: saves first, then tries to deliver; a message left queued is not an error.
@@ -150,17 +151,6 @@ struct DownloadCommand: ChatCommand {
         output.line(written)
       }
       return .success
-    }
-  }
-}
-
-/// Sizes as people read them.
-enum ByteCount {
-  static func text(_ bytes: Int) -> String {
-    switch bytes {
-    case ..<1_024: "\(bytes) B"
-    case ..<(1_024 * 1_024): String(format: "%.1f KB", Double(bytes) / 1_024)
-    default: String(format: "%.1f MB", Double(bytes) / 1_048_576)
     }
   }
 }

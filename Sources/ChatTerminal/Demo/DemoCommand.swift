@@ -95,15 +95,20 @@ struct DemoWorld {
       var configuration = HTTPClient.Configuration()
       configuration.tls = trust
       // The demo's own loopback URL, which the transport never refuses.
-      var http: any HTTPTransport = try! WireHTTPTransport(
-        baseURL: server.url, configuration: configuration)
+      let wire = try! WireHTTPTransport(baseURL: server.url, configuration: configuration)
+      var http: any HTTPTransport = wire
+      var objects: any ObjectTransfer = wire
       var live: any LiveTransport = WireLiveTransport(url: server.liveURL, tls: trust)
       if let conditions {
         http = conditions.http(http)
+        objects = conditions.objects(objects)
         live = conditions.live(live)
       }
-      return ChatEngine.Environment(
+      var environment = ChatEngine.Environment(
         http: http, live: live, network: conditions ?? NoNetworkMonitor())
+      environment.objects = objects
+      environment.mediaProcessing = LinuxMediaProcessing()
+      return environment
     }
     let alice = try await ChatEngine.devSignIn(
       user: UserID("alice"), device: DeviceID("demo"), database: .file(folder + "/alice.sqlite"),
@@ -127,6 +132,16 @@ struct DemoWorld {
     _ = await bob.drainOutbox()
     let plan = try await carol.messages.send("Sunday hike at nine? 🥾", in: group)
     _ = await carol.drainOutbox()
+    // A photo and a document, made for this run: they go up as any device's would
+    // (compressed, uploaded to the object store, then posted with their key).
+    try await carol.media.send(
+      .photo(path: try DemoMedia.sunset(in: folder)), caption: "The view from the top last time",
+      in: group)
+    _ = await carol.drainOutbox()
+    try await bob.media.send(
+      .file(path: try DemoMedia.route(in: folder)), caption: "The route, if you want it",
+      in: group)
+    _ = await bob.drainOutbox()
     let bots = [
       DemoBot(engine: bob, answers: UserID("alice")),
       DemoBot(engine: carol, answers: UserID("alice")),

@@ -39,8 +39,30 @@ struct DemoScript {
       let sequence = message.sequence.map { "\($0)" } ?? "-"
       output.line("  \(sequence)  \(message.senderID): \(message.text)")
     }
+    output.line("")
+    await showMedia()
     await alice.stop()
     return .success
+  }
+
+  /// The group's photo and document: the thumbnail came with the message; the document's
+  /// bytes come on demand, straight from the object store, checked against its sha256.
+  private func showMedia() async {
+    let alice = world.alice
+    _ = try? await alice.sync()
+    let messages = (try? await alice.localMessages(in: world.group)) ?? []
+    output.line("In Sunday hike, photos and documents:")
+    for message in messages {
+      guard let media = message.media else { continue }
+      let row = MediaRow(media)
+      let thumbnail = media.thumbnail.map { ", thumbnail \(ByteCount.text($0.count)) inline" } ?? ""
+      output.line("  \(message.senderID): \(row.label)\(thumbnail) · \"\(message.text)\"")
+      guard media.kind == .file,
+        let path = try? await alice.media.download(message.id, in: world.group, progress: nil)
+      else { continue }
+      let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+      output.line("    downloaded on demand: \(ByteCount.text(size)), sha256 checked")
+    }
   }
 
   /// Sends `text` and prints each state of its bubble until `until` holds (then runs `then`

@@ -1,36 +1,35 @@
-import ChatServer
+import ChatServerTool
 import Foundation
-import SQLite
 import Support
 import Wire
 
-/// The reference server, started in-process on a free loopback port with its data in `folder`;
-/// over TLS, with a `LoopbackCertificate` made in that folder, when `tls` is set.
+/// The reference server as `chat-server` starts it, in-process on a free loopback port with
+/// its data in `folder` and its built-in object store (media) on another; over TLS, with a
+/// `LoopbackCertificate` made in that folder, when `tls` is set. Its log is off: the demo's
+/// terminal is the user's.
 struct DemoServer {
-  let http: ChatHTTPServer
-  let executor: ThreadExecutor
-  let port: Int
+  let server: ReferenceServer
   /// The certificate it presents, when over TLS; its clients trust exactly it.
   let certificate: LoopbackCertificate?
 
   static func start(folder: String, tls: Bool = false) throws -> DemoServer {
     try FileManager.default.createDirectory(
       atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let executor = ThreadExecutor(name: "chat.demo-server")
-    let store = try ServerStore(.dataFolder(folder), executor: executor)
-    var random = SystemRandomNumberGenerator()
-    let key = try SigningKey.loadOrCreate(inFolder: folder, using: &random)
-    let service = ChatService(
-      store: store, configuration: ServerConfiguration(devMode: true, signingKey: key),
-      clock: SystemTimeSource(), random: SystemRandomNumberGenerator(), executor: executor)
-    var configuration = HTTPServer.Configuration(host: "127.0.0.1", port: 0)
-    configuration.webSocket.pingInterval = .seconds(20)
+    var options = ServerOptions(dataFolder: folder)
+    options.host = "127.0.0.1"
+    options.port = 0
+    options.devMode = true
+    options.objectStorePort = 0
+    options.pingInterval = 20
     let certificate = tls ? try LoopbackCertificate.make(inFolder: folder) : nil
-    configuration.tls = try certificate?.serverContext()
-    let http = ChatHTTPServer(service: service, configuration: configuration)
-    let port = try http.start()
-    return DemoServer(http: http, executor: executor, port: port, certificate: certificate)
+    options.tlsCertificate = certificate?.certificateFile
+    options.tlsKey = certificate?.privateKeyFile
+    return DemoServer(
+      server: try ReferenceServer.start(options, log: DiscardingLogSink()),
+      certificate: certificate)
   }
+
+  var port: Int { server.port }
 
   var url: URL {
     URL(string: certificate == nil ? "http://127.0.0.1:\(port)" : "https://localhost:\(port)")!
@@ -46,8 +45,6 @@ struct DemoServer {
   }
 
   func stop() async {
-    await http.shutdown()
-    await executor.waitUntilIdle()
-    executor.shutdown()
+    await server.stop()
   }
 }

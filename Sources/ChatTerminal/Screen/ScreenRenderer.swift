@@ -162,11 +162,19 @@ public enum ScreenRenderer {
           style: Style.dim)
       }
     }
-    let text = TextWidth.wrap(row.text, columns: width - 2)
+    let text =
+      row.text.isEmpty && row.media != nil ? [] : TextWidth.wrap(row.text, columns: width - 2)
     let time = row.isEdited ? "\(row.time) · edited" : row.time
     let textStyle = row.isDeleted ? Style.dim : ""
     var lines: [StyledLine] = []
+    let media = row.media.map { mediaLines($0, width: width - 2) } ?? []
     if row.isMine {
+      for part in media {
+        let pad = max(0, columns - part.width - 1)
+        var line = StyledLine(String(repeating: " ", count: pad))
+        line.append(part)
+        lines.append(line)
+      }
       for part in text {
         let pad = max(0, columns - TextWidth.of(part) - 1)
         var line = StyledLine(String(repeating: " ", count: pad))
@@ -185,12 +193,31 @@ public enum ScreenRenderer {
       name.append(row.sender ?? "", style: Style.bold + Style.cyan)
       name.append("  \(time)", style: Style.dim)
       lines.append(name)
+      for part in media {
+        var line = StyledLine(" ")
+        line.append(part)
+        lines.append(line)
+      }
       for part in text {
         var line = StyledLine(" ")
         line.append(part, style: textStyle)
         lines.append(line)
       }
     }
+    return lines
+  }
+
+  /// A photo's thumbnail in half blocks with its label under it, or a document's label; an
+  /// upload's progress after it.
+  static func mediaLines(_ media: MediaRow, width: Int) -> [StyledLine] {
+    var lines: [StyledLine] = []
+    if let thumbnail = media.thumbnail,
+      let picture = HalfBlockImage.lines(thumbnail, columns: min(width, 32))
+    {
+      lines += picture
+    }
+    let label = ([media.label] + (media.status.map { [$0] } ?? [])).joined(separator: " · ")
+    lines += TextWidth.wrap(label, columns: max(1, width)).map { StyledLine($0, style: Style.dim) }
     return lines
   }
 

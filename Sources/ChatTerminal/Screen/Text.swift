@@ -26,6 +26,11 @@ struct StyledLine: Equatable {
     runs.append((text.terminalSafe, style))
   }
 
+  /// Adds another line's runs after this one's.
+  mutating func append(_ line: StyledLine) {
+    runs += line.runs
+  }
+
   var plain: String { runs.map(\.text).joined() }
   var width: Int { TextWidth.of(plain) }
 
