@@ -123,9 +123,9 @@ let package = Package(
     .executableTarget(
       name: "chat-bench",
       dependencies: [
-        "ArgumentParsing", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer",
-        "ChatTransports", "SQLite",
-        "Wire", "CEpoll", "CBenchBaseline", "ChatLoad",
+        "ArgumentParsing", "ChatAPI", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer",
+        "ChatServerTool", "ChatTransports", "ImagePipeline", "SQLite", "Support", "Wire", "CEpoll",
+        "CBenchBaseline", "ChatLoad",
       ],
       swiftSettings: engineSettings),
 
@@ -138,7 +138,10 @@ let package = Package(
     // Deterministic fault simulation: real engines and the real server over a simulated network.
     .target(
       name: "ChatSimulation",
-      dependencies: ["ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "SQLite"],
+      dependencies: [
+        "ChatAPI", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "Hashing", "SQLite",
+        "Support",
+      ],
       swiftSettings: engineSettings),
     .executableTarget(
       name: "chat-sim", dependencies: ["ArgumentParsing", "ChatData", "ChatSimulation"],

@@ -1,5 +1,8 @@
 import ChatAPI
 import ChatDomain
+import Foundation
+import Hashing
+import Support
 
 extension Checker {
   /// The end-of-run checks: the server's log against the history and against every device.
@@ -51,6 +54,51 @@ extension Checker {
     checkShown(log: log, simulation: simulation)
     checkChanges(history: history, log: log, simulation: simulation)
     checkRanges(log: log, simulation: simulation)
+    checkMedia(log: log, finals: finals, simulation: simulation)
+  }
+
+  /// Every message with media the server holds names a complete object in the store, with
+  /// the size and sha256 the message says, which are those of the bytes its sender picked; and
+  /// every media file a device holds is those bytes.
+  private func checkMedia(
+    log: [LoggedConversation], finals: [FinalView], simulation: Simulation
+  ) {
+    let history = simulation.history
+    for conversation in log {
+      for item in conversation.messages {
+        guard let media = item.media, item.deleted != true,
+          let id = MessageID(rawValue: item.clientMessageId)
+        else { continue }
+        let stored = simulation.server.objects.bytes("media/\(media.key)")
+        let sha = stored.map { Hex.encode(Crypto.sha256($0)) }
+        if sha != media.sha256 || stored?.count != media.byteCount {
+          report(
+            .media,
+            "\(simulation.label(conversation.id)) holds \(id) with media whose object is "
+              + (stored == nil ? "not in the store" : "not the bytes it describes"),
+            keys: [id.rawValue])
+        } else if let picked = history.mediaSent[id], picked != media.sha256 {
+          report(
+            .media, "\(id)'s media is not what its sender picked", keys: [id.rawValue])
+        }
+      }
+    }
+    for final in finals {
+      for message in final.views.values.joined() {
+        guard let path = message.media?.localPath,
+          let expected = history.mediaSent[message.id]
+        else { continue }
+        let found = FileManager.default.contents(atPath: path).map {
+          Hex.encode(Crypto.sha256([UInt8]($0)))
+        }
+        if found != expected {
+          report(
+            .media,
+            "\(final.incarnation.name) holds bytes for \(message.id) its sender did not pick",
+            keys: [message.id.rawValue, final.incarnation.name])
+        }
+      }
+    }
   }
 
   /// The visible ranges the server gives each user are those its own members items make:

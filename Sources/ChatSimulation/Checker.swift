@@ -1,5 +1,8 @@
 import ChatDomain
 import ChatPresentation
+import Foundation
+import Hashing
+import Support
 
 /// One broken rule.
 public struct Violation: Sendable, Equatable, CustomStringConvertible {
@@ -44,6 +47,9 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
     case relaunch
     /// Work ran outside the simulation (another thread), so the run is not a function of its seed.
     case escaped
+    /// A device holds media bytes other than those their sender picked (a download kept
+    /// unchecked), or the server accepted a message whose object is not complete in the store.
+    case media
   }
 
   public let invariant: Invariant
@@ -117,6 +123,19 @@ final class Checker: @unchecked Sendable {
   }
 
   // MARK: - As it happens
+
+  /// A download returned `path` for message `id`: its bytes must be what the sender picked.
+  func downloaded(_ id: MessageID, at path: String, on device: String) {
+    guard let expected = history.mediaSent[id] else { return }
+    let found = FileManager.default.contents(atPath: path).map {
+      Hex.encode(Crypto.sha256([UInt8]($0)))
+    }
+    if found != expected {
+      report(
+        .media, "\(device) downloaded \(id) and holds bytes its sender did not pick",
+        keys: [id.rawValue, device])
+    }
+  }
 
   /// The user tapped retry on a failed message: the one thing that may take it back to the
   /// clock.

@@ -17,6 +17,7 @@ public enum FaultKind: String, CaseIterable, Sendable, Comparable {
   case clockSkewed = "device clock off by hours"
   case backgrounded = "app sent to the background"
   case signedOut = "signed out, signed in again"
+  case spoiled = "download spoiled (a byte changed)"
 
   public static func < (lhs: FaultKind, rhs: FaultKind) -> Bool {
     allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -48,6 +49,8 @@ struct FaultPlan: Sendable {
   var duplicateEvent = 0.0
   var reorderEvent = 0.0
   var skipEvent = 0.0
+  /// Per `GET` of media bytes: the reply's first byte changed on the way.
+  var spoilDownload = 0.0
   /// Mean time between events of each kind over the whole world (nil: never).
   var socketDropEvery: Duration?
   var offlineEvery: Duration?
@@ -65,7 +68,7 @@ struct FaultPlan: Sendable {
     func every(_ range: ClosedRange<Duration>) -> Duration? {
       random.chance(0.7) ? random.duration(range) : nil
     }
-    return FaultPlan(
+    var plan = FaultPlan(
       dropRequest: rate(0.15), loseReply: rate(0.15), delay: rate(0.3),
       serverError: rate(0.15), rateLimit: rate(0.1), rejectSend: rate(0.08),
       duplicateEvent: rate(0.2), reorderEvent: rate(0.2), skipEvent: rate(0.2),
@@ -73,5 +76,8 @@ struct FaultPlan: Sendable {
       offlineEvery: every(.seconds(30)...(.seconds(400))),
       killEvery: every(.seconds(30)...(.seconds(400))),
       serverRestartEvery: every(.seconds(60)...(.seconds(900))))
+    // Drawn last, so the plans drawn before media came keep their other rates.
+    plan.spoilDownload = rate(0.2)
+    return plan
   }
 }

@@ -44,6 +44,8 @@ final class History: @unchecked Sendable {
   private(set) var changes: [Change] = []
   private(set) var hash: UInt64 = 0xCBF2_9CE4_8422_2325
   private(set) var sends: [Send] = []
+  /// The sha256 of each media message's bytes, as its sender picked them, by message ID.
+  private(set) var mediaSent: [MessageID: String] = [:]
   private(set) var acknowledgements: [Acknowledgement] = []
   /// Client message IDs a device got a 4xx for (the only ones allowed to end failed).
   private(set) var refusedIDs: Set<String> = []
@@ -90,6 +92,11 @@ final class History: @unchecked Sendable {
         number: number, device: device, user: user, conversation: conversation, text: text,
         savedAs: nil, invokedAt: operations))
     return number
+  }
+
+  /// A media send was saved as `id`: its bytes' sha256 is what every download must give.
+  func mediaSaved(_ id: MessageID, sha256: String) {
+    mediaSent[id] = sha256
   }
 
   func sendSaved(_ number: Int, as id: MessageID) {

@@ -50,11 +50,16 @@ package enum Focus: String, Sendable, CaseIterable {
   /// Half the edits and deletes the server has not seen yet are refused for good (422): each
   /// refusal must leave its message as the server has it.
   case refusedChanges
+  /// Half the downloads of media bytes come back spoiled (a byte changed on the way): each
+  /// must be refused by its sha256 and nothing kept.
+  case spoiledDownloads
 
   func apply(to plan: inout FaultPlan) {
     switch self {
     case .none:
       break
+    case .spoiledDownloads:
+      plan.spoilDownload = 0.5
     case .refusedChanges:
       plan.rejectChange = 0.5
     case .failingSync:
@@ -91,6 +96,9 @@ public struct SimulationOptions: Sendable {
   /// Users also add members to their groups, remove them and leave; on by default, off with
   /// `chat-sim --without-member-changes`.
   public var memberChanges = true
+  /// Users also send photos and documents (uploads as outbox steps, through every fault) and
+  /// download others'; on by default, off with `chat-sim --without-media`.
+  public var media = true
 
   public init(profile: Profile = .quick, keepsTrace: Bool = true, folder: String? = nil) {
     self.profile = profile

@@ -17,14 +17,17 @@ final class ServerNode: @unchecked Sendable {
   private let world: World
   private let configuration: ServerConfiguration
   private let seed: UInt64
+  /// Where media bytes are: outside the server, as S3 is.
+  let objects: SimObjectStore
   private(set) var incarnation = 0
   private(set) var executor: SteppedExecutor?
   private(set) var service: ChatService?
 
   init(
     path: String, world: World, seed: UInt64, accessTokenTTL: Duration,
-    knownBugs: ServerKnownBugs = []
+    knownBugs: ServerKnownBugs = [], objects: SimObjectStore = SimObjectStore()
   ) throws {
+    self.objects = objects
     self.path = path
     self.world = world
     self.seed = seed
@@ -46,7 +49,8 @@ final class ServerNode: @unchecked Sendable {
     let store = try ServerStore(.file(path: path), executor: executor)
     service = ChatService(
       store: store, configuration: configuration, clock: SimClock(world: world, offset: .zero),
-      random: SimRandom(seed: seed, stream: "server#\(incarnation)"), executor: executor)
+      random: SimRandom(seed: seed, stream: "server#\(incarnation)"), executor: executor,
+      media: SimMediaStorage(store: objects))
     self.executor = executor
   }
 

@@ -48,6 +48,20 @@ struct SimHTTPTransport: HTTPTransport {
   }
 }
 
+/// A device incarnation's `ObjectTransfer`: the simulated network to the object store.
+struct SimObjectTransfer: ObjectTransfer {
+  unowned let simulation: Simulation
+  let device: SimDevice
+  let incarnation: Incarnation
+
+  func send(_ request: ObjectRequest) async throws(TransportError) -> APIResponse {
+    let result = await withCheckedContinuation { continuation in
+      simulation.startObjectExchange(request, from: device, incarnation, Exchange(continuation))
+    }
+    return try result.get()
+  }
+}
+
 /// A device incarnation's `LiveTransport`: the simulated network.
 struct SimLiveTransport: LiveTransport {
   unowned let simulation: Simulation

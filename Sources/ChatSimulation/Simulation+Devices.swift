@@ -26,6 +26,9 @@ extension Simulation {
       ids: UUIDv7Generator(now: { clock.now().date }, random: { idRandom.next() }),
       executor: incarnation.executor)
     environment.knownBugs = options.knownBugs
+    environment.objects = SimObjectTransfer(
+      simulation: self, device: device, incarnation: incarnation)
+    environment.mediaProcessing = SimMediaProcessing()
     return environment
   }
 

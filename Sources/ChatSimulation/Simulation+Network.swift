@@ -97,6 +97,67 @@ extension Simulation {
     }
   }
 
+  // MARK: - Object storage
+
+  /// One request to the object store (a part's `PUT`, a ranged `GET`): the same network as
+  /// the API's, with its faults (offline, dropped, delayed, reply lost after the store acted,
+  /// a 503), and the store itself never down. A `GET` reply may come back spoiled (its first
+  /// byte changed) when the plan says so: the engine must notice by the sha256.
+  func startObjectExchange(
+    _ request: ObjectRequest, from device: SimDevice, _ incarnation: Incarnation,
+    _ exchange: Exchange
+  ) {
+    let what = "\(request.method) object"
+    if world.isEnding {
+      exchange.finish(.failure(.unreachable("the simulation is over")))
+      return
+    }
+    if world.now < device.offlineUntil {
+      world.schedule(after: .milliseconds(1)) {
+        exchange.finish(.failure(.unreachable("no network")))
+      }
+      return
+    }
+    let timeout = world.schedule(after: Self.requestTimeout) {
+      exchange.finish(.failure(.timeout))
+    }
+    exchange.onFinish = { [world] in world.cancel(timeout) }
+    var travel = latency()
+    if faultRandom.chance(faults.delay) {
+      count(.delayed)
+      travel += faultRandom.duration(.seconds(1)...(.seconds(20)))
+    }
+    if faultRandom.chance(faults.dropRequest) {
+      count(.requestDropped)
+      history.trace("fault drop \(incarnation.name) \(what)")
+      return
+    }
+    if faultRandom.chance(faults.serverError) {
+      count(.serverError)
+      history.trace("fault 503 \(incarnation.name) \(what)")
+      world.schedule(after: travel + latency()) {
+        exchange.finish(.success(APIResponse(status: 503)))
+      }
+      return
+    }
+    let loseReply = faultRandom.chance(faults.loseReply)
+    let spoil = request.method == "GET" && faultRandom.chance(faults.spoilDownload)
+    world.schedule(after: travel) { [self] in
+      var response = server.objects.handle(request)
+      if loseReply {
+        count(.replyLost)
+        history.trace("fault lose-reply \(incarnation.name) \(what)")
+        return
+      }
+      if spoil, !response.body.isEmpty {
+        count(.spoiled)
+        history.trace("fault spoil \(incarnation.name) \(what)")
+        response.body[0] ^= 0xFF
+      }
+      world.schedule(after: latency()) { exchange.finish(.success(response)) }
+    }
+  }
+
   /// A proxy's answer instead of the server's, if a fault strikes.
   private func injectedStatus(for request: APIRequest, postedID: String?) -> APIResponse? {
     let isSend = request.method == "POST" && request.path.hasSuffix("/messages")

@@ -1,6 +1,8 @@
 import ChatData
 import ChatDomain
 import Foundation
+import Hashing
+import Support
 
 // What the users do, and when the faults strike, during the fault phase. Both are timers on
 // the world, drawn from the seed; each action runs as a task on the device's engine executor.
@@ -101,6 +103,8 @@ extension Simulation {
       incarnation.executor.spawn {
         _ = try? await engine.messages.loadOlder(in: conversation)
       }
+    case 63..<68 where options.media:
+      download(on: device, incarnation, engine)
     case 63..<73:
       engine.typing.userIsTyping(in: conversation)
     case 73..<83:
@@ -139,16 +143,63 @@ extension Simulation {
   ) {
     let text = makeText(for: device)
     let tag = Self.tag(of: text)
+    let attachment = options.media ? pickMedia(on: device) : nil
     let number = history.invokeSend(
       device: incarnation.name, user: device.user, conversation: conversation, text: text)
-    history.trace("op \(incarnation.name) send \(label(conversation)) \(tag)")
+    history.trace(
+      "op \(incarnation.name) send \(label(conversation)) \(tag)"
+        + (attachment.map { " with \($0.bytes.count) bytes" } ?? ""))
     incarnation.executor.spawn { [self] in
       do {
-        let id = try await engine.messages.send(text, in: conversation)
+        let id =
+          if let attachment {
+            try await engine.media.send(attachment.what, caption: text, in: conversation)
+          } else {
+            try await engine.messages.send(text, in: conversation)
+          }
+        if let attachment {
+          history.mediaSaved(id, sha256: Hex.encode(Crypto.sha256(attachment.bytes)))
+        }
         history.sendSaved(number, as: id)
         history.trace("op \(incarnation.name) saved \(tag) id=\(id)")
       } catch {
         history.trace("op \(incarnation.name) refused \(tag): \(error)")
+      }
+    }
+  }
+
+  /// One send in six carries a photo or a document the user just picked: a file of up to
+  /// 40 KB written beside the device's database.
+  private func pickMedia(on device: SimDevice) -> (what: Attachment, bytes: [UInt8])? {
+    guard workloadRandom.below(6) == 0 else { return nil }
+    picked += 1
+    let bytes = workloadRandom.bytes(workloadRandom.int(in: 1...40_000))
+    let path = (device.path as NSString).deletingLastPathComponent + "/picked-\(picked)"
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else { return nil }
+    let what: Attachment =
+      workloadRandom.chance(0.5) ? .photo(path: path) : .file(path: path, contentType: nil)
+    return (what, bytes)
+  }
+
+  /// Downloads the bytes of someone else's photo or document an open screen shows; a download
+  /// that returns must hold exactly what its sender picked.
+  private func download(on device: SimDevice, _ incarnation: Incarnation, _ engine: ChatEngine) {
+    let shown = incarnation.latest.keys.sorted().flatMap { incarnation.latest[$0] ?? [] }
+    let theirs = shown.filter {
+      $0.media != nil && $0.senderID != device.user && $0.sequence != nil
+    }
+    guard !theirs.isEmpty else { return }
+    let message = workloadRandom.pick(theirs)
+    let id = message.id
+    let conversation = message.conversationID
+    history.trace("op \(incarnation.name) download id=\(id)")
+    incarnation.executor.spawn { [self] in
+      do {
+        let path = try await engine.media.download(id, in: conversation, progress: nil)
+        history.trace("op \(incarnation.name) downloaded id=\(id)")
+        checker.downloaded(id, at: path, on: incarnation.name)
+      } catch {
+        history.trace("op \(incarnation.name) download failed id=\(id): \(error)")
       }
     }
   }

@@ -45,6 +45,8 @@ final class Simulation: @unchecked Sendable {
   var forwarded: Set<String> = []
   var nextText = 0
   var socketCount = 0
+  /// Files picked to send so far (each its own name).
+  var picked = 0
   /// Every socket not yet dropped, connected or still being connected.
   var sockets: [SimSocket] = []
 

@@ -37,4 +37,9 @@ public struct LinuxMediaProcessing: MediaProcessing {
     }
     return Hex.encode(hasher.finish())
   }
+
+  @concurrent
+  public func perform(_ work: @escaping @Sendable () throws -> Void) async throws {
+    try work()
+  }
 }

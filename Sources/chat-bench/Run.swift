@@ -78,6 +78,12 @@ struct Run {
       progress("B6S: durable sends without the network")
       report.rows += try await GroupCommitFigure.run(folder: folder, quick: quick)
     }
+    if options.wants("B12") {
+      let (rows, notes) = try await PhotoFigure.run(
+        folder: folder, photos: quick ? 10 : 50, puts: quick ? 5 : 20)
+      report.rows += rows
+      report.notes += notes
+    }
     if options.wants("B11") {
       let (rows, skipped) = try await TLSFigure.run(
         folder: folder, counts: quick ? .quick : .full, withPeers: !quick)

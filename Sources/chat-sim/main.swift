@@ -58,6 +58,8 @@ struct ChatSim: ParsableCommand {
   var withoutEdits = false
   @Flag(help: "Leave out member changes: nobody adds, removes or leaves (before groups changed).")
   var withoutMemberChanges = false
+  @Flag(help: "Leave out photos and documents: no uploads, no downloads (before media).")
+  var withoutMedia = false
 
   @Sendable static func focus(_ text: String) throws -> Focus {
     guard let focus = Focus(rawValue: text) else {
@@ -80,6 +82,7 @@ struct ChatSim: ParsableCommand {
     options.focus = focus
     options.editsAndDeletes = !withoutEdits
     options.memberChanges = !withoutMemberChanges
+    options.media = !withoutMedia
     return options
   }
 

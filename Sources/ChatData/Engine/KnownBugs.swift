@@ -24,6 +24,8 @@
 ///   words in the search index (`MessageStore.erase`).
 /// - `ignoreMyRemoval`: a members item that removes me changes the members but not where I
 ///   stand nor what I see, so the conversation stays writable here (`MessageStore.applyMembers`).
+/// - `trustDownloads`: a download is kept without checking its bytes against the sender's
+///   sha256 (`MediaTransfers.download`).
 /// - `keepRefusedDelete`: a delete of mine the server refuses keeps its tombstone here, while
 ///   the message lives on everywhere else (`MessageStore.undoRefused`). Found by the simulation
 ///   before it was fixed.
@@ -41,6 +43,7 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let deleteKeepsSearchIndex = KnownBugs(rawValue: 1 << 6)
   package static let keepRefusedDelete = KnownBugs(rawValue: 1 << 7)
   package static let ignoreMyRemoval = KnownBugs(rawValue: 1 << 8)
+  package static let trustDownloads = KnownBugs(rawValue: 1 << 9)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: KnownBugs)] = [
@@ -49,5 +52,6 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
     ("stopOutboxAtFirst4xx", .stopOutboxAtFirst4xx), ("noRetryOfFailedSync", .noRetryOfFailedSync),
     ("postNewestFirst", .postNewestFirst), ("deleteKeepsSearchIndex", .deleteKeepsSearchIndex),
     ("keepRefusedDelete", .keepRefusedDelete), ("ignoreMyRemoval", .ignoreMyRemoval),
+    ("trustDownloads", .trustDownloads),
   ]
 }

@@ -63,4 +63,7 @@ public protocol MediaProcessing: Sendable {
   func preparePhoto(_ file: [UInt8]) async throws(MediaPreparationError) -> PreparedPhoto
   /// The SHA-256 of a file (64 lowercase hex digits), read in pieces.
   func sha256(ofFileAt path: String) async throws(MediaPreparationError) -> String
+  /// Runs file work of the engine's (copying a document into the media folder) where this
+  /// runs its own work.
+  func perform(_ work: @escaping @Sendable () throws -> Void) async throws
 }
