@@ -148,7 +148,10 @@ let package = Package(
       swiftSettings: engineSettings),
     .testTarget(
       name: "SimulationTests",
-      dependencies: ["ChatSimulation", "ChatData", "ChatDomain", "ChatPresentation"],
+      dependencies: [
+        "ChatAPI", "ChatSimulation", "ChatData", "ChatDomain", "ChatPresentation", "Hashing",
+        "Support",
+      ],
       swiftSettings: engineSettings),
 
     .testTarget(name: "SupportTests", dependencies: ["Support"], swiftSettings: engineSettings),

@@ -23,9 +23,9 @@ struct MediaOverLoopbackTests {
     let conversation = try await alice.conversationList.createConversation(
       title: "Media", memberIDs: [UserID("bob")])
 
-    // Given a 2,000 × 1,500 PNG, saved and shown at once, compressed, before any upload
+    // Given a 1,700 × 1,275 PNG, saved and shown at once, compressed, before any upload
     let photo = try await alice.media.send(
-      .photo(path: try files.png(width: 2_000, height: 1_500)), caption: "the view",
+      .photo(path: try files.png(width: 1_700, height: 1_275)), caption: "the view",
       in: conversation)
     let saved = try #require(try await alice.localMessages(in: conversation).first)
     #expect(saved.id == photo && saved.send == .sending && saved.text == "the view")

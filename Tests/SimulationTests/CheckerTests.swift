@@ -3,6 +3,8 @@ import ChatData
 import ChatDomain
 import ChatPresentation
 import Foundation
+import Hashing
+import Support
 import Testing
 
 @testable import ChatSimulation
@@ -122,6 +124,55 @@ import Testing
     s.sent("sim 2", as: Self.id2)
     s.checkEnd([Self.chat: [(Self.id1, 1, "sim 1"), (Self.id2, 2, "sim 2")]])
     #expect(s.violations == [])
+  }
+
+  /// A message with media the server accepted names an object the store holds whole, with
+  /// the bytes its sender picked.
+  @Test func aMessageWhoseObjectIsMissingOrOtherBytesBreaksMedia() throws {
+    let picked: [UInt8] = Array("the bytes alice picked".utf8)
+    for stored in [nil, Array("other bytes".utf8), picked] {
+      let s = try Scenario()
+      s.sent("sim 1", as: Self.id1)
+      let id = MessageID(rawValue: Self.id1)!
+      s.simulation.history.mediaSaved(id, sha256: Hex.encode(Crypto.sha256(picked)))
+      if let stored {
+        _ = s.simulation.server.objects.handle(
+          ObjectRequest(method: "PUT", url: SimObjectStore.url("media/k1"), body: stored))
+      }
+      let item = Item(
+        id: "server-1", clientMessageId: Self.id1, conversationId: Self.chat.rawValue,
+        senderId: Self.alice.rawValue, text: "sim 1", sequence: 1,
+        sentAt: "2026-11-30T14:02:03.123Z",
+        media: Media(
+          key: "k1", kind: .file, contentType: "application/pdf", byteCount: picked.count,
+          sha256: Hex.encode(Crypto.sha256(picked)), fileName: "a.pdf"))
+      let logged = LoggedConversation(
+        id: Self.chat, members: [Self.alice, Self.bob], messages: [item],
+        views: [
+          Self.alice: .init(
+            membership: .member, visible: [VisibleRange(first: 1, last: nil)], items: [item])
+        ])
+      s.checker.checkEnd(log: [logged], finals: [], simulation: s.simulation)
+      #expect(
+        s.violations.contains(.media) == (stored != picked), "stored: \(String(describing: stored))"
+      )
+    }
+  }
+
+  /// A download that returns holds the bytes its sender picked.
+  @Test func aDownloadOfOtherBytesBreaksMedia() throws {
+    let s = try Scenario()
+    let id = MessageID(rawValue: Self.id1)!
+    let picked: [UInt8] = Array("picked".utf8)
+    s.simulation.history.mediaSaved(id, sha256: Hex.encode(Crypto.sha256(picked)))
+    let path = NSTemporaryDirectory() + "checker-download-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    FileManager.default.createFile(atPath: path, contents: Data(picked))
+    s.checker.downloaded(id, at: path, on: "bob.phone#1")
+    #expect(s.violations == [])
+    FileManager.default.createFile(atPath: path, contents: Data("spoiled".utf8))
+    s.checker.downloaded(id, at: path, on: "bob.phone#1")
+    #expect(s.violations == [.media])
   }
 
   /// One outbox per conversation: a send written after another was saved must be accepted

@@ -66,9 +66,11 @@ final class LoopbackServer: Sendable {
   private func environment(objects wrap: (any ObjectTransfer) -> any ObjectTransfer) throws
     -> ChatEngine.Environment
   {
-    let wire = try WireHTTPTransport(baseURL: baseURL, timeout: .seconds(10))
+    // 30 s: hang guards, not timings. At the start of a CI run every suite starts at once on
+    // two cores, and one request of the first test has waited more than 10 s for the server.
+    let wire = try WireHTTPTransport(baseURL: baseURL, timeout: .seconds(30))
     var environment = ChatEngine.Environment(
-      http: wire, live: WireLiveTransport(url: liveURL, connectTimeout: .seconds(10)))
+      http: wire, live: WireLiveTransport(url: liveURL, connectTimeout: .seconds(30)))
     environment.objects = wrap(wire)
     environment.mediaProcessing = LinuxMediaProcessing()
     return environment
