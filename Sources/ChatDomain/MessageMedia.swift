@@ -48,6 +48,15 @@ public enum Attachment: Hashable, Sendable {
   case file(path: String, contentType: String? = nil)
 }
 
+/// When others' media download by themselves (seed 003: "automatically by a user setting"),
+/// while the app is in the foreground; otherwise on demand.
+public enum MediaAutoDownload: String, Hashable, Sendable, CaseIterable {
+  case always
+  /// Only while the network is not metered (a phone's cellular data, a hotspot).
+  case unmetered
+  case never
+}
+
 /// Sending and fetching photos and documents. The message with media is saved at once (it
 /// shows at once, offline too); its upload is a step of the outbox, resumed where it stopped.
 public protocol MediaRepository: Sendable {
@@ -66,4 +75,11 @@ public protocol MediaRepository: Sendable {
     _ message: MessageID, in conversation: ConversationID,
     progress: (@Sendable (Int, Int) -> Void)?
   ) async throws(ChatError) -> String
+
+  /// The user's setting for downloading others' media by themselves (`never` until set).
+  func autoDownload() async -> MediaAutoDownload
+
+  /// Changes the setting; it is kept in the database. Turned on, what is already held starts
+  /// downloading.
+  func setAutoDownload(_ setting: MediaAutoDownload) async throws(ChatError)
 }

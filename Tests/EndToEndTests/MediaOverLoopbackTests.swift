@@ -194,6 +194,52 @@ struct MediaOverLoopbackTests {
     await server.stop()
   }
 
+  @Test func othersMediaDownloadByThemselvesAsTheSettingSays() async throws {
+    let server = try LoopbackServer(media: true)
+    let files = try Files()
+    let metered = Metered()
+    let alice = try await server.engine("alice")
+    let bob = try await server.engine("bob", network: metered)
+    let conversation = try await alice.conversationList.createConversation(
+      title: "Auto", memberIDs: [UserID("bob")])
+
+    // Given bob's setting: on unmetered networks only (kept in his database), and a metered
+    // network
+    #expect(await bob.media.autoDownload() == .never)
+    try await bob.media.setAutoDownload(.unmetered)
+    metered.isOn.store(true, ordering: .relaxed)
+    await bob.start()
+    let first = try await alice.media.send(
+      .file(path: try files.random(count: 30_000, name: "a.pdf").path), caption: "one",
+      in: conversation)
+    #expect(await alice.drainOutbox() == 0)
+    _ = try await firstValue(of: bob.messages.messages(in: conversation), "the first") {
+      $0.contains { $0.id == first }
+    }
+    // When the network is not metered any more and the next one arrives
+    metered.isOn.store(false, ordering: .relaxed)
+    let second = try await alice.media.send(
+      .file(path: try files.random(count: 40_000, name: "b.pdf").path), caption: "two",
+      in: conversation)
+    #expect(await alice.drainOutbox() == 0)
+
+    // Then both are fetched by themselves, the first one too (held, not yet fetched)
+    let held = try await firstValue(
+      of: bob.messages.messages(in: conversation), "both downloaded"
+    ) { messages in
+      [first, second].allSatisfy { id in
+        messages.first { $0.id == id }?.media?.localPath != nil
+      }
+    }
+    #expect(held.count == 2)
+    await bob.close()
+    let reopened = try await server.reopen("bob")
+    #expect(await reopened.media.autoDownload() == .unmetered)
+    await reopened.close()
+    await alice.close()
+    await server.stop()
+  }
+
   @Test func whatCannotBeSentIsRefusedBeforeAnythingIsSaved() async throws {
     let server = try LoopbackServer(media: true)
     let files = try Files()
@@ -299,6 +345,14 @@ final class ScriptedObjects: Sendable {
       return response
     }
   }
+}
+
+/// A network the test says is metered or not (the seam an app fills with `NWPathMonitor`).
+final class Metered: NetworkMonitor {
+  let isOn = Atomic<Bool>(false)
+
+  func reachability() -> AsyncStream<Bool> { AsyncStream { _ in } }
+  func isMetered() -> Bool { isOn.load(ordering: .relaxed) }
 }
 
 /// Files made at test time in a temporary folder.

@@ -131,6 +131,15 @@ def main():
 
         results.check("bob gets both, thumbnail inline, bytes on demand", bob_gets_both)
 
+        def setting_kept():
+            assert bob.json("auto-download")["autoDownload"] == "never"
+            assert bob.json("auto-download", "always")["autoDownload"] == "always"
+            assert bob.json("auto-download")["autoDownload"] == "always"
+            refused = bob.run("auto-download", "sometimes", check=False)
+            assert refused.returncode == 64 and "always, unmetered, never" in refused.stderr
+
+        results.check("the automatic-download setting is kept on the device", setting_kept)
+
         big_path = write(os.path.join(root, "big.bin"), rng.randbytes(BIG))
         big_sha = sha256(big_path)
         landed = {"send": 0, "sync": 0}

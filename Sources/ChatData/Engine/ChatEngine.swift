@@ -80,6 +80,7 @@ public final class ChatEngine: Sendable {
   let receiptsSource: ReceiptsRepository
   let conversationsSource: ConversationsRepository
   let typingSource: TypingRepository
+  let mediaSource: MediaTransfers
   let live: LiveConnection
   private let ownsExecutor: Bool
   private let networkTask: Task<Void, Never>
@@ -229,8 +230,12 @@ public final class ChatEngine: Sendable {
       context: context, messages: messages, receipts: receipts)
     self.conversationList = conversations
     self.typing = typing
-    self.media = MediaTransfers(
-      context: context, messages: messages, cacheBytes: environment.mediaCacheBytes)
+    let network = environment.network
+    let media = MediaTransfers(
+      context: context, messages: messages, cacheBytes: environment.mediaCacheBytes,
+      isMetered: { network.isMetered() })
+    self.media = media
+    self.mediaSource = media
     let reachability = environment.network.reachability()
     networkTask = context.spawn {
       for await reachable in reachability where reachable {
@@ -257,11 +262,13 @@ public final class ChatEngine: Sendable {
     await receiptsSource.start()
     await conversationsSource.start()
     await messagesSource.start()
+    await mediaSource.start()
     await live.start()
   }
 
   /// The app is leaving the foreground: close the socket, start no new send.
   public func stop() async {
+    await mediaSource.stop()
     await messagesSource.stop()
     await receiptsSource.stop()
     await conversationsSource.stop()

@@ -19,13 +19,27 @@ actor MediaTransfers: MediaRepository {
 
   private let messages: MessagesRepository
   private let cacheBytes: Int
+  /// Whether the network is metered now (the `NetworkMonitor`'s word).
+  private let isMetered: @Sendable () -> Bool
   /// One download per message at a time (two screens asking share the file).
   private let downloads = KeyedLock<MessageID>()
+  /// The automatic downloads' watcher, while the engine is started.
+  private var watcher: Task<Void, Never>?
+  /// What the automatic downloads tried since the engine started: each once (one that failed
+  /// is left to a tap, or to the next start).
+  private var tried: Set<MessageID> = []
+  /// The setting, once read.
+  private var setting: MediaAutoDownload?
+  private var isStarted = false
 
-  init(context: EngineContext, messages: MessagesRepository, cacheBytes: Int) {
+  init(
+    context: EngineContext, messages: MessagesRepository, cacheBytes: Int,
+    isMetered: @escaping @Sendable () -> Bool
+  ) {
     self.context = context
     self.messages = messages
     self.cacheBytes = cacheBytes
+    self.isMetered = isMetered
   }
 
   private var store: MessageStore { context.store }
@@ -191,6 +205,82 @@ actor MediaTransfers: MediaRepository {
       try body()
     } catch {
       throw .storage(error.description)
+    }
+  }
+
+  // MARK: - Downloading by themselves
+
+  func autoDownload() async -> MediaAutoDownload {
+    if let setting { return setting }
+    let saved = await context.readOrLog { try await store.autoDownloadSetting() } ?? nil
+    let setting = saved.flatMap(MediaAutoDownload.init(rawValue:)) ?? .never
+    self.setting = setting
+    return setting
+  }
+
+  func setAutoDownload(_ setting: MediaAutoDownload) async throws(ChatError) {
+    do {
+      try await store.saveAutoDownloadSetting(setting.rawValue)
+    } catch {
+      throw error.chatError
+    }
+    self.setting = setting
+    tried = []
+    if isStarted { await watch() }
+  }
+
+  /// The app came to the foreground: others' media download by themselves as the setting
+  /// says, what is held first, then what arrives.
+  func start() async {
+    isStarted = true
+    await watch()
+  }
+
+  func stop() {
+    isStarted = false
+    watcher?.cancel()
+    watcher = nil
+  }
+
+  /// Starts the watcher of the store's changes unless the setting is `never` (or this engine
+  /// has no media transports).
+  private func watch() async {
+    guard watcher == nil, await autoDownload() != .never, context.objects != nil,
+      store.media != nil
+    else { return }
+    let changes = await store.changes()
+    watcher = context.spawn { [weak self] in
+      await self?.fetchWanted(in: nil)
+      for await change in changes {
+        guard let self else { return }
+        await self.fetchWanted(in: change.conversations.sorted())
+      }
+    }
+  }
+
+  /// Downloads, one at a time, others' media not yet here in `conversations` (nil: all held),
+  /// when the setting allows it now.
+  private func fetchWanted(in conversations: [ConversationID]?) async {
+    switch await autoDownload() {
+    case .never: return
+    case .unmetered where isMetered(): return
+    case .always, .unmetered: break
+    }
+    let scope: [ConversationID]
+    if let conversations {
+      scope = conversations
+    } else {
+      scope = await context.readOrLog { try await store.conversations().map(\.id) } ?? []
+    }
+    let wanted =
+      await context.readOrLog { try await store.mediaToFetch(in: scope, me: context.me) } ?? []
+    for (id, conversation) in wanted where tried.insert(id).inserted {
+      guard watcher != nil, !Task.isCancelled else { return }
+      do {
+        _ = try await download(id, in: conversation, progress: nil)
+      } catch {
+        context.log.write(LogRecord(.info, "media.auto_download_failed", [("error", "\(error)")]))
+      }
     }
   }
 

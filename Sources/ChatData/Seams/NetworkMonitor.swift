@@ -4,6 +4,13 @@
 public protocol NetworkMonitor: Sendable {
   /// True when the network became reachable, false when it was lost.
   func reachability() -> AsyncStream<Bool>
+  /// Whether the network now is metered (`NWPath.isExpensive`): media set to download
+  /// "on unmetered networks" waits. False where the platform cannot tell (Linux).
+  func isMetered() -> Bool
+}
+
+extension NetworkMonitor {
+  public func isMetered() -> Bool { false }
 }
 
 /// Reports nothing: the engine relies on what its transports observe.

@@ -101,6 +101,46 @@ extension MessageStore {
 
   // MARK: - Downloads and the cache
 
+  /// The automatic-download setting as saved (nil: never set).
+  func autoDownloadSetting() throws(StoreError) -> String? {
+    try read { db in
+      try db.query("SELECT value FROM sync_state WHERE key = 'media.autoDownload'") {
+        $0.string(0)
+      }.first
+    }
+  }
+
+  func saveAutoDownloadSetting(_ value: String) throws(StoreError) {
+    try write { db in
+      try db.run(
+        """
+        INSERT INTO sync_state (key, value) VALUES ('media.autoDownload', ?)
+        ON CONFLICT (key) DO UPDATE SET value = excluded.value
+        """, value)
+    }
+  }
+
+  /// Others' media in `conversations` whose bytes are not here (newest first), for the
+  /// automatic downloads.
+  func mediaToFetch(in conversations: [ConversationID], me: UserID) throws(StoreError)
+    -> [(MessageID, ConversationID)]
+  {
+    try read { db in
+      var found: [(MessageID, ConversationID)] = []
+      for conversation in conversations {
+        found += try db.query(
+          """
+          SELECT client_id FROM messages
+          WHERE conversation_id = ? AND media IS NOT NULL AND media_file IS NULL
+            AND deleted = 0 AND sender_id != ? AND sequence IS NOT NULL AND kind = 'message'
+          ORDER BY sequence DESC
+          """, conversation.rawValue, me.rawValue
+        ) { MessageID(rawValue: $0.string(0)).map { ($0, conversation) } }.compactMap { $0 }
+      }
+      return found
+    }
+  }
+
   /// A message's media and where its bytes are here (nil: not downloaded); nil when the
   /// message has none (or is not here).
   func media(of id: MessageID, in conversation: ConversationID) throws(StoreError)

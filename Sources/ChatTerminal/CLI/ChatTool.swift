@@ -20,7 +20,8 @@ public struct ChatTool: ChatCommand {
       """,
     subcommands: [
       DemoCommand.self, LoginCommand.self, ConversationsCommand.self, CreateCommand.self,
-      SendCommand.self, DownloadCommand.self, EditCommand.self, DeleteCommand.self,
+      SendCommand.self, DownloadCommand.self, AutoDownloadCommand.self, EditCommand.self,
+      DeleteCommand.self,
       MembersCommand.self,
       LeaveCommand.self, TitleCommand.self, MuteCommand.self, SyncCommand.self,
       MessagesCommand.self, SearchCommand.self,

@@ -154,3 +154,43 @@ struct DownloadCommand: ChatCommand {
     }
   }
 }
+
+/// `chat auto-download`: whether others' photos and documents download by themselves while
+/// `chat` runs (the screen, `listen`), kept on this device.
+struct AutoDownloadCommand: ChatCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "auto-download",
+    abstract:
+      "Show or set whether others' media download by themselves (always, unmetered, never).",
+    discussion: """
+      With no setting, prints the current one. unmetered waits while the network is metered
+      (Linux cannot tell, so there it means always). Otherwise `chat download` fetches on demand.
+      """)
+
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp(
+      "always, unmetered or never; left out, the setting is shown.", valueName: "setting"))
+  var setting = ""
+
+  func validate() throws {
+    guard setting.isEmpty || MediaAutoDownload(rawValue: setting) != nil else {
+      throw ValidationError("the setting must be one of always, unmetered, never")
+    }
+  }
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await context.withEngine { engine throws(CommandFailure) in
+      if let setting = MediaAutoDownload(rawValue: setting) {
+        try await attempt { try await engine.media.setAutoDownload(setting) }
+      }
+      let current = await engine.media.autoDownload()
+      if context.output.json {
+        context.output.json(["autoDownload": current.rawValue])
+      } else {
+        context.output.line("Automatic downloads: \(current.rawValue).")
+      }
+      return .success
+    }
+  }
+}

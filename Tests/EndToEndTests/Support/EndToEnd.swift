@@ -43,11 +43,14 @@ final class LoopbackServer: Sendable {
   /// `objects` wraps the object-store transport (to cut or count its requests).
   func engine(
     _ user: String, device: String = "phone",
-    objects wrap: (any ObjectTransfer) -> any ObjectTransfer = { $0 }
+    objects wrap: (any ObjectTransfer) -> any ObjectTransfer = { $0 },
+    network: any NetworkMonitor = NoNetworkMonitor()
   ) async throws -> ChatEngine {
-    try await ChatEngine.devSignIn(
+    var environment = try environment(objects: wrap)
+    environment.network = network
+    return try await ChatEngine.devSignIn(
       user: UserID(user), device: DeviceID(device),
-      database: .file(databasePath(user, device)), environment: environment(objects: wrap))
+      database: .file(databasePath(user, device)), environment: environment)
   }
 
   /// The engine of a device that signed in before, opened again (an app relaunched).
