@@ -46,6 +46,8 @@ final class History: @unchecked Sendable {
   private(set) var sends: [Send] = []
   /// The sha256 of each media message's bytes, as its sender picked them, by message ID.
   private(set) var mediaSent: [MessageID: String] = [:]
+  /// Downloads of others' media that returned (each checked by the checker).
+  var downloads = 0
   private(set) var acknowledgements: [Acknowledgement] = []
   /// Client message IDs a device got a 4xx for (the only ones allowed to end failed).
   private(set) var refusedIDs: Set<String> = []

@@ -32,6 +32,8 @@ public struct RunSummary: Sendable {
   public let faults: [FaultKind: Int]
   public let steps: Int
   public let sends: Int
+  public let mediaSends: Int
+  public let downloads: Int
 
   public init(results: [SeedResult], wallTime: Duration) {
     seeds = results.count
@@ -45,6 +47,8 @@ public struct RunSummary: Sendable {
     self.faults = faults
     steps = results.reduce(0) { $0 + $1.steps }
     sends = results.reduce(0) { $0 + $1.sends }
+    mediaSends = results.reduce(0) { $0 + $1.media.sends }
+    downloads = results.reduce(0) { $0 + $1.media.downloads }
   }
 
   public var violations: Int { failed.reduce(0) { $0 + $1.violations.count } }
@@ -55,7 +59,7 @@ public struct RunSummary: Sendable {
     var lines = [
       "seeds:            \(seeds) (\(String(format: "%.1f", Double(seeds) / max(seconds, 0.001))) per second, \(String(format: "%.1f", seconds)) s)",
       "simulated time:   \(String(format: "%.1f", hours)) hours",
-      "sends:            \(sends)",
+      "sends:            \(sends) (\(mediaSends) with a photo or document; \(downloads) downloads checked)",
       "scheduler steps:  \(steps)",
       "faults injected:",
     ]

@@ -24,6 +24,8 @@ public struct SeedResult: Sendable {
   /// Jobs and timers still pending once the teardown closed every engine and let the world
   /// run a simulated day: anything but zero is a task that outlived its engine.
   public internal(set) var leftAtTeardown = (jobs: 0, timers: 0)
+  /// Sends saved with a photo or a document, and downloads of others' media that returned.
+  public internal(set) var media = (sends: 0, downloads: 0)
 
   public var passed: Bool { violations.isEmpty }
 
@@ -101,6 +103,7 @@ extension Simulation {
       simulatedTime: simulated, faults: faultCounts, steps: world.steps,
       sends: history.sends.count, messagesOnServer: log.reduce(0) { $0 + $1.messages.count },
       trace: options.keepsTrace ? history.lines : [])
+    result.media = (history.mediaSent.count, history.downloads)
     result.leftAtTeardown = tearDown()
     return result
   }

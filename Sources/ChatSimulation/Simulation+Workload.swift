@@ -197,6 +197,7 @@ extension Simulation {
       do {
         let path = try await engine.media.download(id, in: conversation, progress: nil)
         history.trace("op \(incarnation.name) downloaded id=\(id)")
+        history.downloads += 1
         checker.downloaded(id, at: path, on: incarnation.name)
       } catch {
         history.trace("op \(incarnation.name) download failed id=\(id): \(error)")
