@@ -29,28 +29,26 @@ extension Simulation {
 
   // MARK: - HTTP
 
-  /// One request from `incarnation` of `device`: resolves `exchange` exactly once.
-  func startExchange(
-    _ request: APIRequest, from device: SimDevice, _ incarnation: Incarnation,
-    _ exchange: Exchange
-  ) {
-    let what = describe(request)
+  /// A request leaving `device`: refused at once when the run is over or the device offline;
+  /// else its timeout starts, and its travel time is drawn (delayed by a fault, sometimes) or
+  /// it is dropped on the way. Returns the travel time, or nil when it goes no further.
+  private func depart(
+    _ what: String, from device: SimDevice, _ incarnation: Incarnation, _ exchange: Exchange
+  ) -> Duration? {
     if world.isEnding {
       exchange.finish(.failure(.unreachable("the simulation is over")))
-      return
+      return nil
     }
     if world.now < device.offlineUntil {
       world.schedule(after: .milliseconds(1)) {
         exchange.finish(.failure(.unreachable("no network")))
       }
-      return
+      return nil
     }
     let timeout = world.schedule(after: Self.requestTimeout) {
       exchange.finish(.failure(.timeout))
     }
     exchange.onFinish = { [world] in world.cancel(timeout) }
-    let postedID = request.method == "POST" ? Self.clientMessageID(in: request) : nil
-
     var travel = latency()
     if faultRandom.chance(faults.delay) {
       count(.delayed)
@@ -59,8 +57,19 @@ extension Simulation {
     if faultRandom.chance(faults.dropRequest) {
       count(.requestDropped)
       history.trace("fault drop \(incarnation.name) \(what)")
-      return
+      return nil
     }
+    return travel
+  }
+
+  /// One request from `incarnation` of `device`: resolves `exchange` exactly once.
+  func startExchange(
+    _ request: APIRequest, from device: SimDevice, _ incarnation: Incarnation,
+    _ exchange: Exchange
+  ) {
+    let what = describe(request)
+    guard let travel = depart(what, from: device, incarnation, exchange) else { return }
+    let postedID = request.method == "POST" ? Self.clientMessageID(in: request) : nil
     if let injected = injectedStatus(for: request, postedID: postedID) {
       history.trace("fault \(injected.status) \(incarnation.name) \(what)")
       // A refusal for good: a 4xx other than 401 (refresh) and 429 (come back later).
@@ -108,30 +117,7 @@ extension Simulation {
     _ exchange: Exchange
   ) {
     let what = "\(request.method) object"
-    if world.isEnding {
-      exchange.finish(.failure(.unreachable("the simulation is over")))
-      return
-    }
-    if world.now < device.offlineUntil {
-      world.schedule(after: .milliseconds(1)) {
-        exchange.finish(.failure(.unreachable("no network")))
-      }
-      return
-    }
-    let timeout = world.schedule(after: Self.requestTimeout) {
-      exchange.finish(.failure(.timeout))
-    }
-    exchange.onFinish = { [world] in world.cancel(timeout) }
-    var travel = latency()
-    if faultRandom.chance(faults.delay) {
-      count(.delayed)
-      travel += faultRandom.duration(.seconds(1)...(.seconds(20)))
-    }
-    if faultRandom.chance(faults.dropRequest) {
-      count(.requestDropped)
-      history.trace("fault drop \(incarnation.name) \(what)")
-      return
-    }
+    guard let travel = depart(what, from: device, incarnation, exchange) else { return }
     if faultRandom.chance(faults.serverError) {
       count(.serverError)
       history.trace("fault 503 \(incarnation.name) \(what)")

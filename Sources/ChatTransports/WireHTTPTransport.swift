@@ -89,15 +89,7 @@ public final class WireHTTPTransport: HTTPTransport, ObjectTransfer {
       url: origin + target, method: HTTPMethod(rawValue: request.method), body: request.body)
     for (name, value) in request.headers { wire.headers.add(name: name, value: value) }
     wire.isIdempotent = wire.isIdempotent || Self.isSafeToRepeat(request)
-    let response: HTTPClientResponse
-    do {
-      response = try await client.execute(wire, timeout: timeout)
-    } catch {
-      throw Self.map(error)
-    }
-    return APIResponse(
-      status: response.status.code, headers: HeaderFields(response.headers.fields),
-      body: response.body)
+    return try await execute(wire, timeout: timeout)
   }
 
   /// A presigned URL, sent as given (it is already escaped and signed), over the same
@@ -106,9 +98,15 @@ public final class WireHTTPTransport: HTTPTransport, ObjectTransfer {
     var wire = HTTPClientRequest(
       url: request.url, method: HTTPMethod(rawValue: request.method), body: request.body)
     for (name, value) in request.headers { wire.headers.add(name: name, value: value) }
+    return try await execute(wire, timeout: objectTimeout)
+  }
+
+  private func execute(_ wire: HTTPClientRequest, timeout: Duration)
+    async throws(TransportError) -> APIResponse
+  {
     let response: HTTPClientResponse
     do {
-      response = try await client.execute(wire, timeout: objectTimeout)
+      response = try await client.execute(wire, timeout: timeout)
     } catch {
       throw Self.map(error)
     }
