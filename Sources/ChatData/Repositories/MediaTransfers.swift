@@ -58,8 +58,38 @@ actor MediaTransfers: MediaRepository {
     try MessagesRepository.check(caption: caption)
     let (processing, folder) = try tools()
     let id = context.ids.next()
-    let media: Media
     let name: String
+    switch attachment {
+    case .photo: name = id.rawValue + ".jpg"
+    case .file(let path, _): name = id.rawValue + Self.fileExtension(of: Self.fileName(of: path))
+    }
+    // A delete committed meanwhile sweeps the files no row names: not this one, until saved.
+    await store.reserveMediaFile(name)
+    let saved: Result<Media, ChatError>
+    do {
+      saved = .success(
+        try await prepareAndSave(
+          attachment, as: name, id: id, caption: caption, in: conversation,
+          processing: processing, folder: folder))
+    } catch {
+      folder.remove(name)
+      saved = .failure(error)
+    }
+    await store.unreserveMediaFile(name)
+    let media = try saved.get()
+    context.log.write(
+      LogRecord(
+        .info, "media.saved", [("kind", media.kind.rawValue), ("bytes", "\(media.byteCount)")]))
+    return id
+  }
+
+  /// Compresses the photo or copies the document in as `name`, hashes it, and saves the
+  /// message with it.
+  private func prepareAndSave(
+    _ attachment: Attachment, as name: String, id: MessageID, caption: String,
+    in conversation: ConversationID, processing: any MediaProcessing, folder: MediaFolder
+  ) async throws(ChatError) -> Media {
+    let media: Media
     switch attachment {
     case .photo(let path):
       let file = try Self.readPhoto(path)
@@ -69,7 +99,6 @@ actor MediaTransfers: MediaRepository {
       } catch {
         throw .invalidInput("\(Self.display(path)): \(error.reason)")
       }
-      name = id.rawValue + ".jpg"
       try Self.storage { () throws(MediaFolder.Failure) in try folder.write(photo.jpeg, as: name) }
       media = Media(
         key: "", kind: .image, contentType: "image/jpeg", byteCount: photo.jpeg.count,
@@ -78,7 +107,6 @@ actor MediaTransfers: MediaRepository {
     case .file(let path, let contentType):
       let size = try Self.documentSize(path)
       let fileName = Self.fileName(of: path)
-      name = id.rawValue + Self.fileExtension(of: fileName)
       do {
         try await processing.perform { try folder.copy(path, as: name) }
       } catch {
@@ -89,20 +117,12 @@ actor MediaTransfers: MediaRepository {
         contentType: contentType ?? Self.contentType(ofFileNamed: fileName), byteCount: size,
         sha256: try await digest(name, folder, processing), fileName: fileName)
     }
-    do {
-      try await messages.save(
-        MessageRecord(
-          conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
-          text: caption, sequence: nil, sentAt: context.clock.now().date, state: .sending,
-          failure: nil, media: media, mediaFile: name))
-    } catch {
-      folder.remove(name)
-      throw error
-    }
-    context.log.write(
-      LogRecord(
-        .info, "media.saved", [("kind", media.kind.rawValue), ("bytes", "\(media.byteCount)")]))
-    return id
+    try await messages.save(
+      MessageRecord(
+        conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
+        text: caption, sequence: nil, sentAt: context.clock.now().date, state: .sending,
+        failure: nil, media: media, mediaFile: name))
+    return media
   }
 
   private func tools() throws(ChatError) -> (any MediaProcessing, MediaFolder) {
@@ -121,7 +141,6 @@ actor MediaTransfers: MediaRepository {
     do {
       return try await processing.sha256(ofFileAt: folder.file(name))
     } catch {
-      folder.remove(name)
       throw .storage(error.reason)
     }
   }

@@ -217,7 +217,8 @@ extension MessageStore {
         "SELECT client_id FROM messages WHERE media IS NOT NULL AND media_file IS NULL"
           + " AND deleted = 0", map: { $0.string(0) + ".part" })
     else { return }
-    let keep = Set(referenced).union(downloading)
+    let keep = Set(referenced).union(downloading).union(reservedMediaFiles)
+      .union(reservedMediaFiles.map { $0 + ".tmp" })
     for name in names where !keep.contains(name) { media.remove(name) }
   }
 }

@@ -28,6 +28,8 @@ actor MessageStore {
   /// The write in progress deleted a message that may have had a media file: once it commits,
   /// the files no row names go (`removeUnreferencedMediaFiles`).
   private var mediaReleased = false
+  /// Media files being written for a message not saved yet: no sweep removes them.
+  private(set) var reservedMediaFiles: Set<String> = []
   /// Test-only: the store's known bugs put back (`KnownBugs`).
   let knownBugs: KnownBugs
   /// Where media bytes go (`MediaFolder`): beside a database file; nil in memory.
@@ -91,6 +93,16 @@ actor MessageStore {
   /// The write in progress deleted a message or its media.
   func releaseMedia() {
     mediaReleased = true
+  }
+
+  /// `name` is being written for a message about to be saved (and its `.tmp`): kept by the
+  /// sweeps until `unreserveMediaFile`.
+  func reserveMediaFile(_ name: String) {
+    reservedMediaFiles.insert(name)
+  }
+
+  func unreserveMediaFile(_ name: String) {
+    reservedMediaFiles.remove(name)
   }
 
   /// Runs a read.
