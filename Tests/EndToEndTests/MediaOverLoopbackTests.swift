@@ -240,6 +240,43 @@ struct MediaOverLoopbackTests {
     await server.stop()
   }
 
+  /// A client message ID is not unique across senders: another sender may reuse the ID of a
+  /// message it saw. Each message's bytes stay its own on a device that holds both.
+  @Test func anotherSendersMessageUnderTheSameIDKeepsItsOwnBytes() async throws {
+    let server = try LoopbackServer(media: true)
+    let files = try Files()
+    let alice = try await server.engine("alice")
+    let bob = try await server.engine("bob")
+    let group = try await alice.conversationList.createConversation(
+      title: "Group", memberIDs: [UserID("bob"), UserID("mallory")])
+    let aliceFile = try files.random(count: 20_000, name: "alice.pdf")
+    let id = try await alice.media.send(.file(path: aliceFile.path), caption: "", in: group)
+    #expect(await alice.drainOutbox() == 0)
+    _ = try await bob.sync()
+    let bobsCopy = try await bob.media.download(id, in: group, progress: nil)
+
+    // When mallory, who saw the ID, posts other bytes under it to bob
+    let mallory = try await server.engine("mallory", ids: Reusing(id))
+    let direct = try await mallory.conversationList.createConversation(
+      title: "Direct", memberIDs: [UserID("bob")])
+    var malloryBytes = aliceFile.bytes
+    malloryBytes[0] ^= 0xFF
+    let malloryFile = try files.write(malloryBytes, name: "mallory.pdf")
+    #expect(try await mallory.media.send(.file(path: malloryFile), caption: "", in: direct) == id)
+    #expect(await mallory.drainOutbox() == 0)
+    _ = try await bob.sync()
+    let bobsOther = try await bob.media.download(id, in: direct, progress: nil)
+
+    // Then each message on bob's device keeps the bytes its own sender picked
+    #expect(bobsOther != bobsCopy)
+    #expect(try Files.bytes(bobsCopy) == aliceFile.bytes)
+    #expect(try Files.bytes(bobsOther) == malloryBytes)
+    await alice.close()
+    await bob.close()
+    await mallory.close()
+    await server.stop()
+  }
+
   @Test func whatCannotBeSentIsRefusedBeforeAnythingIsSaved() async throws {
     let server = try LoopbackServer(media: true)
     let files = try Files()
@@ -345,6 +382,18 @@ final class ScriptedObjects: Sendable {
       return response
     }
   }
+}
+
+/// An ID generator that hands out one given ID (a sender reusing an ID it saw).
+final class Reusing: MessageIDGenerator {
+  let id: MessageID
+
+  init(_ id: MessageID) {
+    self.id = id
+  }
+
+  func next() -> MessageID { id }
+  func observe(_ id: MessageID) {}
 }
 
 /// A network the test says is metered or not (the seam an app fills with `NWPathMonitor`).

@@ -58,10 +58,11 @@ actor MediaTransfers: MediaRepository {
     try MessagesRepository.check(caption: caption)
     let (processing, folder) = try tools()
     let id = context.ids.next()
+    let base = MediaFolder.baseName(conversation, context.me, id)
     let name: String
     switch attachment {
-    case .photo: name = id.rawValue + ".jpg"
-    case .file(let path, _): name = id.rawValue + Self.fileExtension(of: Self.fileName(of: path))
+    case .photo: name = base + ".jpg"
+    case .file(let path, _): name = base + Self.fileExtension(of: Self.fileName(of: path))
     }
     // A delete committed meanwhile sweeps the files no row names: not this one, until saved.
     await store.reserveMediaFile(name)
@@ -105,13 +106,15 @@ actor MediaTransfers: MediaRepository {
         sha256: try await digest(name, folder, processing), width: photo.width,
         height: photo.height, thumbnail: Data(photo.thumbnail).base64EncodedString())
     case .file(let path, let contentType):
-      let size = try Self.documentSize(path)
+      _ = try Self.documentSize(path)
       let fileName = Self.fileName(of: path)
       do {
         try await processing.perform { try folder.copy(path, as: name) }
       } catch {
         throw .storage("\(error)")
       }
+      // The size of the copy, which is what is hashed and sent (the original may still grow).
+      let size = try Self.copiedSize(name, in: folder)
       media = Media(
         key: "", kind: .file,
         contentType: contentType ?? Self.contentType(ofFileNamed: fileName), byteCount: size,
@@ -166,6 +169,15 @@ actor MediaTransfers: MediaRepository {
         "\(display(path)) is too large (\(size) bytes, at most \(APILimits.defaultMaxFileBytes))")
     }
     guard size > 0 else { throw .invalidInput("\(display(path)) is empty") }
+    return size
+  }
+
+  private static func copiedSize(_ name: String, in folder: MediaFolder) throws(ChatError) -> Int {
+    guard let size = folder.size(of: name), size > 0,
+      size <= APILimits.defaultMaxFileBytes
+    else {
+      throw .invalidInput("the document changed while it was being copied in")
+    }
     return size
   }
 
@@ -268,6 +280,8 @@ actor MediaTransfers: MediaRepository {
       store.media != nil
     else { return }
     let changes = await store.changes()
+    // The awaits above let `stop()` or another `watch()` in: look again.
+    guard isStarted, watcher == nil else { return }
     watcher = context.spawn { [weak self] in
       await self?.fetchWanted(in: nil)
       for await change in changes {
@@ -328,7 +342,8 @@ actor MediaTransfers: MediaRepository {
       guard !media.key.isEmpty else {
         throw .notFound("the bytes of message \(id) (its upload has not completed)")
       }
-      let partial = id.rawValue + ".part"
+      let base = MediaFolder.baseName(conversation, sender, id)
+      let partial = base + ".part"
       try await fetch(media, into: partial, folder: folder, progress: progress)
       let sha256: String
       do {
@@ -343,7 +358,7 @@ actor MediaTransfers: MediaRepository {
           code: "media_corrupt",
           message: "the downloaded bytes do not match the sender's sha256; try again")
       }
-      let name = id.rawValue + Self.fileExtension(of: media.fileName ?? "x.\(Self.ext(media))")
+      let name = base + Self.fileExtension(of: media)
       try Self.storage { () throws(MediaFolder.Failure) in try folder.move(partial, to: name) }
       try await saveFile(name, of: id, in: conversation, sender: sender, at: now)
       context.log.write(LogRecord(.info, "media.downloaded", [("bytes", "\(media.byteCount)")]))
@@ -352,8 +367,14 @@ actor MediaTransfers: MediaRepository {
     }
   }
 
-  private static func ext(_ media: Media) -> String {
-    media.contentType == "image/png" ? "png" : media.kind == .image ? "jpg" : "bin"
+  /// A downloaded file's extension: an image's from its content type (never from a name its
+  /// sender chose), a document's from its name.
+  static func fileExtension(of media: Media) -> String {
+    switch (media.kind, media.contentType) {
+    case (.image, "image/png"): ".png"
+    case (.image, _): ".jpg"
+    case (.file, _): fileExtension(of: media.fileName ?? "")
+    }
   }
 
   /// Fills `partial` up to the media's size in ranged `GET`s from its size on (what an earlier

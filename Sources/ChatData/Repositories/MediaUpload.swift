@@ -13,8 +13,9 @@ import Support
 ///
 /// Failures are the outbox's: temporary ones (offline, timeout, 5xx, an expired URL's 403)
 /// keep the message sending and the queue paused; a refusal (413: too large; 422 at
-/// completion: size or sha256 do not match, and the store dropped the bytes) fails the
-/// message alone, and a tapped retry uploads again from the start.
+/// completion: size or sha256 do not match, and the store dropped the bytes; a 403 on a URL
+/// handed out minutes before) fails the message alone, and a tapped retry uploads again from
+/// the start.
 struct MediaUpload: Sendable {
   let context: EngineContext
 
@@ -35,6 +36,8 @@ struct MediaUpload: Sendable {
     var key = upload.key
     var parts: [UploadPart] = []
     var received: [Int: String] = [:]
+    /// When the URLs in `parts` were handed out.
+    var issued = context.clock.uptime()
     if let resumed = key {
       do {
         let status = try await context.api.uploadStatus(resumed)
@@ -42,6 +45,7 @@ struct MediaUpload: Sendable {
           return try await completed(media, key: resumed, message)
         }
         parts = status.parts
+        issued = context.clock.uptime()
         for part in status.received { received[part.number] = part.etag }
       } catch .rejected(404, _, _) {
         // Swept by the server (unfinished for a day) or never known: start again.
@@ -56,6 +60,7 @@ struct MediaUpload: Sendable {
           sha256: media.sha256, fileName: media.fileName))
       key = created.mediaKey
       parts = created.parts
+      issued = context.clock.uptime()
       try await save {
         try await store.saveUploadStarted(
           id, in: conversation, sender: context.me, key: created.mediaKey)
@@ -80,7 +85,9 @@ struct MediaUpload: Sendable {
           status: 0, code: "media_changed",
           message: "the file on this device no longer has the size it was sent with")
       }
-      received[part.number] = try await put(bytes, to: part.url, objects: objects)
+      received[part.number] = try await put(
+        bytes, to: part.url, objects: objects,
+        fresh: context.clock.uptime() - issued < Self.freshURL)
       sent += part.byteCount
       try await save {
         try await store.saveUploadProgress(id, in: conversation, sender: context.me, sent: sent)
@@ -98,8 +105,13 @@ struct MediaUpload: Sendable {
     return try await completed(media, key: key, message)
   }
 
-  /// One part, `PUT` to its presigned URL; the store's ETag for it.
-  private func put(_ bytes: [UInt8], to url: String, objects: any ObjectTransfer)
+  /// How long after it was handed out a URL the store refuses (403) is taken as refused for
+  /// good rather than expired (they live 15 minutes).
+  static let freshURL: Duration = .seconds(600)
+
+  /// One part, `PUT` to its presigned URL; the store's ETag for it. `fresh`: the URL was
+  /// handed out recently, so a 403 is the store refusing, not the URL expiring.
+  private func put(_ bytes: [UInt8], to url: String, objects: any ObjectTransfer, fresh: Bool)
     async throws(RequestFailure) -> String
   {
     let response: APIResponse
@@ -114,10 +126,15 @@ struct MediaUpload: Sendable {
         throw .malformedReply("the object store answered a part without an ETag")
       }
       return etag
-    case 403:
-      // Most often a URL that expired while the queue waited: the next attempt asks for fresh
-      // ones.
-      throw .unavailable(status: 403, retryAfter: nil)
+    case 403 where fresh:
+      // A URL handed out minutes ago: the store refuses the upload (its credentials, its
+      // policy). Retrying would hold the conversation's queue for ever.
+      throw .rejected(
+        status: 403, code: "object_store_refused",
+        message: "the object store refused the upload (HTTP 403)")
+    case 401, 403:
+      // A URL that expired while the queue waited: the next attempt asks for fresh ones.
+      throw .unavailable(status: response.status, retryAfter: nil)
     default:
       throw APIClient.classify(response, retryPolicy: context.retryPolicy)
     }

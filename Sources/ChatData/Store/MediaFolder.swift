@@ -1,3 +1,4 @@
+import ChatDomain
 import Foundation
 
 /// The media folder beside the database (`<database>.media`, mode 0700): the full bytes of
@@ -17,6 +18,16 @@ struct MediaFolder: Sendable, Equatable {
   }
 
   func file(_ name: String) -> String { path + "/" + name }
+
+  /// The start of the name of one message's file: its whole key, conversation, sender and
+  /// client message ID, joined by `@`, which neither kind of ID may hold. A client message ID
+  /// alone is not unique (any sender may reuse one someone else's message shows), so it must
+  /// not decide whose bytes a file is. At most 128 + 64 + 36 + 2 bytes, all URL-safe.
+  static func baseName(_ conversation: ConversationID, _ sender: UserID, _ id: MessageID)
+    -> String
+  {
+    "\(conversation.rawValue)@\(sender.rawValue)@\(id.rawValue)"
+  }
 
   /// Creates the folder (0700) when missing.
   func create() throws(Failure) {

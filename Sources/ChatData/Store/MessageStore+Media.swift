@@ -214,8 +214,9 @@ extension MessageStore {
         "SELECT media_file FROM messages INDEXED BY messages_media_files WHERE media_file IS NOT NULL",
         map: { $0.string(0) }),
       let downloading = try? db.query(
-        "SELECT client_id FROM messages WHERE media IS NOT NULL AND media_file IS NULL"
-          + " AND deleted = 0", map: { $0.string(0) + ".part" })
+        "SELECT conversation_id || '@' || sender_id || '@' || client_id FROM messages"
+          + " WHERE media IS NOT NULL AND media_file IS NULL AND deleted = 0",
+        map: { $0.string(0) + ".part" })
     else { return }
     let keep = Set(referenced).union(downloading).union(reservedMediaFiles)
       .union(reservedMediaFiles.map { $0 + ".tmp" })

@@ -44,10 +44,11 @@ final class LoopbackServer: Sendable {
   func engine(
     _ user: String, device: String = "phone",
     objects wrap: (any ObjectTransfer) -> any ObjectTransfer = { $0 },
-    network: any NetworkMonitor = NoNetworkMonitor()
+    network: any NetworkMonitor = NoNetworkMonitor(), ids: (any MessageIDGenerator)? = nil
   ) async throws -> ChatEngine {
     var environment = try environment(objects: wrap)
     environment.network = network
+    environment.ids = ids
     return try await ChatEngine.devSignIn(
       user: UserID(user), device: DeviceID(device),
       database: .file(databasePath(user, device)), environment: environment)
