@@ -88,9 +88,7 @@ extension Checker {
         guard let path = message.media?.localPath,
           let expected = history.mediaSent[message.id]
         else { continue }
-        let found = FileManager.default.contents(atPath: path).map {
-          Hex.encode(Crypto.sha256([UInt8]($0)))
-        }
+        let found = Self.sha256(ofFileAt: path)
         if found != expected {
           report(
             .media,

@@ -124,13 +124,15 @@ final class Checker: @unchecked Sendable {
 
   // MARK: - As it happens
 
+  /// The SHA-256 of a file (hex), nil when it cannot be read.
+  static func sha256(ofFileAt path: String) -> String? {
+    (try? SHA256Hasher.file(at: path))?.map { Hex.encode($0.digest) }
+  }
+
   /// A download returned `path` for message `id`: its bytes must be what the sender picked.
   func downloaded(_ id: MessageID, at path: String, on device: String) {
     guard let expected = history.mediaSent[id] else { return }
-    let found = FileManager.default.contents(atPath: path).map {
-      Hex.encode(Crypto.sha256([UInt8]($0)))
-    }
-    if found != expected {
+    if Self.sha256(ofFileAt: path) != expected {
       report(
         .media, "\(device) downloaded \(id) and holds bytes its sender did not pick",
         keys: [id.rawValue, device])

@@ -123,10 +123,10 @@ struct SimMediaProcessing: MediaProcessing {
   }
 
   func sha256(ofFileAt path: String) async throws(MediaPreparationError) -> String {
-    guard let data = FileManager.default.contents(atPath: path) else {
+    guard let sha256 = Checker.sha256(ofFileAt: path) else {
       throw MediaPreparationError("cannot read \(path)")
     }
-    return Hex.encode(Crypto.sha256([UInt8](data)))
+    return sha256
   }
 
   func perform(_ work: @escaping @Sendable () throws -> Void) async throws {

@@ -23,19 +23,17 @@ public struct LinuxMediaProcessing: MediaProcessing {
 
   @concurrent
   public func sha256(ofFileAt path: String) async throws(MediaPreparationError) -> String {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw MediaPreparationError("cannot read \((path as NSString).lastPathComponent)")
-    }
-    defer { try? handle.close() }
-    let hasher = SHA256Hasher()
+    let name = (path as NSString).lastPathComponent
     do {
-      while let piece = try handle.read(upToCount: 1 << 20), !piece.isEmpty {
-        hasher.update(piece)
+      guard let found = try SHA256Hasher.file(at: path) else {
+        throw MediaPreparationError("cannot read \(name)")
       }
+      return Hex.encode(found.digest)
+    } catch let error as MediaPreparationError {
+      throw error
     } catch {
-      throw MediaPreparationError("cannot read \((path as NSString).lastPathComponent): \(error)")
+      throw MediaPreparationError("cannot read \(name): \(error)")
     }
-    return Hex.encode(hasher.finish())
   }
 
   @concurrent

@@ -73,3 +73,19 @@ package final class SHA256Hasher {
     return Array(digest.prefix(Int(length)))
   }
 }
+
+extension SHA256Hasher {
+  /// The size and SHA-256 of the file at `path`, read a mebibyte at a time; nil when it cannot
+  /// be opened. A read that fails half-way throws.
+  package static func file(at path: String) throws -> (byteCount: Int, digest: [UInt8])? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    let hasher = SHA256Hasher()
+    var size = 0
+    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+      hasher.update(chunk)
+      size += chunk.count
+    }
+    return (size, hasher.finish())
+  }
+}

@@ -185,21 +185,15 @@ package final class FolderObjectStore: Sendable {
   /// The object's size and SHA-256, read a mebibyte at a time.
   package func digest(bucket: String, key: String) throws(S3Error) -> (size: Int, sha256: [UInt8]) {
     _ = try info(bucket: bucket, key: key)
-    guard let handle = FileHandle(forReadingAtPath: try objectPath(bucket, key)) else {
-      throw .noSuchKey
-    }
-    defer { try? handle.close() }
-    let hasher = SHA256Hasher()
-    var size = 0
+    let path = try objectPath(bucket, key)
+    let found: (byteCount: Int, digest: [UInt8])?
     do {
-      while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-        hasher.update(chunk)
-        size += chunk.count
-      }
+      found = try SHA256Hasher.file(at: path)
     } catch {
       throw .internalError("reading an object failed: \(error)")
     }
-    return (size, hasher.finish())
+    guard let found else { throw .noSuchKey }
+    return (found.byteCount, found.digest)
   }
 
   /// Deletes an object; deleting one that is not there is not an error (as in S3).
