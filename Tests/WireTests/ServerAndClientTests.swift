@@ -219,8 +219,11 @@ actor LiveSession {
   }
 
   func open(port: Int) async throws {
+    // 60 s: a hang guard. Under a clean-clone CI run's start-up load the handshake has taken
+    // more than the default 10 s.
     socket = try await WebSocketClient.connect(
-      to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"])
+      to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"],
+      connectTimeout: .seconds(60))
   }
 
   func roundTrip(_ text: String) async throws -> String? {
