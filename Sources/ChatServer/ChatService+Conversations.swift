@@ -29,10 +29,17 @@ extension ChatService {
     return .json(200, ConversationList(items: items))
   }
 
-  /// `GET /v1/sync?cursor=`: the caller's conversations changed since the cursor (all without
-  /// one), and the next cursor. A cursor is opaque to clients (today: a change version in
-  /// decimal); anything that is not one this server issued is a 400.
-  func sync(_ request: APIRequest, for caller: String) async throws(ServiceError) -> APIResponse {
+  /// `GET /v1/sync?cursor=&wait=`: the caller's conversations changed since the cursor (all
+  /// without one), and the next cursor. A cursor is opaque to clients (today: a change version
+  /// in decimal); anything that is not one this server issued is a 400.
+  ///
+  /// With `wait` (1–60 seconds) and a cursor, a sync that finds nothing is held (long poll,
+  /// for networks that block WebSockets) until something changes for the caller, `wait` runs
+  /// out (then: the same cursor, no items) or the server stops. A user holds at most
+  /// `longPollsPerUser` at once (429 beyond): held requests count against the server's limits.
+  func sync(_ request: APIRequest, for caller: String, at now: Timestamp)
+    async throws(ServiceError) -> APIResponse
+  {
     var cursor: Int?
     if let text = request.query["cursor"] {
       guard let value = Int(text), value >= 0, String(value) == text else {
@@ -40,7 +47,59 @@ extension ChatService {
       }
       cursor = value
     }
-    let (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
+    let wait = try QueryParameters.integer("wait", in: request.query)
+    if let wait, !Self.longPollWaits.contains(wait) {
+      throw .invalid("wait must be between 1 and 60 seconds.")
+    }
+    var poll: UInt64?
+    if wait != nil, cursor != nil {
+      guard longPolls.count(of: caller) < Self.longPollsPerUser else {
+        throw ServiceError(
+          .rateLimited, "Too many long polls held at once; use fewer.", retryAfterSeconds: 1)
+      }
+      poll = longPolls.arm(caller)
+    }
+    defer { if let poll { longPolls.disarm(poll) } }
+    var (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
+    if let poll, let wait {
+      // A wake-up that brings nothing for the cursor (a change the caller cannot see, or one
+      // already answered) holds again, for the rest of `wait`.
+      let deadline = clock.uptime() + .seconds(wait)
+      while items.isEmpty, !longPolls.isEnding, clock.uptime() < deadline {
+        await hold(poll, until: deadline)
+        longPolls.rearm(poll)
+        (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
+      }
+    }
     return .json(200, SyncResponse(conversations: items, cursor: String(next)))
+  }
+
+  /// API.md: `wait` is 1–60 seconds.
+  static let longPollWaits = 1...60
+  /// Long polls one user may hold at once (a few devices, each polling).
+  static let longPollsPerUser = 8
+
+  /// Suspends a long poll until it is woken (a change, the server stopping) or the clock's
+  /// uptime reaches `deadline`.
+  private func hold(_ poll: UInt64, until deadline: Duration) async {
+    guard !longPolls.isWoken(poll) else { return }
+    let clock = clock
+    let timer = executor.spawn { [weak self] in
+      // Measured when the task runs: the clock may have moved since it was made.
+      guard (try? await clock.sleep(for: deadline - clock.uptime())) != nil else { return }
+      await self?.wakeLongPoll(poll)
+    }
+    await withCheckedContinuation { continuation in longPolls.hold(poll, continuation) }
+    timer.cancel()
+  }
+
+  private func wakeLongPoll(_ poll: UInt64) {
+    longPolls.wake(poll)
+  }
+
+  /// The server is stopping: every held long poll answers now (nothing changed: the same
+  /// cursor), and none is held from here on, so a graceful stop does not wait out `wait`.
+  public func endLongPolls() {
+    longPolls.endAll()
   }
 }

@@ -72,13 +72,16 @@ extension ChatService {
     }
     publish(
       .typing(conversationId: conversation, userId: subscriber.userId),
-      to: members.filter { $0 != subscriber.userId })
+      to: members.filter { $0 != subscriber.userId }, isChange: false)
   }
 
   /// Hands `frame` to every open subscription of `users` (sorted member ids), in order. A
   /// subscription whose buffer is full is closed: it has fallen behind, and its client will
   /// reconnect and catch up. The frame is encoded only when someone is listening.
-  func publish(_ event: @autoclosure () -> LiveEvent, to users: [String]) {
+  ///
+  /// Every event but typing is a change `/v1/sync` shows: it wakes the users' long polls too.
+  func publish(_ event: @autoclosure () -> LiveEvent, to users: [String], isChange: Bool = true) {
+    if isChange { longPolls.wake(users) }
     let subscribers = hub.subscribers(of: users)
     guard !subscribers.isEmpty else { return }
     let frame = event().text

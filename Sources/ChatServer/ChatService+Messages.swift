@@ -66,7 +66,7 @@ extension ChatService {
           media.key = media.key.lowercased()
           media.sha256 = media.sha256.lowercased()
           return media
-        }))
+        }, push: kind == .message ? pushQueueRequest : nil))
     let message = outcome.message
     if let key = outcome.droppedMediaKey { await dropMedia(key) }
     guard outcome.isNew else {
@@ -74,6 +74,7 @@ extension ChatService {
       return .json(200, message)
     }
     metrics.sendsAccepted += 1
+    queued(outcome.pushes)
     var recipients = outcome.memberIds
     if configuration.knownBugs.contains(.deliverToRemovedMembers) {
       recipients = try await store.everMemberIds(of: conversation)

@@ -42,6 +42,19 @@ public actor ChatService {
   /// The expiry is still checked every time. Cleared when it reaches `verifiedTokensLimit`.
   var verifiedTokens: [String: AccessTokenClaims] = [:]
   static let verifiedTokensLimit = 4_096
+  /// Where pushes go; nil: no push is queued (tokens are still kept).
+  let pushGateway: (any PushGateway)?
+  /// The pending wake-up of the push dispatcher, and when it is due (wall-clock ms).
+  var pushTimer: (due: Int64, task: Task<Void, Never>)?
+  /// The timer's task while its round runs.
+  var pushRound: Task<Void, Never>?
+  /// Deliveries handed to the gateway whose result is not saved yet, by id.
+  var pushDeliveries: [UInt64: Task<Void, Never>] = [:]
+  var lastPushDelivery: UInt64 = 0
+  /// Set by `stopPushes()`: nothing more is handed to the gateway.
+  var pushesStopped = false
+  /// `GET /v1/sync?wait=` requests held until something changes for their user.
+  var longPolls = LongPolls()
 
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
     executor.asUnownedSerialExecutor()
@@ -61,7 +74,8 @@ public actor ChatService {
     random: some RandomNumberGenerator & Sendable,
     executor: any SerialTaskExecutor,
     log: any LogSink = DiscardingLogSink(),
-    media: (any MediaStorage)? = nil
+    media: (any MediaStorage)? = nil,
+    pushGateway: (any PushGateway)? = nil
   ) {
     var random = random
     let key = configuration.signingKey ?? SigningKey.generate(using: &random)
@@ -72,6 +86,7 @@ public actor ChatService {
     self.executor = executor
     self.log = log
     self.media = media
+    self.pushGateway = pushGateway
     self.signer = AccessTokenSigner(key: key)
     self.rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
   }
@@ -117,7 +132,8 @@ public actor ChatService {
       return .text(200, "ok", contentType: "text/plain; charset=utf-8")
     case .metrics:
       let page = metrics.render(
-        liveSubscriptionsOpen: hub.openCount, store: await store.statistics)
+        liveSubscriptionsOpen: hub.openCount, longPollsHeld: longPolls.heldCount,
+        store: await store.statistics)
       return .text(200, page, contentType: "text/plain; version=0.0.4; charset=utf-8")
     case .devLogin:
       guard configuration.devMode else { throw .unknownRoute }
@@ -140,7 +156,7 @@ public actor ChatService {
     case .listConversations:
       return try await listConversations(of: caller.userId)
     case .sync:
-      return try await sync(request, for: caller.userId)
+      return try await sync(request, for: caller.userId, at: now)
     case .listItems(let conversation):
       return try await listMessages(in: conversation, request, for: caller.userId)
     case .postItem(let conversation):
@@ -167,6 +183,10 @@ public actor ChatService {
       return try await completeUpload(key, request, of: caller.userId)
     case .media(let key):
       return try await download(key, for: caller.userId, at: now)
+    case .registerPush:
+      return try await registerPush(request, for: caller)
+    case .removePush:
+      return try await removePush(for: caller)
     default:
       // Unknown, or a route of API.md this server does not serve yet.
       throw .unknownRoute

@@ -25,6 +25,8 @@ public final class ReferenceServer: Sendable {
   public let objectStore: ObjectStoreEndpoint?
   /// The remote store's client, when `--s3-endpoint` named one.
   let s3Client: S3Client?
+  /// The webhook push gateway, when `--push-webhook` named one.
+  let pushGateway: WebhookPushGateway?
   /// The hourly media sweep, while media is served.
   private let sweeper: Task<Void, Never>?
   private let serviceExecutor: ThreadExecutor
@@ -32,14 +34,15 @@ public final class ReferenceServer: Sendable {
 
   private init(
     options: ServerOptions, port: Int, http: ChatHTTPServer, objectStore: ObjectStoreEndpoint?,
-    s3Client: S3Client?, sweeper: Task<Void, Never>?, serviceExecutor: ThreadExecutor,
-    storeExecutor: ThreadExecutor
+    s3Client: S3Client?, pushGateway: WebhookPushGateway?, sweeper: Task<Void, Never>?,
+    serviceExecutor: ThreadExecutor, storeExecutor: ThreadExecutor
   ) {
     self.options = options
     self.port = port
     self.http = http
     self.objectStore = objectStore
     self.s3Client = s3Client
+    self.pushGateway = pushGateway
     self.sweeper = sweeper
     self.serviceExecutor = serviceExecutor
     self.storeExecutor = storeExecutor
@@ -105,9 +108,11 @@ public final class ReferenceServer: Sendable {
     let s3Client = options.s3.map { S3Client(endpoint: $0, clock: clock) }
     let media: (any MediaStorage)? =
       objectStore?.media ?? s3Client.map { RemoteMediaStorage(client: $0) }
+    let pushGateway = options.pushWebhook.map { WebhookPushGateway(url: $0) }
     let service = ChatService(
       store: store, configuration: configuration, clock: clock,
-      random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log, media: media)
+      random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log, media: media,
+      pushGateway: pushGateway)
     // Media past the retention, and uploads never used, go once an hour.
     let sweeper =
       media == nil
@@ -132,9 +137,12 @@ public final class ReferenceServer: Sendable {
       if let objectStore { Task { await objectStore.server.shutdown() } }
       throw fail(.listen("\(options.host):\(options.port)", "\(error)"))
     }
+    // Pushes owed from before a restart go now, each at most once per collapse window.
+    Task { await service.startPushes() }
     return ReferenceServer(
       options: options, port: port, http: server, objectStore: objectStore, s3Client: s3Client,
-      sweeper: sweeper, serviceExecutor: serviceExecutor, storeExecutor: storeExecutor)
+      pushGateway: pushGateway, sweeper: sweeper, serviceExecutor: serviceExecutor,
+      storeExecutor: storeExecutor)
   }
 
   /// Stops gracefully: no new connections; requests in flight finish (their writes are
@@ -144,6 +152,8 @@ public final class ReferenceServer: Sendable {
     sweeper?.cancel()
     await objectStore?.server.shutdown()
     await http.shutdown()
+    await service.stopPushes()
+    await pushGateway?.shutdown()
     await serviceExecutor.waitUntilIdle()
     await storeExecutor.waitUntilIdle()
     await s3Client?.shutdown()

@@ -189,6 +189,15 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "AWS_SECRET_ACCESS_KEY")
   public var s3SecretAccessKey: String?
 
+  /// Where pushes go: the built-in webhook gateway.
+  @Option(
+    help: ArgumentHelp(
+      "Send push nudges as POSTs of {provider, token, collapseId, payload} to this "
+        + "http(s) URL (the reference server's push gateway); without it no push is sent.",
+      valueName: "URL"),
+    environment: "CHAT_SERVER_PUSH_WEBHOOK")
+  public var pushWebhook: String?
+
   public init() {}
 
   /// The defaults, with the data in `dataFolder`: how tests start a server in-process.
@@ -225,6 +234,12 @@ public struct ServerOptions: ParsableArguments, Sendable {
       }
       guard s3 != nil else {
         throw ValidationError("--s3-endpoint must be http(s)://host[:port], with no path")
+      }
+    }
+    if let url = pushWebhook {
+      guard url.hasPrefix("http://") || url.hasPrefix("https://"), url.count > "https://".count
+      else {
+        throw ValidationError("--push-webhook must be an http(s)://host[:port][/path] URL")
       }
     }
     guard (tlsCertificate == nil) == (tlsKey == nil) else {

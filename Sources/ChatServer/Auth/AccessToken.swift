@@ -6,6 +6,8 @@ struct AccessTokenClaims: Equatable, Sendable {
   var userId: String
   var deviceId: String
   var expiresAt: Timestamp
+
+  var device: DeviceKey { DeviceKey(userId: userId, deviceId: deviceId) }
 }
 
 /// Signs and checks access tokens.

@@ -43,8 +43,10 @@ public final class ChatHTTPServer: Sendable {
     try server.start()
   }
 
-  /// Stops accepting, lets requests in flight finish, closes sockets with 1001.
+  /// Stops accepting, lets requests in flight finish (held long polls answer at once),
+  /// closes sockets with 1001.
   public func shutdown() async {
+    await service.endLongPolls()
     await server.shutdown()
   }
 

@@ -9,11 +9,16 @@ struct LiveHub {
     let userId: String
     let deviceId: String
     let continuation: AsyncStream<String>.Continuation
+
+    var device: DeviceKey { DeviceKey(userId: userId, deviceId: deviceId) }
   }
 
   private var subscribersByUser: [String: [Subscriber]] = [:]
   private var userBySubscription: [UInt64: String] = [:]
   private var lastID: UInt64 = 0
+  /// Open subscriptions per device, and the devices with at least one: who needs no push.
+  private var socketsByDevice: [DeviceKey: Int] = [:]
+  private(set) var devicesOnline: Set<DeviceKey> = []
 
   var openCount: Int { userBySubscription.count }
 
@@ -26,6 +31,9 @@ struct LiveHub {
   mutating func add(_ subscriber: Subscriber) {
     subscribersByUser[subscriber.userId, default: []].append(subscriber)
     userBySubscription[subscriber.id] = subscriber.userId
+    let device = subscriber.device
+    socketsByDevice[device, default: 0] += 1
+    devicesOnline.insert(device)
   }
 
   /// Removes and returns the subscription, or nil when it was already gone.
@@ -36,6 +44,13 @@ struct LiveHub {
     else { return nil }
     let removed = subscribers.remove(at: index)
     subscribersByUser[user] = subscribers.isEmpty ? nil : subscribers
+    let device = removed.device
+    if let count = socketsByDevice[device], count > 1 {
+      socketsByDevice[device] = count - 1
+    } else {
+      socketsByDevice[device] = nil
+      devicesOnline.remove(device)
+    }
     return removed
   }
 

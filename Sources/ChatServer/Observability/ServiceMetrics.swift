@@ -31,6 +31,11 @@ struct ServiceMetrics {
   var liveFramesIgnored = 0
   var liveSubscriptionsDropped = 0
   var mediaDeletesFailed = 0
+  var pushesSent = 0
+  var pushesCollapsed = 0
+  var pushesFailed = 0
+  var pushRetries = 0
+  var pushTokensRemoved = 0
 
   mutating func recordRequest(method: String, route: String, status: Int, duration: Duration) {
     requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
@@ -43,7 +48,7 @@ struct ServiceMetrics {
   }
 
   /// The Prometheus text exposition (format 0.0.4).
-  func render(liveSubscriptionsOpen: Int, store: StoreStatistics) -> String {
+  func render(liveSubscriptionsOpen: Int, longPollsHeld: Int, store: StoreStatistics) -> String {
     var lines: [String] = []
     func family(_ name: String, _ type: String, _ help: String) {
       lines.append("# HELP \(name) \(help)")
@@ -85,6 +90,21 @@ struct ServiceMetrics {
         "chat_media_deletes_failed_total",
         "Deleted messages whose media bytes the store could not delete.", mediaDeletesFailed
       ),
+      ("chat_pushes_sent_total", "Pushes the gateway accepted.", pushesSent),
+      (
+        "chat_pushes_collapsed_total",
+        "Messages whose push replaced one still owed for the same conversation and device.",
+        pushesCollapsed
+      ),
+      (
+        "chat_pushes_failed_total",
+        "Pushes dropped: refused by the gateway, or its attempts used up.", pushesFailed
+      ),
+      ("chat_push_retries_total", "Deliveries to the gateway to be tried again.", pushRetries),
+      (
+        "chat_push_tokens_removed_total", "Device tokens forgotten because the gateway said 410.",
+        pushTokensRemoved
+      ),
       ("chat_store_commits_total", "Write transactions committed (group commits).", store.commits),
       (
         "chat_store_committed_writes_total",
@@ -102,6 +122,8 @@ struct ServiceMetrics {
     }
     family("chat_live_subscriptions_open", "gauge", "Live subscriptions open now.")
     lines.append("chat_live_subscriptions_open \(liveSubscriptionsOpen)")
+    family("chat_long_polls_held", "gauge", "GET /v1/sync?wait= requests held now.")
+    lines.append("chat_long_polls_held \(longPollsHeld)")
     return lines.joined(separator: "\n") + "\n"
   }
 }

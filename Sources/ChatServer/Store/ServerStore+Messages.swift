@@ -20,6 +20,15 @@ struct NewMessage: Sendable {
   var target: (id: String, key: String)? = nil
   /// A message's media: the key of a completed upload of the sender's, as API.md's Media.
   var media: Media? = nil
+  /// Who is owed a push for a new message, when the service hands pushes to a gateway.
+  var push: PushQueueRequest? = nil
+}
+
+/// What the service knows that the store needs to queue pushes: the devices with a socket
+/// open (they hear the message live), and the collapse window.
+struct PushQueueRequest: Sendable {
+  var skipping: Set<DeviceKey>
+  var window: Duration
 }
 
 /// What storing an item did.
@@ -31,6 +40,8 @@ struct SendOutcome: Sendable {
   var memberIds: [String]
   /// A new delete of a message with media: the media key whose bytes go now.
   var droppedMediaKey: String? = nil
+  /// The pushes a new message queued.
+  var pushes = PushQueueing()
 }
 
 extension ServerStore {
@@ -140,8 +151,15 @@ extension ServerStore {
       senderId: new.senderId, text: new.kind == .delete ? "" : new.text, sequence: sequence,
       sentAt: Timestamp(millisecondsSince1970: sentAt).rfc3339, kind: new.kind,
       media: new.media, deleted: false, target: new.target?.id)
+    var pushes = PushQueueing()
+    if new.kind == .message, let push = new.push {
+      pushes = try queuePushes(
+        of: sequence, in: new.conversationId, from: new.senderId, skipping: push.skipping,
+        at: new.sentAt, window: push.window, in: db)
+    }
     return SendOutcome(
-      message: stored, isNew: true, memberIds: members, droppedMediaKey: droppedMediaKey)
+      message: stored, isNew: true, memberIds: members, droppedMediaKey: droppedMediaKey,
+      pushes: pushes)
   }
 
   /// A message's media is a completed upload of its sender's, described as it was uploaded,

@@ -122,6 +122,35 @@ extension ServerStore {
         CREATE INDEX messages_by_media_key ON messages (media_key) WHERE media_key IS NOT NULL;
         """)
     }
+    // API.md Part 2's push: one token per device (`push_tokens`), and what each device is owed
+    // per conversation (`push_queue`): the newest message not yet pushed (`sequence`, NULL when
+    // nothing is owed), when the last push went (`last_sent_at`, wall-clock milliseconds: the
+    // collapse window holds across a restart), when the next may go (`due_at`), and failed
+    // attempts in a row. A row is written in the same transaction as the message it is owed
+    // for, so a push owed survives a restart.
+    migrator.register("v6-push") { db in
+      try db.execute(
+        """
+        CREATE TABLE push_tokens (
+          user_id TEXT NOT NULL,
+          device_id TEXT NOT NULL,
+          provider TEXT NOT NULL,
+          token TEXT NOT NULL,
+          PRIMARY KEY (user_id, device_id)
+        );
+        CREATE TABLE push_queue (
+          user_id TEXT NOT NULL,
+          device_id TEXT NOT NULL,
+          conversation_id TEXT NOT NULL,
+          sequence INTEGER,
+          last_sent_at INTEGER,
+          due_at INTEGER NOT NULL,
+          attempts INTEGER NOT NULL DEFAULT 0,
+          PRIMARY KEY (user_id, device_id, conversation_id)
+        );
+        CREATE INDEX push_queue_due ON push_queue (due_at) WHERE sequence IS NOT NULL;
+        """)
+    }
     return migrator
   }
 }

@@ -21,7 +21,8 @@ final class TestServer: Sendable {
     location: ServerStore.Location = .memory,
     seed: UInt64 = 1,
     clock: ManualClock = ManualClock(wallClock: TestServer.start),
-    media: (any MediaStorage)? = nil
+    media: (any MediaStorage)? = nil,
+    pushGateway: (any PushGateway)? = nil
   ) throws {
     executor = ThreadExecutor(name: "test.server")
     store = try ServerStore(location, executor: executor)
@@ -29,7 +30,8 @@ final class TestServer: Sendable {
     log = CapturingLogSink()
     service = ChatService(
       store: store, configuration: configuration, clock: clock,
-      random: SplitMix64(seed: seed), executor: executor, log: log, media: media)
+      random: SplitMix64(seed: seed), executor: executor, log: log, media: media,
+      pushGateway: pushGateway)
   }
 
   deinit {

@@ -12,7 +12,7 @@ included: they send the same bytes inside TLS records.
 
 Groups: errors (with precedence and parser errors), rate-limit, auth (with refresh), expiry, production,
 conversations, messages, concurrency, paging, receipts, live, keepalive, limits, operations,
-unavailable.
+unavailable, push (with --push-webhook to a webhook in the test process), long-poll.
 The binary is .build/debug/chat-server, or $CHAT_SERVER_BINARY.
 """
 
@@ -28,6 +28,7 @@ import cases_items
 import cases_live
 import cases_media
 import cases_ops
+import cases_push
 import chatserver
 from chatserver import Certificates, Report, Server
 
@@ -57,6 +58,8 @@ OWN = [
     ("keepalive", cases_live.run_keepalive),
     ("unavailable", cases_ops.run_unavailable),
     ("media", cases_media.run_uploads),
+    ("push", cases_push.run),
+    ("long-poll", cases_push.run_long_poll),
 ]
 
 
