@@ -6,6 +6,9 @@ public enum ConnectionState: Hashable, Sendable {
   case waitingForNetwork
   case connecting
   case connected
+  /// The network refuses the socket (a proxy that blocks WebSockets) but HTTP works: updates
+  /// come by long poll, and the socket is tried again every few minutes.
+  case polling
   /// The session ended (refresh refused): sign in again.
   case signedOut
 }
@@ -14,4 +17,12 @@ public enum ConnectionState: Hashable, Sendable {
 public protocol ConnectionStatus: Sendable {
   /// The state now, then on every change.
   func connectionStates() -> AsyncStream<ConnectionState>
+}
+
+/// How the engine gets live updates.
+public enum LiveUpdates: Sendable, Equatable {
+  /// The socket, falling back to long poll on a network that blocks it.
+  case automatic
+  /// Long poll only (`chat listen --long-poll`; a network known to block WebSockets).
+  case longPollOnly
 }

@@ -7,6 +7,7 @@ enum Banner {
     case .idle, .connected: nil
     case .connecting: "Connecting…"
     case .waitingForNetwork: "Waiting for network…"
+    case .polling: "Live updates by polling: this network blocks live connections"
     case .signedOut: "Signed out: sign in again"
     }
   }

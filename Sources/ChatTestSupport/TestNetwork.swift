@@ -51,6 +51,7 @@ public enum EventFault: Sendable, Equatable {
 public final class TestNetwork: Sendable {
   private struct State {
     var online = true
+    var blocksWebSockets = false
     var rules: [(match: RequestMatch, fault: HTTPFault, remaining: Int)] = []
     var eventFaults: [EventFault] = []
     var requests: [APIRequest] = []
@@ -128,6 +129,12 @@ public final class TestNetwork: Sendable {
 
   public var openSockets: Int { state.withLock { state in state.sockets.count } }
 
+  /// A proxy on the way refuses every WebSocket upgrade (403) while HTTP goes through.
+  public var blocksWebSockets: Bool {
+    get { state.withLock { state in state.blocksWebSockets } }
+    set { state.withLock { state in state.blocksWebSockets = newValue } }
+  }
+
   /// How many times this device tried to open its socket.
   public var connectAttempts: Int { state.withLock { state in state.connects } }
 
@@ -190,6 +197,7 @@ public final class TestNetwork: Sendable {
   func connect(headers: HeaderFields) async throws(LiveConnectError) -> any LiveSocket {
     state.withLock { state in state.connects += 1 }
     guard isOnline else { throw .offline("test network is offline") }
+    guard !blocksWebSockets else { throw .rejected(status: 403) }
     let request = APIRequest(.live, headers: headers)
     switch await service.openLive(request) {
     case .refused(let response):

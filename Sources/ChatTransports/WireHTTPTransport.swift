@@ -89,7 +89,7 @@ public final class WireHTTPTransport: HTTPTransport, ObjectTransfer {
       url: origin + target, method: HTTPMethod(rawValue: request.method), body: request.body)
     for (name, value) in request.headers { wire.headers.add(name: name, value: value) }
     wire.isIdempotent = wire.isIdempotent || Self.isSafeToRepeat(request)
-    return try await execute(wire, timeout: timeout)
+    return try await execute(wire, timeout: max(timeout, request.timeout ?? .zero))
   }
 
   /// A presigned URL, sent as given (it is already escaped and signed), over the same

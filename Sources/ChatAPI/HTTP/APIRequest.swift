@@ -10,16 +10,20 @@ public struct APIRequest: Sendable, Equatable {
   public var query: QueryItems
   public var headers: HeaderFields
   public var body: [UInt8]
+  /// How long the reply may take when longer than a transport's usual limit: a long poll
+  /// (`GET /v1/sync?wait=`) is answered only after its wait. Nil: the transport's own.
+  public var timeout: Duration?
 
   public init(
     method: String, path: String, query: QueryItems = [:], headers: HeaderFields = [:],
-    body: [UInt8] = []
+    body: [UInt8] = [], timeout: Duration? = nil
   ) {
     self.method = method
     self.path = path
     self.query = query
     self.headers = headers
     self.body = body
+    self.timeout = timeout
   }
 
   /// A request for `endpoint` with `body` encoded as JSON.

@@ -58,9 +58,25 @@ struct APIClient: Sendable {
 
   // MARK: - Conversations
 
-  func sync(cursor: String?) async throws(RequestFailure) -> SyncResponse {
-    try await decode(
-      SyncResponse.self, APIRequest(.sync, query: cursor.map { ["cursor": $0] } ?? [:]))
+  /// `GET /v1/sync?cursor=`; with `wait`, a long poll held up to that long.
+  func sync(cursor: String?, wait: Duration? = nil) async throws(RequestFailure) -> SyncResponse {
+    var request = APIRequest(.sync, query: cursor.map { ["cursor": $0] } ?? [:])
+    if let wait {
+      request.query.append("wait", String(wait.components.seconds))
+      request.timeout = wait + Self.longPollMargin
+    }
+    return try await decode(SyncResponse.self, request)
+  }
+
+  /// What a long poll's reply may take beyond its wait (the network, a busy server).
+  static let longPollMargin = Duration.seconds(15)
+
+  func registerPush(_ registration: PushRegistration) async throws(RequestFailure) {
+    _ = try await send(APIRequest(.registerPush, json: registration))
+  }
+
+  func removePush() async throws(RequestFailure) {
+    _ = try await send(APIRequest(.removePush))
   }
 
   func changeMembers(_ body: ChangeMembers, in conversation: ConversationID)

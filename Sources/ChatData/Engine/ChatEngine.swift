@@ -35,6 +35,8 @@ public final class ChatEngine: Sendable {
     /// The size others' downloaded media may take on this device (least recently viewed go
     /// first); my own are kept.
     public var mediaCacheBytes = 512 * 1024 * 1024
+    /// The socket with a long-poll fallback, or long poll only.
+    public var liveUpdates = LiveUpdates.automatic
 
     public init(
       http: any HTTPTransport, live: any LiveTransport,
@@ -82,6 +84,8 @@ public final class ChatEngine: Sendable {
   let typingSource: TypingRepository
   let mediaSource: MediaTransfers
   let live: LiveConnection
+  let push: PushRegistrar
+  let lifecycle = AppLifecycle()
   private let ownsExecutor: Bool
   private let networkTask: Task<Void, Never>
 
@@ -213,12 +217,21 @@ public final class ChatEngine: Sendable {
     let router = LiveEventRouter(
       messages: messages, receipts: receipts, conversations: conversations, typing: typing,
       log: environment.log)
+    let push = PushRegistrar(context: context)
+    self.push = push
     let reconnect = ReconnectSequence(
       context: context, conversations: conversations, catchUp: catchUp, receipts: receipts,
-      outbox: outbox)
+      outbox: outbox, push: push)
     let live = LiveConnection(
       context: context, transport: environment.live, session: session, outgoing: outgoing,
-      onFrame: { await router.route($0) }, onConnected: { await reconnect.run() })
+      onFrame: { await router.route($0) }, onConnected: { await reconnect.run() },
+      probeHTTP: { (try? await conversations.sync()) != nil },
+      longPoll: {
+        guard let changed = try? await conversations.longPoll(wait: LiveConnection.longPollWait)
+        else { return false }
+        if !changed.isEmpty { await reconnect.caughtUp(after: changed) }
+        return true
+      }, mode: environment.liveUpdates)
     self.messagesSource = messages
     self.outbox = outbox
     self.catchUp = catchUp

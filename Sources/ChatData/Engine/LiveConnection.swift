@@ -10,6 +10,12 @@ import Support
 /// socket's events are trusted to be complete. A socket that looks open but is dead is found by
 /// the transport's pings, which end `messages`. A 401 on the upgrade refreshes the token once and
 /// reconnects; a refused refresh ends the session.
+///
+/// A network that blocks WebSockets (a proxy refusing the upgrade) while HTTP works: after
+/// `failedUpgradesBeforePolling` failed upgrades in a row, each followed by an HTTP request
+/// that worked, updates come by long poll (`GET /v1/sync?wait=`) with the same catch-up rules
+/// as a connect; the socket is tried again every `socketRetryWhilePolling`. With
+/// `LiveUpdates.longPollOnly` the socket is never tried.
 actor LiveConnection: ConnectionStatus {
   nonisolated let context: EngineContext
   nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -21,6 +27,13 @@ actor LiveConnection: ConnectionStatus {
   private let outgoing: OpenSocket
   private let onFrame: @Sendable (String) async -> Void
   private let onConnected: @Sendable () async -> Void
+  /// One HTTP request that says whether HTTP works (a `/v1/sync`, saved like any other).
+  private let probeHTTP: @Sendable () async -> Bool
+  /// One long poll and the catch-ups it calls for; false when the request failed.
+  private let longPoll: @Sendable () async -> Bool
+  private let mode: LiveUpdates
+  /// Upgrades that failed in a row while HTTP worked.
+  private var failedUpgrades = 0
 
   private var isRunning = false
   private var loop: Task<Void, Never>?
@@ -35,7 +48,10 @@ actor LiveConnection: ConnectionStatus {
   init(
     context: EngineContext, transport: any LiveTransport, session: SessionManager,
     outgoing: OpenSocket, onFrame: @escaping @Sendable (String) async -> Void,
-    onConnected: @escaping @Sendable () async -> Void
+    onConnected: @escaping @Sendable () async -> Void,
+    probeHTTP: @escaping @Sendable () async -> Bool = { false },
+    longPoll: @escaping @Sendable () async -> Bool = { false },
+    mode: LiveUpdates = .automatic
   ) {
     self.context = context
     self.transport = transport
@@ -44,6 +60,9 @@ actor LiveConnection: ConnectionStatus {
     self.pause = RetryPause(context: context)
     self.onFrame = onFrame
     self.onConnected = onConnected
+    self.probeHTTP = probeHTTP
+    self.longPoll = longPoll
+    self.mode = mode
   }
 
   // MARK: - State
@@ -125,6 +144,12 @@ actor LiveConnection: ConnectionStatus {
 
   /// A connection that lasted this long was healthy: the next drop starts the backoff afresh.
   static let healthyConnection: Duration = .seconds(10)
+  /// Failed upgrades in a row, with HTTP working, before updates come by long poll.
+  static let failedUpgradesBeforePolling = 3
+  /// While polling, the socket is tried again this often.
+  static let socketRetryWhilePolling: Duration = .seconds(180)
+  /// How long one long poll may be held (API.md: 1–60 s).
+  static let longPollWait: Duration = .seconds(25)
 
   private func isCurrent(_ generation: Int) -> Bool {
     isRunning && self.generation == generation && !Task.isCancelled
@@ -134,6 +159,10 @@ actor LiveConnection: ConnectionStatus {
     pause.reset()
     var refreshedFor: String?
     while isCurrent(generation) {
+      if mode == .longPollOnly || failedUpgrades >= Self.failedUpgradesBeforePolling {
+        await poll(generation)
+        continue
+      }
       set(pause.failures == 0 ? .connecting : .waitingForNetwork)
       let token: String
       do {
@@ -168,9 +197,17 @@ actor LiveConnection: ConnectionStatus {
           LogRecord(
             .info, "live.connect_failed",
             [("attempt", "\(pause.failures + 1)"), ("reason", "\(error)")]))
+        // A refusal that is about load says nothing of the network.
+        if error != .rejected(status: 429), error != .rejected(status: 503), await probeHTTP() {
+          failedUpgrades += 1
+          if failedUpgrades >= Self.failedUpgradesBeforePolling { continue }
+        } else {
+          failedUpgrades = 0
+        }
         await backOff(generation)
         continue
       }
+      failedUpgrades = 0
       guard isCurrent(generation) else {
         await opened.close()
         return
@@ -200,6 +237,37 @@ actor LiveConnection: ConnectionStatus {
       set(.waitingForNetwork)
       await backOff(generation)
     }
+  }
+
+  /// Updates by long poll until the socket is due another try (never with `longPollOnly`) or
+  /// the loop is stopped. Entering runs the connect's catch-up first, as a connect does.
+  private func poll(_ generation: Int) async {
+    set(.polling)
+    context.log.write(LogRecord(.info, "live.long_polling", [("mode", "\(mode)")]))
+    pause.reset()
+    let onConnected = onConnected
+    context.spawn { await onConnected() }
+    let retrySocket = context.clock.uptime() + Self.socketRetryWhilePolling
+    while isCurrent(generation),
+      mode == .longPollOnly || context.clock.uptime() < retrySocket
+    {
+      // A stop must not wait out a held poll: it stops waiting, and the poll's reply, if any,
+      // is still saved.
+      let round = context.executor.spawn { [longPoll] in await longPoll() }
+      guard
+        let worked = await value(
+          of: round, until: nil, clock: context.clock, on: context.executor)
+      else { return }
+      if worked {
+        pause.reset()
+        set(.polling)
+      } else {
+        set(.waitingForNetwork)
+        await backOff(generation)
+      }
+    }
+    // The socket's turn again: one more failed upgrade brings the polls back.
+    if mode != .longPollOnly { failedUpgrades = Self.failedUpgradesBeforePolling - 1 }
   }
 
   private func backOff(_ generation: Int) async {

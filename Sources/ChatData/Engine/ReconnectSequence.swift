@@ -6,13 +6,15 @@ import ChatDomain
 /// 1. learning which conversations changed (`/v1/sync`; retried with backoff if it fails),
 /// 2. catching up every conversation the server is ahead in or a screen shows (`?after=`), and
 ///    their receipts,
-/// 3. flushing what waits: the outbox, and read numbers the server never confirmed.
+/// 3. flushing what waits: the outbox, read numbers the server never confirmed, and a push
+///    token the server has not confirmed.
 struct ReconnectSequence: Sendable {
   let context: EngineContext
   let conversations: ConversationsRepository
   let catchUp: CatchUp
   let receipts: ReceiptsRepository
   let outbox: Outbox
+  let push: PushRegistrar
 
   func run() async {
     if await skipsCatchUp() {
@@ -28,9 +30,21 @@ struct ReconnectSequence: Sendable {
     await flush()
   }
 
+  /// After a long poll said which conversations changed (saved already): the same catch-up
+  /// as a connect's, for them.
+  func caughtUp(after changed: [ConversationID]) async {
+    await catchUp.catchUpAll()
+    for conversation in changed.sorted() {
+      context.spawn { [receipts] in await receipts.sync(conversation) }
+    }
+    await flush()
+  }
+
   private func flush() async {
     await outbox.wake()
     await receipts.postOwedReads()
+    // A token the server never confirmed (registered offline, or changed).
+    try? await push.sync()
   }
 
   /// `KnownBugs.skipCatchUpAfterReconnect`: a reconnect trusts the socket.

@@ -218,12 +218,14 @@ actor CatchUp {
 
   /// Fetches what this device lacks above its sync position (`?after=`, 200 at a time), after
   /// the newest page if the conversation was never fetched. Returns the messages fetched.
+  /// With `rounds`, at most that many rounds of `pagesInFlight` pages (a push's bounded
+  /// catch-up); what is left comes with the next catch-up.
   @discardableResult
-  func catchUp(_ conversation: ConversationID, progress: ((Int) -> Void)? = nil)
-    async throws(RequestFailure) -> Int
-  {
+  func catchUp(
+    _ conversation: ConversationID, rounds: Int? = nil, progress: ((Int) -> Void)? = nil
+  ) async throws(RequestFailure) -> Int {
     try await fetching.withLock(conversation) { () async throws(RequestFailure) -> Int in
-      try await fetchMissing(conversation, progress: progress)
+      try await fetchMissing(conversation, rounds: rounds, progress: progress)
     }
   }
 
@@ -251,11 +253,12 @@ actor CatchUp {
     }
   }
 
-  private func fetchMissing(_ conversation: ConversationID, progress: ((Int) -> Void)?)
-    async throws(RequestFailure) -> Int
-  {
+  private func fetchMissing(
+    _ conversation: ConversationID, rounds: Int?, progress: ((Int) -> Void)?
+  ) async throws(RequestFailure) -> Int {
     guard let record = await record(conversation) else { return 0 }
     var fetched = 0
+    var roundsLeft = rounds ?? Int.max
     if record.syncedUpTo == nil {
       let page = try await context.api.messages(in: conversation, limit: Self.pageSize)
       fetched += await save(page.items, in: conversation)
@@ -292,8 +295,9 @@ actor CatchUp {
       }
       progress?(fetched)
       let now = await self.record(conversation)?.syncedUpTo ?? synced
+      roundsLeft -= 1
       // No progress means the server broke its no-holes promise: stop rather than spin.
-      guard hasMore, now > synced else { break }
+      guard hasMore, now > synced, roundsLeft > 0 else { break }
     }
     await context.metrics.recordCatchUp(messages: fetched)
     if fetched > 0 {

@@ -50,7 +50,15 @@ actor ConversationsRepository: ConversationListRepository {
     return try result.get()
   }
 
-  private func performSync() async -> Result<[ConversationID], RequestFailure> {
+  /// `sync()` as a long poll (`?wait=`): held by the server until something changes for this
+  /// user or `wait` passes, for a network that blocks the socket. Not shared with `sync()`:
+  /// a caller that wants the list now must not wait out a poll.
+  func longPoll(wait: Duration) async throws(RequestFailure) -> [ConversationID] {
+    try await performSync(wait: wait).get()
+  }
+
+  private func performSync(wait: Duration? = nil) async -> Result<[ConversationID], RequestFailure>
+  {
     let cursor: String?
     do {
       cursor = try await store.syncCursor()
@@ -61,7 +69,7 @@ actor ConversationsRepository: ConversationListRepository {
     }
     let dto: SyncResponse
     do {
-      dto = try await context.api.sync(cursor: cursor)
+      dto = try await context.api.sync(cursor: cursor, wait: wait)
     } catch {
       return .failure(error)
     }

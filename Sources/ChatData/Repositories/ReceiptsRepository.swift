@@ -118,6 +118,30 @@ actor ReceiptsRepository {
     request(.delivered, upTo: sequence, in: conversation)
   }
 
+  /// Posts the delivered number of what this device holds in `conversation` now, once, whether
+  /// or not the engine runs (a push handled in the background); false when it failed.
+  @discardableResult
+  func postDeliveredNow(in conversation: ConversationID) async -> Bool {
+    let held: Int
+    do {
+      guard let synced = try await store.conversation(conversation)?.syncedUpTo, synced > 0
+      else { return true }
+      held = synced
+    } catch {
+      context.log.write(LogRecord(.error, "store.read_failed", [("error", "\(error)")]))
+      return false
+    }
+    let key = Key(kind: .delivered, conversation: conversation)
+    guard held > posters[key]?.posted ?? 0 else { return true }
+    do {
+      try await context.api.postDelivered(upTo: held, in: conversation)
+      markPosted(key, held)
+      return true
+    } catch {
+      return false
+    }
+  }
+
   /// Posts read numbers raised here that the server never confirmed (a previous run ended
   /// first, or the post failed).
   func postOwedReads() async {

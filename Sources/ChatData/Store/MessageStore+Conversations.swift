@@ -116,6 +116,17 @@ extension MessageStore {
 
   // MARK: - My read number
 
+  /// The server has items up to `sequence` (a push said so): the catch-up knows how far
+  /// behind it is, and asks for the pages side by side.
+  func raiseLastSequence(_ conversation: ConversationID, to sequence: Int) throws(StoreError) {
+    try write { db in
+      try db.run(
+        "UPDATE conversations SET last_sequence = ? WHERE id = ? AND last_sequence < ?",
+        sequence, conversation.rawValue, sequence)
+      if db.changes > 0 { touch(conversation) }
+    }
+  }
+
   /// Raises my read number here, before the server knows (the unread count drops at once).
   /// Returns false when it was already that high.
   @discardableResult

@@ -103,21 +103,11 @@ extension MessageStore {
 
   /// The automatic-download setting as saved (nil: never set).
   func autoDownloadSetting() throws(StoreError) -> String? {
-    try read { db in
-      try db.query("SELECT value FROM sync_state WHERE key = 'media.autoDownload'") {
-        $0.string(0)
-      }.first
-    }
+    try setting("media.autoDownload")
   }
 
   func saveAutoDownloadSetting(_ value: String) throws(StoreError) {
-    try write { db in
-      try db.run(
-        """
-        INSERT INTO sync_state (key, value) VALUES ('media.autoDownload', ?)
-        ON CONFLICT (key) DO UPDATE SET value = excluded.value
-        """, value)
-    }
+    try saveSetting("media.autoDownload", value)
   }
 
   /// Others' media in `conversations` whose bytes are not here (newest first), for the

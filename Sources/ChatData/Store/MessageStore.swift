@@ -186,6 +186,30 @@ actor MessageStore {
     }
   }
 
+  // MARK: - Settings
+
+  /// A value the engine keeps between launches (`sync_state`), nil when never saved.
+  func setting(_ key: String) throws(StoreError) -> String? {
+    try read { db in
+      try db.query("SELECT value FROM sync_state WHERE key = ?", key) { $0.string(0) }.first
+    }
+  }
+
+  /// Saves (or, with nil, removes) a value kept between launches.
+  func saveSetting(_ key: String, _ value: String?) throws(StoreError) {
+    try write { db in
+      if let value {
+        try db.run(
+          """
+          INSERT INTO sync_state (key, value) VALUES (?, ?)
+          ON CONFLICT (key) DO UPDATE SET value = excluded.value
+          """, key, value)
+      } else {
+        try db.run("DELETE FROM sync_state WHERE key = ?", key)
+      }
+    }
+  }
+
   // MARK: - Sync cursor
 
   func syncCursor() throws(StoreError) -> String? {

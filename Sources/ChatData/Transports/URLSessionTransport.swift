@@ -15,12 +15,17 @@ public final class URLSessionTransport: HTTPTransport {
   /// - Parameters:
   ///   - baseURL: the server, e.g. `http://127.0.0.1:8080`.
   ///   - timeout: how long one request may take before it counts as a timeout.
+  /// The longest a request may ask for (`APIRequest.timeout`): a long poll's 60 s and then some.
+  static let longestRequest: TimeInterval = 90
+
   public init(baseURL: URL, timeout: TimeInterval = 15) {
     self.baseURL = baseURL
     self.timeout = timeout
     let configuration = URLSessionConfiguration.ephemeral
     configuration.timeoutIntervalForRequest = timeout
-    configuration.timeoutIntervalForResource = timeout
+    // A request's own longer limit (a long poll) is set on the request; the resource limit
+    // only stops a transfer that never ends.
+    configuration.timeoutIntervalForResource = max(timeout, Self.longestRequest)
     configuration.httpMaximumConnectionsPerHost = 4
     configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
     configuration.urlCache = nil
@@ -42,7 +47,8 @@ public final class URLSessionTransport: HTTPTransport {
       components.queryItems = request.query.map { URLQueryItem(name: $0.name, value: $0.value) }
     }
     guard let url = components.url else { throw .unreachable("invalid request URL") }
-    var urlRequest = URLRequest(url: url, timeoutInterval: timeout)
+    let limit = max(timeout, min(request.timeout?.secondsValue ?? 0, Self.longestRequest))
+    var urlRequest = URLRequest(url: url, timeoutInterval: limit)
     urlRequest.httpMethod = request.method
     for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
     urlRequest.httpBody = request.body.isEmpty ? nil : Data(request.body)

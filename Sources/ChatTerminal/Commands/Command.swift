@@ -44,9 +44,9 @@ public struct CommandContext: Sendable {
   /// for the socket (both over TLS for an `https://` server, trusting `--ca-file` when
   /// given), standard error for logs when `--verbose`. A server URL the transport refuses is a
   /// usage error.
-  public func engineEnvironment(conditions: NetworkConditions? = nil) throws(CommandFailure)
-    -> ChatEngine.Environment
-  {
+  public func engineEnvironment(
+    conditions: NetworkConditions? = nil, liveUpdates: LiveUpdates = .automatic
+  ) throws(CommandFailure) -> ChatEngine.Environment {
     let wire: WireHTTPTransport
     do {
       var configuration = HTTPClient.Configuration()
@@ -68,6 +68,7 @@ public struct CommandContext: Sendable {
       http: http, live: live, network: conditions ?? NoNetworkMonitor(), log: log)
     environment.objects = objects
     environment.mediaProcessing = LinuxMediaProcessing()
+    environment.liveUpdates = liveUpdates
     return environment
   }
 
@@ -81,9 +82,9 @@ public struct CommandContext: Sendable {
   }
 
   /// Opens the engine of a device that ran `chat login` before.
-  public func openEngine(conditions: NetworkConditions? = nil) async throws(CommandFailure)
-    -> ChatEngine
-  {
+  public func openEngine(
+    conditions: NetworkConditions? = nil, liveUpdates: LiveUpdates = .automatic
+  ) async throws(CommandFailure) -> ChatEngine {
     let path: String
     do {
       path = try databasePath()
@@ -93,7 +94,7 @@ public struct CommandContext: Sendable {
     guard FileManager.default.fileExists(atPath: path) else {
       throw .failed(.signedOut, "not signed in on this device: run chat login --user ID first")
     }
-    let environment = try engineEnvironment(conditions: conditions)
+    let environment = try engineEnvironment(conditions: conditions, liveUpdates: liveUpdates)
     do {
       return try await ChatEngine.open(.file(path), environment: environment)
     } catch .signedOut {
@@ -105,12 +106,12 @@ public struct CommandContext: Sendable {
 
   /// Runs `body` with an open engine and closes it afterwards, mapping failures to an exit code.
   public func withEngine(
-    conditions: NetworkConditions? = nil,
+    conditions: NetworkConditions? = nil, liveUpdates: LiveUpdates = .automatic,
     _ body: (ChatEngine) async throws(CommandFailure) -> ExitCode
   ) async -> ExitCode {
     let engine: ChatEngine
     do {
-      engine = try await openEngine(conditions: conditions)
+      engine = try await openEngine(conditions: conditions, liveUpdates: liveUpdates)
     } catch {
       return report(error)
     }

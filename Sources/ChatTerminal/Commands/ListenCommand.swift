@@ -10,12 +10,25 @@ struct ListenCommand: ChatCommand {
   static let configuration = CommandConfiguration(
     commandName: "listen",
     abstract: "Stay connected and print each change as a JSON line (until Ctrl-C).",
-    discussion: #"Prints {"type":"connection"|"conversation"|"message", …} lines."#)
+    discussion: #"""
+      Prints {"type":"connection"|"conversation"|"message", …} lines. The connection's state is
+      idle, connecting, connected, waitingForNetwork, polling (updates by long poll: the
+      network refused the WebSocket three times while HTTP worked; the socket is tried again
+      every few minutes) or signedOut.
+      """#)
+
+  @Flag(
+    name: .customLong("long-poll"),
+    help: ArgumentHelp(
+      "Get updates by long poll (GET /v1/sync?wait=) only, never the WebSocket: for a network "
+        + "known to block WebSockets."))
+  var longPoll = false
 
   @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
 
   func run(_ context: CommandContext) async -> ExitCode {
-    await context.withEngine { engine throws(CommandFailure) in
+    await context.withEngine(liveUpdates: longPoll ? .longPollOnly : .automatic) {
+      engine throws(CommandFailure) in
       let output = Output(json: true)
       let printer = ChangePrinter(engine: engine, output: output)
       await engine.start()
