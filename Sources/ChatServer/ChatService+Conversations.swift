@@ -85,8 +85,12 @@ extension ChatService {
     guard !longPolls.isWoken(poll) else { return }
     let clock = clock
     let timer = executor.spawn { [weak self] in
-      // Measured when the task runs: the clock may have moved since it was made.
-      guard (try? await clock.sleep(for: deadline - clock.uptime())) != nil else { return }
+      // Measured when the task runs: the clock may have moved since it was made. An idle wait:
+      // it waits for the caller's next change, nothing else.
+      let slept = await IdleWait.$isActive.withValue(true) {
+        (try? await clock.sleep(for: deadline - clock.uptime())) != nil
+      }
+      guard slept else { return }
       await self?.wakeLongPoll(poll)
     }
     await withCheckedContinuation { continuation in longPolls.hold(poll, continuation) }

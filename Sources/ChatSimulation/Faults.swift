@@ -18,6 +18,10 @@ public enum FaultKind: String, CaseIterable, Sendable, Comparable {
   case backgrounded = "app sent to the background"
   case signedOut = "signed out, signed in again"
   case spoiled = "download spoiled (a byte changed)"
+  case pushDropped = "push dropped"
+  case pushDelayed = "push delayed"
+  case pushDuplicated = "push delivered twice"
+  case pushHandled = "push handled in the background"
 
   public static func < (lhs: FaultKind, rhs: FaultKind) -> Bool {
     allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -51,6 +55,11 @@ struct FaultPlan: Sendable {
   var skipEvent = 0.0
   /// Per `GET` of media bytes: the reply's first byte changed on the way.
   var spoilDownload = 0.0
+  /// Per push the gateway takes: it never reaches the device, comes up to a minute late, or
+  /// comes twice (APNs promises none of these).
+  var dropPush = 0.0
+  var delayPush = 0.0
+  var duplicatePush = 0.0
   /// Mean time between events of each kind over the whole world (nil: never).
   var socketDropEvery: Duration?
   var offlineEvery: Duration?
@@ -78,6 +87,9 @@ struct FaultPlan: Sendable {
       serverRestartEvery: every(.seconds(60)...(.seconds(900))))
     // Drawn last, so the plans drawn before media came keep their other rates.
     plan.spoilDownload = rate(0.2)
+    plan.dropPush = rate(0.3)
+    plan.delayPush = rate(0.3)
+    plan.duplicatePush = rate(0.3)
     return plan
   }
 }

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatServer
 import Foundation
 import SQLite
@@ -19,6 +20,8 @@ final class ServerNode: @unchecked Sendable {
   private let seed: UInt64
   /// Where media bytes are: outside the server, as S3 is.
   let objects: SimObjectStore
+  /// Where pushes go: outside the server, as APNs is (the simulation delivers them).
+  let pushes = SimPushGateway()
   private(set) var incarnation = 0
   private(set) var executor: SteppedExecutor?
   private(set) var service: ChatService?
@@ -50,8 +53,10 @@ final class ServerNode: @unchecked Sendable {
     service = ChatService(
       store: store, configuration: configuration, clock: SimClock(world: world, offset: .zero),
       random: SimRandom(seed: seed, stream: "server#\(incarnation)"), executor: executor,
-      media: SimMediaStorage(store: objects))
+      media: SimMediaStorage(store: objects), pushGateway: pushes)
     self.executor = executor
+    // Pushes owed from before a crash go now, as after a real restart.
+    if let service { executor.spawn { await service.startPushes() } }
   }
 
   /// Stops the current incarnation between two jobs.
@@ -72,5 +77,17 @@ extension SimRandom {
   /// `count` random bytes.
   mutating func bytes(_ count: Int) -> [UInt8] {
     (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }
+  }
+}
+
+/// The push gateway of the simulated world: it takes every push (2xx) and hands it to the
+/// simulation, which delivers it to the device with the plan's faults (dropped, late, twice).
+final class SimPushGateway: PushGateway, @unchecked Sendable {
+  // @unchecked: touched only on the world's thread.
+  var onPush: (PushDelivery) -> Void = { _ in }
+
+  func deliver(_ delivery: PushDelivery) async -> PushGatewayAnswer {
+    onPush(delivery)
+    return .delivered
   }
 }

@@ -21,9 +21,10 @@ struct SimClock: TimeSource {
     try Task.checkCancellation()
     guard duration > .zero else { return }
     let sleeper = Sleeper()
+    let idle = IdleWait.isActive
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        sleeper.start(continuation, world: world, after: duration)
+        sleeper.start(continuation, world: world, after: duration, idle: idle)
       }
     } onCancel: {
       sleeper.cancel(world: world)
@@ -38,13 +39,16 @@ private final class Sleeper: @unchecked Sendable {
   private var timer: Int?
   private var cancelled = false
 
-  func start(_ continuation: CheckedContinuation<Void, any Error>, world: World, after: Duration) {
+  func start(
+    _ continuation: CheckedContinuation<Void, any Error>, world: World, after: Duration,
+    idle: Bool
+  ) {
     if cancelled {
       continuation.resume(throwing: CancellationError())
       return
     }
     self.continuation = continuation
-    timer = world.schedule(after: after) { [self] in
+    timer = world.schedule(after: after, idle: idle) { [self] in
       self.timer = nil
       self.finish(nil)
     }

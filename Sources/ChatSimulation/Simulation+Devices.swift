@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import Foundation
@@ -29,6 +30,7 @@ extension Simulation {
     environment.objects = SimObjectTransfer(
       simulation: self, device: device, incarnation: incarnation)
     environment.mediaProcessing = SimMediaProcessing()
+    if device.name == Self.longPollingDevice { environment.liveUpdates = .longPollOnly }
     return environment
   }
 
@@ -68,6 +70,14 @@ extension Simulation {
         return
       }
       incarnation.engine = engine
+      // Every device takes pushes; a token not confirmed (offline) goes at the next connect.
+      if signIn {
+        do {
+          try await engine.registerPush(PushRegistration(provider: .webhook, token: device.name))
+        } catch {
+          history.trace("push token of \(name) waits: \(error)")
+        }
+      }
       // A launch killed before this point and thawed by the teardown, which has already
       // closed every engine it found: this one closes itself instead of starting.
       guard phase != .done else {

@@ -13,7 +13,8 @@ import Foundation
 // device times out: the case client message IDs exist for), a proxy answers 5xx or 429 with
 // Retry-After, or a filter refuses a message for good (422, on every post of that ID). A device
 // that is offline, or a server that is down, refuses at once. Every request times out after
-// `requestTimeout`, as `URLSessionTransport` does.
+// `requestTimeout` (a long poll after its own `APIRequest.timeout`), as `URLSessionTransport`
+// does.
 //
 // Live: a socket is a server subscription and a device-side stream; frames keep their order
 // (TCP) unless a fault duplicates or swaps them, or the socket goes silent (every event lost
@@ -33,7 +34,8 @@ extension Simulation {
   /// else its timeout starts, and its travel time is drawn (delayed by a fault, sometimes) or
   /// it is dropped on the way. Returns the travel time, or nil when it goes no further.
   private func depart(
-    _ what: String, from device: SimDevice, _ incarnation: Incarnation, _ exchange: Exchange
+    _ what: String, from device: SimDevice, _ incarnation: Incarnation, _ exchange: Exchange,
+    timeout limit: Duration? = nil
   ) -> Duration? {
     if world.isEnding {
       exchange.finish(.failure(.unreachable("the simulation is over")))
@@ -45,7 +47,10 @@ extension Simulation {
       }
       return nil
     }
-    let timeout = world.schedule(after: Self.requestTimeout) {
+    // A request with a limit of its own is a long poll: its timeout waits for the server only.
+    let timeout = world.schedule(
+      after: max(Self.requestTimeout, limit ?? .zero), idle: limit != nil
+    ) {
       exchange.finish(.failure(.timeout))
     }
     exchange.onFinish = { [world] in world.cancel(timeout) }
@@ -68,7 +73,8 @@ extension Simulation {
     _ exchange: Exchange
   ) {
     let what = describe(request)
-    guard let travel = depart(what, from: device, incarnation, exchange) else { return }
+    guard let travel = depart(what, from: device, incarnation, exchange, timeout: request.timeout)
+    else { return }
     let postedID = request.method == "POST" ? Self.clientMessageID(in: request) : nil
     if let injected = injectedStatus(for: request, postedID: postedID) {
       history.trace("fault \(injected.status) \(incarnation.name) \(what)")

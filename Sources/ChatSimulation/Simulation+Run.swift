@@ -78,8 +78,11 @@ extension Simulation {
       }
       history.trace("phase liveness")
       heal()
+      // Quiet: nothing runs and nothing is due but held long polls (the long-polling device
+      // always holds one).
       let stop = world.run(
-        deadline: world.now + options.profile.livenessBudget, maxSteps: Self.stepBudget)
+        deadline: world.now + options.profile.livenessBudget, maxSteps: Self.stepBudget,
+        quietWhenIdle: true)
       if stop != .quiet {
         checker.report(
           .notQuiet, "still busy \(options.profile.livenessBudget) after the faults healed",

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import Foundation
@@ -278,12 +279,19 @@ extension Simulation {
     text.split(separator: " ").prefix(2).joined(separator: " ")
   }
 
+  /// The app leaves the screen: the socket closes after a grace, the outbox gets the host's
+  /// background window; pushes wake it meanwhile (`deliver`).
   private func background(_ device: SimDevice, _ engine: ChatEngine) {
     guard let incarnation = device.current else { return }
     device.isForeground = false
     count(.backgrounded)
     history.trace("op \(incarnation.name) background")
-    incarnation.executor.spawn { await engine.stop() }
+    let grace = workloadRandom.duration(.seconds(0)...(.seconds(10)))
+    let window = workloadRandom.duration(.seconds(5)...(.seconds(30)))
+    incarnation.executor.spawn { [self] in
+      let left = await engine.enterBackground(grace: grace, window: window)
+      history.trace("op \(incarnation.name) in the background, \(left) queued")
+    }
     world.schedule(after: workloadRandom.duration(.seconds(5)...(.seconds(300)))) { [self] in
       guard !device.isForeground, phase == .safety else { return }
       foreground(device)
@@ -294,7 +302,48 @@ extension Simulation {
     device.isForeground = true
     guard let incarnation = device.current, let engine = incarnation.engine else { return }
     history.trace("op \(incarnation.name) foreground")
-    incarnation.executor.spawn { await engine.start() }
+    incarnation.executor.spawn { await engine.enterForeground() }
+  }
+
+  // MARK: - Pushes
+
+  /// The gateway took a push for a device (its token is the device's name): it arrives a
+  /// moment later, or late, or twice, or never, as the plan says. A device in the background
+  /// wakes for it and runs the engine's bounded sync within a budget drawn here; one in the
+  /// foreground (its socket or long poll already brings everything) or dead ignores it.
+  func deliver(_ delivery: PushDelivery) {
+    guard let device = device(named: delivery.token) else { return }
+    let payload = delivery.payload
+    let conversation = ConversationID(rawValue: payload.conversationId).map(label) ?? "?"
+    let what = "\(device.name) \(conversation)#\(payload.sequence)"
+    if faultRandom.chance(faults.dropPush) {
+      count(.pushDropped)
+      history.trace("fault push-dropped \(what)")
+      return
+    }
+    let copies = faultRandom.chance(faults.duplicatePush) ? 2 : 1
+    if copies == 2 { count(.pushDuplicated) }
+    for _ in 0..<copies {
+      var delay = faultRandom.duration(.milliseconds(50)...(.seconds(2)))
+      if faultRandom.chance(faults.delayPush) {
+        count(.pushDelayed)
+        delay += faultRandom.duration(.seconds(1)...(.seconds(60)))
+      }
+      world.schedule(after: delay) { [self] in wake(device, for: payload, what) }
+    }
+  }
+
+  private func wake(_ device: SimDevice, for payload: PushPayload, _ what: String) {
+    guard phase != .done, !device.isForeground, let incarnation = device.current,
+      let engine = incarnation.engine
+    else { return }
+    let budget = faultRandom.duration(.seconds(1)...(.seconds(30)))
+    history.trace("push \(incarnation.name) \(what) budget \(budget.milliseconds) ms")
+    count(.pushHandled)
+    incarnation.executor.spawn { [self] in
+      let result = await engine.handlePush(payload, budget: budget)
+      history.trace("push \(incarnation.name) \(what): \(result)")
+    }
   }
 
   private func createConversation(

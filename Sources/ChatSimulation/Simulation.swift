@@ -16,6 +16,9 @@ final class Simulation: @unchecked Sendable {
 
   /// Who is in the world: three users, alice on two devices.
   static let deviceNames = ["alice.phone", "alice.tablet", "bob.phone", "carol.phone"]
+  /// The device that never opens the socket: it learns by long poll in the foreground and by
+  /// pushes in the background, and must converge like the others.
+  static let longPollingDevice = "alice.tablet"
 
   let seed: UInt64
   let options: SimulationOptions
@@ -93,6 +96,7 @@ final class Simulation: @unchecked Sendable {
       devices.append(
         SimDevice(name: name, path: folder + "/\(name).sqlite", clockOffset: offset))
     }
+    server.pushes.onPush = { [unowned self] delivery in deliver(delivery) }
   }
 
   func count(_ kind: FaultKind, _ times: Int = 1) {

@@ -27,6 +27,8 @@ final class World: @unchecked Sendable {
   private var runners: [Runner] = []
   private var heap: [TimerKey] = []
   private var actions: [Int: () -> Void] = [:]
+  /// The pending timers marked idle (`schedule(after:idle:)`).
+  private var idleTimers: Set<Int> = []
   private var nextTimer = 0
 
   /// An executor and what the world does around its steps.
@@ -85,12 +87,18 @@ final class World: @unchecked Sendable {
 
   // MARK: - Timers
 
-  /// Runs `action` at `now + delay`. Returns an id for `cancel`.
+  /// Runs `action` at `now + delay`. Returns an id for `cancel`. An `idle` timer waits for
+  /// nothing but the other side (a held long poll, its request's timeout): `run(…, quietWhenIdle:)`
+  /// may call the world quiet with only such timers left.
   @discardableResult
-  func schedule(after delay: Duration, _ action: @escaping () -> Void) -> Int {
+  func schedule(after delay: Duration, idle: Bool = false, _ action: @escaping () -> Void) -> Int {
     nextTimer += 1
     let key = TimerKey(deadline: now + max(delay, .zero), id: nextTimer)
-    actions[key.id] = action
+    if idle { idleTimers.insert(key.id) }
+    actions[key.id] = { [unowned self] in
+      idleTimers.remove(key.id)
+      action()
+    }
     heap.append(key)
     siftUp(heap.count - 1)
     return key.id
@@ -99,6 +107,7 @@ final class World: @unchecked Sendable {
   /// Forgets a timer that has not fired.
   func cancel(_ id: Int) {
     actions[id] = nil
+    idleTimers.remove(id)
   }
 
   var hasTimers: Bool { !actions.isEmpty }
@@ -109,6 +118,7 @@ final class World: @unchecked Sendable {
   func dismantle() -> (timers: Int, jobs: Int) {
     let left = (actions.count, runners.reduce(0) { $0 + $1.executor.pending })
     actions.removeAll()
+    idleTimers.removeAll()
     heap.removeAll()
     for runner in runners { runner.afterStep = nil }
     runners.removeAll()
@@ -130,10 +140,12 @@ final class World: @unchecked Sendable {
   }
 
   /// Runs until `until()` holds (checked after every step), time reaches `deadline`, the world
-  /// is quiet, or `maxSteps` more jobs have run.
+  /// is quiet, or `maxSteps` more jobs have run. With `quietWhenIdle`, a world with only idle
+  /// timers left (held long polls) is quiet too.
   @discardableResult
   func run(
-    deadline: Duration, maxSteps: Int = .max, until: () -> Bool = { false }
+    deadline: Duration, maxSteps: Int = .max, quietWhenIdle: Bool = false,
+    until: () -> Bool = { false }
   ) -> Stop {
     let budget = maxSteps > Int.max - steps ? Int.max : steps + maxSteps
     while true {
@@ -145,6 +157,7 @@ final class World: @unchecked Sendable {
         runner.afterStep?()
         continue
       }
+      if quietWhenIdle, !actions.isEmpty, idleTimers.count == actions.count { return .quiet }
       guard let key = popTimer() else { return .quiet }
       guard key.deadline <= deadline else {
         pushBack(key)

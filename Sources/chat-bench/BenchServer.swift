@@ -82,13 +82,18 @@ final class BenchServer: Sendable {
 extension ChatEngine {
   /// Starts the engine and returns once its socket is connected.
   func startAndConnect() async throws {
+    try await startAndReach(.connected)
+  }
+
+  /// Starts the engine and returns once its connection reaches `wanted`.
+  func startAndReach(_ wanted: ConnectionState) async throws {
     let states = connectionStates()
     await start()
     let deadline = Nanos.now() + 10_000_000_000
     for await state in states {
-      if state == .connected { return }
+      if state == wanted { return }
       if Nanos.now() > deadline { break }
     }
-    throw BenchError("the device did not connect")
+    throw BenchError("the device did not reach \(wanted)")
   }
 }

@@ -84,6 +84,11 @@ struct Run {
       report.rows += rows
       report.notes += notes
     }
+    if options.wants("B13") {
+      progress("B13: pushes and long polls")
+      report.rows += try await PushFigure.run(
+        folder: folder, pushes: quick ? 20 : 200, polls: quick ? 20 : 200)
+    }
     if options.wants("B11") {
       let (rows, skipped) = try await TLSFigure.run(
         folder: folder, counts: quick ? .quick : .full, withPeers: !quick)

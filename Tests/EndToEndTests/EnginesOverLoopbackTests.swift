@@ -87,7 +87,8 @@ struct EnginesOverLoopbackTests {
       "/v1/auth/dev-login", #"{"userId":"carol","deviceId":"cli"}"#, to: server)
     let token = try APICoding.decode(Tokens.self, from: login).accessToken
     let socket = try await WebSocketClient.connect(
-      to: server.liveURL, headers: ["Authorization": "Bearer \(token)"])
+      to: server.liveURL, headers: ["Authorization": "Bearer \(token)"],
+      connectTimeout: .seconds(60))
 
     // The client answers the server's close frame while someone waits for the end.
     async let closed: Void = socket.waitUntilClosed()

@@ -86,7 +86,8 @@ import Testing
     let (server, port) = try startTestServer()
     let replies = try await withTimeout(seconds: 60) {
       let socket = try await WebSocketClient.connect(
-        to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"])
+        to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"],
+        connectTimeout: .seconds(60))
       for index in 0..<3 { try socket.send(text: "m\(index) ✓") }
       var replies: [String] = []
       for await text in socket.messages {
@@ -109,7 +110,8 @@ import Testing
     let (server, port) = try startTestServer { configuration in
       configuration.webSocket.closeTimeout = .seconds(3_600)
     }
-    let socket = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/push-only")
+    let socket = try await WebSocketClient.connect(
+      to: "ws://127.0.0.1:\(port)/push-only", connectTimeout: .seconds(60))
     var iterator = socket.messages.makeAsyncIterator()
     #expect(await iterator.next() == "hello")
     socket.close(code: .normalClosure, reason: "bye")
@@ -122,7 +124,8 @@ import Testing
   @Test func refusedHandshakeCarriesTheHTTPStatus() async throws {
     let (server, port) = try startTestServer()
     do {
-      _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/echo")
+      _ = try await WebSocketClient.connect(
+        to: "ws://127.0.0.1:\(port)/echo", connectTimeout: .seconds(60))
       Issue.record("the upgrade should have been refused")
     } catch .handshakeRejected(let status, let headers) {
       #expect(status == 401)
@@ -136,7 +139,8 @@ import Testing
   @Test func shutdownClosesWebSocketsWith1001AndStopsAccepting() async throws {
     let (server, port) = try startTestServer()
     let socket = try await WebSocketClient.connect(
-      to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"])
+      to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"],
+      connectTimeout: .seconds(60))
     try socket.send(text: "ready?")
     var iterator = socket.messages.makeAsyncIterator()
     #expect(await iterator.next() == "echo: ready?")
@@ -144,7 +148,8 @@ import Testing
     try await withTimeout(seconds: 30) { await socket.waitUntilClosed() }
     #expect(socket.closeCode == .goingAway)
     do {
-      _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)/echo")
+      _ = try await WebSocketClient.connect(
+        to: "ws://127.0.0.1:\(port)/echo", connectTimeout: .seconds(60))
       Issue.record("connected after shutdown")
     } catch .connectionFailed {
     } catch {
@@ -157,7 +162,8 @@ import Testing
     var configuration = WebSocketConfiguration()
     configuration.maxQueuedMessages = 4
     let socket = try await WebSocketClient.connect(
-      to: "ws://127.0.0.1:\(port)/push?count=50", configuration: configuration)
+      to: "ws://127.0.0.1:\(port)/push?count=50", configuration: configuration,
+      connectTimeout: .seconds(60))
     try await withTimeout(seconds: 60) { await socket.waitUntilClosed() }
     #expect(socket.closeCode == .policyViolation)
     var received: [String] = []
@@ -171,7 +177,8 @@ import Testing
     var configuration = WebSocketConfiguration()
     configuration.maxQueuedBytes = 4000
     let socket = try await WebSocketClient.connect(
-      to: "ws://127.0.0.1:\(port)/push?count=20&size=993", configuration: configuration)
+      to: "ws://127.0.0.1:\(port)/push?count=20&size=993", configuration: configuration,
+      connectTimeout: .seconds(60))
     try await withTimeout(seconds: 60) { await socket.waitUntilClosed() }
     #expect(socket.closeCode == .policyViolation)
     var received = 0
@@ -287,7 +294,8 @@ struct WireLiveConnection: LiveConnectionShape {
     let received = try await withTimeout(seconds: 60) {
       let connection: any LiveConnectionShape = WireLiveConnection(
         try await WebSocketClient.connect(
-          to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"]))
+          to: "ws://127.0.0.1:\(port)/echo", headers: ["Authorization": "Bearer good"],
+          connectTimeout: .seconds(60)))
       try await connection.send("one")
       try await connection.send("two")
       var received: [String] = []

@@ -44,7 +44,7 @@ func echoOverTLS(_ url: String, client: TLSContext, text: String = "hello") asyn
 {
   try await withTimeout(seconds: 60) {
     let socket = try await WebSocketClient.connect(
-      to: url, headers: ["Authorization": "Bearer good"], tls: client)
+      to: url, headers: ["Authorization": "Bearer good"], connectTimeout: .seconds(60), tls: client)
     try socket.send(text: text)
     var iterator = socket.messages.makeAsyncIterator()
     let reply = await iterator.next()

@@ -36,7 +36,7 @@ struct TLSTests {
     let error = try await withTimeout(seconds: 60) { () -> WebSocketClientError? in
       do {
         _ = try await WebSocketClient.connect(
-          to: "wss://localhost:\(server.port)/echo", tls: client)
+          to: "wss://localhost:\(server.port)/echo", connectTimeout: .seconds(60), tls: client)
         return nil
       } catch let error as WebSocketClientError {
         return error
@@ -212,7 +212,7 @@ struct TLSTests {
     let server = try TLSTestServer()
     let socket = try await WebSocketClient.connect(
       to: "wss://localhost:\(server.port)/echo", headers: ["Authorization": "Bearer good"],
-      tls: TestCertificates.client())
+      connectTimeout: .seconds(60), tls: TestCertificates.client())
     try socket.send(text: "ready?")
     var iterator = socket.messages.makeAsyncIterator()
     #expect(await iterator.next() == "echo: ready?")

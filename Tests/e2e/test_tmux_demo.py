@@ -154,6 +154,26 @@ def main():
         results.check("a photo is drawn in coloured half blocks, a document by its name",
                       photo_in_half_blocks)
 
+        def background_and_back():
+            # In the group: both bots answer a question, about 3 s later. ^B at once: by then
+            # the socket is closed (1 s grace) and their replies come as pushes.
+            text("are you there?")
+            keys("Enter")
+            keys("C-b")
+            wait_for("the background note", lambda: "In the background" in pane())
+            wait_for("a notification line for the group",
+                     lambda: "🔔 Sunday hike" in pane() and "Good question" in pane(), timeout=30)
+            notifications = [line for line in pane().splitlines() if "🔔" in line]
+            assert len(notifications) == 1, notifications  # one line per conversation
+            keys("C-b")
+            wait_for("the foreground", lambda: "Back in the foreground" in pane())
+            assert "🔔" not in pane()
+            wait_for("both replies in the conversation",
+                     lambda: pane().count("Good question") >= 2, timeout=30)
+
+        results.check("^B: in the background the bots' replies come as one notification line, "
+                      "and are all there back in the foreground", background_and_back)
+
         def quit_restores():
             keys("Escape")
             wait_for("the list again", lambda: "Conversations" in pane())

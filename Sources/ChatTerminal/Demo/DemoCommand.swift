@@ -1,4 +1,5 @@
 import ArgumentParsing
+import ChatAPI
 import ChatData
 import ChatDomain
 import ChatTransports
@@ -62,7 +63,9 @@ struct DemoCommand: ChatCommand {
       if script || !RawTerminal.isAvailable {
         code = await DemoScript(world: world, output: output, conditions: conditions).run()
       } else {
-        await TerminalApp(engine: world.alice, conditions: conditions).run()
+        await TerminalApp(
+          engine: world.alice, conditions: conditions, notifications: server.notifications
+        ).run()
         code = .success
       }
       await world.close()
@@ -122,6 +125,8 @@ struct DemoWorld {
     let dave = try await ChatEngine.devSignIn(
       user: UserID("dave"), device: DeviceID("bot"), database: .file(folder + "/dave.sqlite"),
       environment: environment())
+    // Her device takes pushes through the demo's webhook gateway (seen with ^B, the background).
+    try await alice.registerPush(PushRegistration(provider: .webhook, token: "demo-alice"))
     let direct = try await alice.conversationList.createConversation(
       title: "bob", memberIDs: [UserID("bob")])
     let group = try await alice.conversationList.createConversation(

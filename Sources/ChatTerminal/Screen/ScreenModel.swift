@@ -29,6 +29,12 @@ public struct ScreenModel: Equatable, Sendable {
   public var editing: MessageID?
   /// The message a first Ctrl-X offered to delete; a second Ctrl-X deletes it.
   public var confirmingDelete: MessageID?
+  /// Ctrl-B works (the demo, with its push gateway): the hints and help say so.
+  public var offersBackground = false
+  /// The app is in the background (Ctrl-B in the demo): the socket is closed, pushes come.
+  public var background = false
+  /// What the lock screen shows while in the background, one line per conversation.
+  public var notifications: [String] = []
 
   public init(user: String) {
     self.user = user

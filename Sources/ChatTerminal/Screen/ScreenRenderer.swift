@@ -26,7 +26,14 @@ public enum ScreenRenderer {
         conversation ?? ConversationViewState(), model: model, height: bodyHeight,
         columns: columns)
     case .help:
-      body = helpBody()
+      body = helpBody(offersBackground: model.offersBackground)
+    }
+    if model.background {
+      // The lock screen's notifications, above whatever the screen shows.
+      body =
+        [StyledLine(" In the background: ^B to come back", style: Style.dim)]
+        + model.notifications.map { StyledLine(" " + $0, style: Style.bold + Style.yellow) }
+        + [StyledLine()] + body
     }
     body = Array(body.prefix(bodyHeight))
     while body.count < bodyHeight { body.append(StyledLine()) }
@@ -255,7 +262,8 @@ public enum ScreenRenderer {
       lines.append(StyledLine("› " + model.input + "▏", style: Style.bold))
       lines.append(
         StyledLine(
-          " Enter send · ^E edit last · ^X delete last · ↑ older · ^R retry · ^N network · Esc back",
+          " Enter send · ^E edit last · ^X delete last · ↑ older · ^R retry · ^N network · "
+            + (model.offersBackground ? "^B background · " : "") + "Esc back",
           style: Style.dim))
     case .search:
       lines.append(StyledLine("/ " + model.input + "▏", style: Style.bold))
@@ -268,7 +276,8 @@ public enum ScreenRenderer {
       lines.append(StyledLine())
       lines.append(
         StyledLine(
-          " ↑↓ select · Enter open · / search · n new · ^N network · ? help · q quit",
+          " ↑↓ select · Enter open · / search · n new · ^N network · "
+            + (model.offersBackground ? "^B background · " : "") + "? help · q quit",
           style: Style.dim))
     case .help:
       lines.append(StyledLine())
@@ -277,8 +286,16 @@ public enum ScreenRenderer {
     return lines
   }
 
-  static func helpBody() -> [StyledLine] {
-    [
+  static func helpBody(offersBackground: Bool) -> [StyledLine] {
+    let background =
+      offersBackground
+      ? [
+        "Ctrl-B sends the app to the background and back: the socket closes, the bots keep",
+        "talking, and their pushes show at the top as a phone's lock screen would, one line per",
+        "conversation; back in the foreground everything is there.",
+        "",
+      ] : []
+    let lines = [
       "Messages are saved on this device first, then sent. Order is the server's on every device.",
       "",
       "Ticks on your messages:",
@@ -297,6 +314,9 @@ public enum ScreenRenderer {
       "message not sent yet is changed before it goes.",
       "",
       "Keys: ↑↓ select · Enter open/send · / search · n new conversation · Esc back · q quit",
-    ].map { StyledLine("  " + $0) }
+    ]
+    // Before the edit keys' paragraph.
+    let at = lines.firstIndex { $0.hasPrefix("In a conversation") } ?? lines.count
+    return (Array(lines[..<at]) + background + Array(lines[at...])).map { StyledLine("  " + $0) }
   }
 }

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import ChatPresentation
@@ -19,12 +20,20 @@ public final class TerminalApp {
   private var model: ScreenModel
   private var needsRender = false
   private var quitting = false
+  /// The demo's push gateway: Ctrl-B sends the app to the background and back.
+  private let notifications: DemoNotifications?
 
-  public init(engine: ChatEngine, conditions: NetworkConditions) {
+  public convenience init(engine: ChatEngine, conditions: NetworkConditions) {
+    self.init(engine: engine, conditions: conditions, notifications: nil)
+  }
+
+  init(engine: ChatEngine, conditions: NetworkConditions, notifications: DemoNotifications?) {
     self.engine = engine
     self.conditions = conditions
+    self.notifications = notifications
     list = ConversationListViewModel(sources: engine.sources)
     model = ScreenModel(user: engine.currentUserID.rawValue)
+    model.offersBackground = notifications != nil
   }
 
   /// Runs until the user quits or SIGTERM arrives; the terminal is restored on every way out.
@@ -39,6 +48,9 @@ public final class TerminalApp {
       self.quitting = true
       self.input.stop()
     }
+    let pushTask = notifications.map { notifications in
+      Task { for await payload in notifications.pushes { self.received(payload) } }
+    }
     observe()
     render()
     for await event in input.events {
@@ -52,6 +64,7 @@ public final class TerminalApp {
       setNeedsRender()
     }
     input.stop()
+    pushTask?.cancel()
     listTask.cancel()
     conversationTask?.cancel()
     terminationTask.cancel()
@@ -103,6 +116,10 @@ public final class TerminalApp {
   private func handle(_ key: Key) {
     if key == .control("n") {
       cycleNetwork()
+      return
+    }
+    if key == .control("b"), notifications != nil {
+      toggleBackground()
       return
     }
     switch model.mode {
@@ -288,6 +305,36 @@ public final class TerminalApp {
     conditions.condition = next
     model.condition = next
     model.notice = "Network: \(next.rawValue)"
+  }
+
+  /// Ctrl-B: as a phone's app leaving the screen and coming back. In the background the engine
+  /// closes its socket after a grace second and finishes its sends; pushes then come through the
+  /// demo's webhook gateway, each shown as the lock screen would (one line per conversation,
+  /// the newest replacing the older), and each wakes the engine for a bounded sync, as the
+  /// system does. Back in the foreground the engine connects and catches up.
+  private func toggleBackground() {
+    model.background.toggle()
+    // What came while the app was open was seen there: the lock screen starts empty.
+    notifications?.clear()
+    model.notifications = []
+    if model.background {
+      model.notice = "In the background: the socket closes; pushes show above. ^B to come back."
+      Task { await engine.enterBackground(grace: .seconds(1), window: .seconds(30)) }
+    } else {
+      model.notice = "Back in the foreground: connected and caught up."
+      Task { await engine.enterForeground() }
+    }
+  }
+
+  /// A push came: the lock screen's lines, and the bounded sync a phone runs for it.
+  private func received(_ payload: PushPayload) {
+    guard model.background, let notifications else { return }
+    model.notifications = notifications.shown.map { notification in
+      let more = notification.pushes > 1 ? "  (\(notification.pushes) messages)" : ""
+      return "🔔 \(notification.title): \(notification.body)\(more)"
+    }
+    setNeedsRender()
+    Task { _ = await engine.handlePush(payload, budget: .seconds(10)) }
   }
 
   private func quit() {
