@@ -70,6 +70,8 @@ extension ChatService {
         longPolls.rearm(poll)
         (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
       }
+      // API.md: nothing changed for the caller, the same cursor.
+      if items.isEmpty, let cursor { next = cursor }
     }
     return .json(200, SyncResponse(conversations: items, cursor: String(next)))
   }

@@ -80,6 +80,8 @@ extension ChatService {
     pushesStopped = true
     pushTimer?.task.cancel()
     pushTimer = nil
+    // A round taking its pushes now hands them to no gateway (see `dispatchPushes`).
+    await pushRound?.value
     while let delivery = pushDeliveries.values.first { await delivery.value }
   }
 
@@ -125,6 +127,8 @@ extension ChatService {
       schedulePushes(at: clock.now().millisecondsSince1970 + 1_000)
       return
     }
+    // Stopped meanwhile: the pushes taken wait for their lease, as after a crash.
+    guard !pushesStopped else { return }
     for push in due {
       lastPushDelivery += 1
       let id = lastPushDelivery
@@ -186,7 +190,8 @@ extension ChatService {
           ("attempt", String(push.attempts + 1)),
         ]))
     do {
-      try await store.finishPush(push, result, window: Self.pushCollapseWindow)
+      try await store.finishPush(
+        push, result, at: clock.now().millisecondsSince1970, window: Self.pushCollapseWindow)
     } catch {
       log.write(LogRecord(.error, "push.result_unsaved", [("error", "\(error)")]))
     }

@@ -2,7 +2,7 @@ import ArgumentParsing
 import Foundation
 import Glibc
 
-/// `chat-bench`: the performance figures (B1–B11 and B6S, docs/PERFORMANCE.md), each next to its
+/// `chat-bench`: the performance figures (B1–B13 and B6S, docs/PERFORMANCE.md), each next to its
 /// physical limit or a peer.
 ///
 ///     swift run -c release chat-bench [--quick] [--json FILE] [--svg DIR] [--only B1,B4]

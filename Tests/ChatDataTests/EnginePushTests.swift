@@ -152,6 +152,51 @@ struct EnginePushTests {
     await p.close()
   }
 
+  @Test func aQuickReturnFromTheBackgroundLeavesEverythingRunning() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    await p.world.settle()
+    // Back before the grace ends, and again right when the background's stop runs.
+    let leaving = Task {
+      await p.alice.engine.enterBackground(grace: .seconds(1), window: .seconds(5))
+    }
+    await p.world.settle()
+    await p.alice.engine.enterForeground()
+    await p.world.advance(by: .seconds(2))
+    _ = await leaving.value
+    #expect(p.alice.network.openSockets == 1)
+    let again = Task { await p.alice.engine.enterBackground(grace: .zero, window: .seconds(5)) }
+    let back = Task { await p.alice.engine.enterForeground() }
+    _ = await (again.value, back.value)
+    await p.world.settle()
+    // Whatever the order, the last word was the foreground's: connected, and it hears bob.
+    #expect(p.alice.network.openSockets == 1)
+    try await p.world.post("still here?", in: p.chat, as: "bob")
+    await p.world.settle()
+    #expect(screen.latest?.texts == ["still here?"])
+    await p.close()
+  }
+
+  @Test func nothingStartsAfterClose() async throws {
+    let p = try await Pair.make()
+    await p.alice.engine.close()
+    await p.alice.engine.start()
+    await p.world.settle()
+    #expect(p.alice.network.openSockets == 0)
+    await p.bob.engine.close()
+    await p.world.shutdown()
+  }
+
+  @Test func signingOutForgetsThePushToken() async throws {
+    let p = try await Pair.make(start: false)
+    try await p.alice.engine.registerPush(PushRegistration(provider: .apns, token: "phone"))
+    try await p.alice.engine.signOut()
+    let calls = p.alice.network.delivered.filter { $0.path == "/v1/devices/me/push" }
+    #expect(calls.map(\.method) == ["PUT", "DELETE"])
+    await p.bob.engine.close()
+    await p.world.shutdown()
+  }
+
   @Test func theBackgroundLetsTheOutboxFinishInsideTheWindow() async throws {
     let p = try await Pair.make()
     p.alice.network.failNext(2, with: .status(503), where: .sends)

@@ -103,6 +103,8 @@ import Testing
     server.clock.advance(by: .seconds(10))
     let response = await poll.value
     #expect(conversations(response).isEmpty)
+    // Nothing changed for bob: the same cursor (API.md), though the server moved on.
+    #expect(response.object["cursor"] as? String == cursor)
   }
 
   @Test func aStoppingServerAnswersHeldPollsAtOnce() async throws {

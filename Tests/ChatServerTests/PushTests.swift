@@ -18,8 +18,23 @@ actor RecordingPushGateway: PushGateway {
     self.answers[token] = answers
   }
 
+  private var holding = false
+  private var held: [CheckedContinuation<Void, Never>] = []
+
+  /// Deliveries from now on wait (in flight) until `release()`.
+  func hold() { holding = true }
+
+  func release() {
+    holding = false
+    for waiter in held { waiter.resume() }
+    held.removeAll()
+  }
+
+  var heldCount: Int { held.count }
+
   func deliver(_ delivery: PushDelivery) async -> PushGatewayAnswer {
     deliveries.append(delivery)
+    if holding { await withCheckedContinuation { held.append($0) } }
     guard var queued = answers[delivery.token], !queued.isEmpty else { return .delivered }
     let answer = queued.removeFirst()
     answers[delivery.token] = queued
@@ -108,6 +123,33 @@ extension TestServer {
     #expect(try await server.rows("SELECT * FROM push_tokens").isEmpty)
     let again = await server.request("DELETE", "/v1/devices/me/push", token: bob.accessToken)
     #expect(again.status == 204)
+  }
+
+  @Test func aTokenBelongsToOneDeviceOfOneUser() async throws {
+    // bob's phone changed hands without signing out: carol registers the same token.
+    #expect(await server.registerPush(bob, token: "the-phone") == 204)
+    #expect(await server.registerPush(carol, token: "the-phone") == 204)
+    let rows = try await server.rows("SELECT user_id FROM push_tokens")
+    #expect(rows == [[.text("carol")]])
+    _ = try await server.send("for bob and carol", to: group, as: alice)
+    await server.settlePushes()
+    // One push, carol's: bob's notifications never reach the phone any more.
+    #expect(await gateway.deliveries.map(\.payload.aps.badge) == [1])
+    #expect(await gateway.deliveries.count == 1)
+  }
+
+  @Test func aPushRefusedWhileANewerOneCameLeavesTheNewerDueNowNotAfterTheLease() async throws {
+    #expect(await server.registerPush(bob, token: "bob-phone") == 204)
+    await gateway.hold()
+    _ = try await server.send("one", to: group, as: alice)
+    // The push of "one" is in flight (its row leased for a minute) when "two" comes.
+    while await gateway.heldCount == 0 { await Task.yield() }
+    _ = try await server.send("two", to: group, as: alice)
+    await gateway.answer([.refused(status: 400)], for: "bob-phone")
+    await gateway.release()
+    await server.settlePushes()
+    // No push went, so no window to wait: "two" goes at once, not when the lease ends.
+    #expect(await gateway.deliveries.map(\.payload.sequence) == [1, 2])
   }
 
   @Test func aMessagePushesTheOtherMembersWithTitleBodyBadgeAndThread() async throws {

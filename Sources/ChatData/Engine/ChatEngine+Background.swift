@@ -78,7 +78,8 @@ extension ChatEngine {
     if !known {
       do {
         try await conversationsSource.sync()
-        progress.withLock { $0.learnedConversation = true }
+        let learned = (try? await context.store.conversation(conversation)) != nil
+        progress.withLock { $0.learnedConversation = learned }
       } catch {
         progress.withLock { $0.failed = true }
         return
@@ -117,7 +118,11 @@ extension ChatEngine {
       }
       _ = await value(of: waiting, until: nil, clock: clock, on: context.executor)
     }
-    if await lifecycle.isStillBackground(visit) { await stop() }
+    // The check and the stop are one transition: a return to the foreground is either before
+    // it (nothing stops) or after it (it starts again, whole).
+    await lifecycle.transition { [self] in
+      if await lifecycle.isStillBackground(visit) { await stopParts() }
+    }
     return await outboxCount()
   }
 
@@ -129,11 +134,44 @@ extension ChatEngine {
   }
 }
 
-/// Whether the app is in the foreground, and which visit to the background is the current
-/// one: a background visit ends in a stop only if no return to the foreground came since.
+/// The engine's lifecycle: starts, stops and the close run one at a time in the order asked
+/// (each awaits many parts; two interleaved would leave some parts started and others
+/// stopped), none after the close; and whether the app is in the foreground, with which visit
+/// to the background is the current one (a visit ends in a stop only if no return to the
+/// foreground came since).
 actor AppLifecycle {
+  nonisolated let executor: any SerialTaskExecutor
+  nonisolated var unownedExecutor: UnownedSerialExecutor {
+    executor.asUnownedSerialExecutor()
+  }
   private var visits = 0
   private var isBackground = false
+  private var isClosed = false
+  /// The transition asked for last: the next one runs after it.
+  private var last: Task<Void, Never>?
+
+  init(executor: any SerialTaskExecutor) {
+    self.executor = executor
+  }
+
+  /// Runs `body` once every transition asked for before has finished; not at all once the
+  /// engine is closed. `closing` marks the close: nothing runs after it.
+  func transition(closing: Bool = false, _ body: @escaping @Sendable () async -> Void) async {
+    let previous = last
+    let task = executor.spawn { [self] in
+      await previous?.value
+      guard await begin(closing: closing) else { return }
+      await body()
+    }
+    last = task
+    await task.value
+  }
+
+  private func begin(closing: Bool) -> Bool {
+    guard !isClosed else { return false }
+    if closing { isClosed = true }
+    return true
+  }
 
   func enterBackground() -> Int {
     visits += 1

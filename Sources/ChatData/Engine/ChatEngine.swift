@@ -85,7 +85,7 @@ public final class ChatEngine: Sendable {
   let mediaSource: MediaTransfers
   let live: LiveConnection
   let push: PushRegistrar
-  let lifecycle = AppLifecycle()
+  let lifecycle: AppLifecycle
   private let ownsExecutor: Bool
   private let networkTask: Task<Void, Never>
 
@@ -219,6 +219,7 @@ public final class ChatEngine: Sendable {
       log: environment.log)
     let push = PushRegistrar(context: context)
     self.push = push
+    lifecycle = AppLifecycle(executor: executor)
     let reconnect = ReconnectSequence(
       context: context, conversations: conversations, catchUp: catchUp, receipts: receipts,
       outbox: outbox, push: push)
@@ -228,9 +229,10 @@ public final class ChatEngine: Sendable {
       probeHTTP: { (try? await conversations.sync()) != nil },
       longPoll: {
         guard let changed = try? await conversations.longPoll(wait: LiveConnection.longPollWait)
-        else { return false }
-        if !changed.isEmpty { await reconnect.caughtUp(after: changed) }
-        return true
+        else { return .failed }
+        guard !changed.isEmpty else { return .unchanged }
+        await reconnect.caughtUp(after: changed)
+        return .changed
       }, mode: environment.liveUpdates)
     self.messagesSource = messages
     self.outbox = outbox
@@ -271,7 +273,18 @@ public final class ChatEngine: Sendable {
   // MARK: - Lifecycle
 
   /// The app is in the foreground: connect, catch up, send.
+  /// Starts, stops and the close run one at a time, in the order asked (`AppLifecycle`): a
+  /// start asked during a stop runs after it, whole; nothing starts after `close()`.
   public func start() async {
+    await lifecycle.transition { [self] in await startParts() }
+  }
+
+  /// The app is leaving the foreground: close the socket, start no new send.
+  public func stop() async {
+    await lifecycle.transition { [self] in await stopParts() }
+  }
+
+  func startParts() async {
     await receiptsSource.start()
     await conversationsSource.start()
     await messagesSource.start()
@@ -279,8 +292,7 @@ public final class ChatEngine: Sendable {
     await live.start()
   }
 
-  /// The app is leaving the foreground: close the socket, start no new send.
-  public func stop() async {
+  func stopParts() async {
     await mediaSource.stop()
     await messagesSource.stop()
     await receiptsSource.stop()
@@ -291,7 +303,7 @@ public final class ChatEngine: Sendable {
   /// Stops, ends every stream the engine handed out, closes the database and releases the
   /// engine's thread. The engine cannot be used afterwards.
   public func close() async {
-    await stop()
+    await lifecycle.transition(closing: true) { [self] in await stopParts() }
     networkTask.cancel()
     await outbox.drained()
     await context.store.finishSubscriptions()
@@ -308,6 +320,9 @@ public final class ChatEngine: Sendable {
   /// Signs out: closes everything and deletes the database with the tokens in it, and the
   /// media folder beside it.
   public func signOut() async throws(ChatError) {
+    // This device's pushes end with the session (the next user of the phone must not see
+    // them); best effort: a server out of reach forgets the token on its next 410.
+    try? await push.want(nil)
     await close()
     guard case .file(let path) = storage else { return }
     do {

@@ -29,8 +29,8 @@ actor LiveConnection: ConnectionStatus {
   private let onConnected: @Sendable () async -> Void
   /// One HTTP request that says whether HTTP works (a `/v1/sync`, saved like any other).
   private let probeHTTP: @Sendable () async -> Bool
-  /// One long poll and the catch-ups it calls for; false when the request failed.
-  private let longPoll: @Sendable () async -> Bool
+  /// One long poll and the catch-ups it calls for.
+  private let longPoll: @Sendable () async -> LongPollOutcome
   private let mode: LiveUpdates
   /// Upgrades that failed in a row while HTTP worked.
   private var failedUpgrades = 0
@@ -50,7 +50,7 @@ actor LiveConnection: ConnectionStatus {
     outgoing: OpenSocket, onFrame: @escaping @Sendable (String) async -> Void,
     onConnected: @escaping @Sendable () async -> Void,
     probeHTTP: @escaping @Sendable () async -> Bool = { false },
-    longPoll: @escaping @Sendable () async -> Bool = { false },
+    longPoll: @escaping @Sendable () async -> LongPollOutcome = { .failed },
     mode: LiveUpdates = .automatic
   ) {
     self.context = context
@@ -254,14 +254,24 @@ actor LiveConnection: ConnectionStatus {
       // A stop must not wait out a held poll: it stops waiting, and the poll's reply, if any,
       // is still saved.
       let round = context.executor.spawn { [longPoll] in await longPoll() }
+      let asked = context.clock.uptime()
       guard
-        let worked = await value(
+        let outcome = await value(
           of: round, until: nil, clock: context.clock, on: context.executor)
       else { return }
-      if worked {
+      switch outcome {
+      case .changed:
         pause.reset()
         set(.polling)
-      } else {
+      case .unchanged where context.clock.uptime() - asked < Self.longPollWait / 5:
+        // Answered early with nothing (a server stopping, a proxy that drops `wait`): not a
+        // reason to ask again at once, which would spin.
+        set(.polling)
+        await backOff(generation)
+      case .unchanged:
+        pause.reset()
+        set(.polling)
+      case .failed:
         set(.waitingForNetwork)
         await backOff(generation)
       }
@@ -274,4 +284,14 @@ actor LiveConnection: ConnectionStatus {
     guard isCurrent(generation) else { return }
     await pause.wait()
   }
+}
+
+/// What one long poll brought.
+enum LongPollOutcome: Sendable, Equatable {
+  /// Conversations changed (saved, and their catch-up started).
+  case changed
+  /// Nothing changed for this user.
+  case unchanged
+  /// The request failed.
+  case failed
 }

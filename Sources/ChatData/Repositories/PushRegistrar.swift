@@ -32,8 +32,31 @@ actor PushRegistrar {
   }
 
   /// Tells the server what is wanted when it differs from what it confirmed. A passing
-  /// failure is left for the next connect (and thrown for a caller who waits on it).
+  /// failure is left for the next connect (and thrown for a caller who waits on it). One at
+  /// a time, each after the one before has finished and reading what is wanted then: two
+  /// overlapping could reach the server in one order and save what it confirmed in the other.
   func sync() async throws(ChatError) {
+    let previous = running
+    let task = context.executor.spawn { [self] in
+      _ = await previous?.value
+      return await syncOnce()
+    }
+    running = task
+    try await task.value.get()
+  }
+
+  private var running: Task<Result<Void, ChatError>, Never>?
+
+  private func syncOnce() async -> Result<Void, ChatError> {
+    do throws(ChatError) {
+      try await send()
+      return .success(())
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  private func send() async throws(ChatError) {
     let wanted: String?
     let registered: String?
     do {

@@ -50,11 +50,22 @@ struct PushQueueing: Sendable, Equatable {
 }
 
 extension ServerStore {
-  /// `PUT /v1/devices/me/push`: the device's token, replacing the one it had.
+  /// `PUT /v1/devices/me/push`: the device's token, replacing the one it had. A token belongs
+  /// to one device of one user: the same token held by another (user, device), a phone that
+  /// changed hands without signing out, is forgotten there, so the new user never sees the old
+  /// one's notifications.
   func registerPush(_ registration: PushRegistration, for device: DeviceKey)
     async throws(ServiceError)
   {
     try await enqueueWrite { db in
+      let others = try db.query(
+        """
+        SELECT user_id, device_id FROM push_tokens
+        WHERE provider = ? AND token = ? AND NOT (user_id = ? AND device_id = ?)
+        ORDER BY user_id, device_id
+        """, registration.provider.rawValue, registration.token, device.userId, device.deviceId
+      ) { DeviceKey(userId: $0.string(0), deviceId: $0.string(1)) }
+      for other in others { try Self.forgetToken(of: other, in: db) }
       try db.run(
         """
         INSERT INTO push_tokens (user_id, device_id, provider, token) VALUES (?, ?, ?, ?)
@@ -200,7 +211,7 @@ extension ServerStore {
 
   /// Saves what became of a push taken by `takeDuePushes`. A newer message owed meanwhile
   /// stays owed: after a delivery it is due at the end of the collapse window.
-  func finishPush(_ push: OwedPush, _ result: PushResult, window: Duration)
+  func finishPush(_ push: OwedPush, _ result: PushResult, at now: Int64, window: Duration)
     async throws(ServiceError)
   {
     try await enqueueWrite { db in
@@ -221,20 +232,36 @@ extension ServerStore {
           WHERE user_id = ? AND device_id = ? AND conversation_id = ?
           """, values: [at] + key)
       case .tokenGone:
-        // Only the token the gateway refused: the device may have registered a new one since.
+        // Only the token the gateway refused: the device may have registered a new one since,
+        // and then what it is owed goes to that one.
         let current = try db.query(
           "SELECT token FROM push_tokens WHERE user_id = ? AND device_id = ?", push.userId,
           push.deviceId
         ) { $0.string(0) }.first
-        if current == push.token { try Self.forgetToken(of: push.device, in: db) }
+        if current == push.token {
+          try Self.forgetToken(of: push.device, in: db)
+        } else {
+          try Self.clearOrReschedule(push, at: now, window: window, in: db)
+        }
       case .dropped:
-        try db.run(
-          """
-          UPDATE push_queue SET sequence = NULL, attempts = 0
-          WHERE user_id = ? AND device_id = ? AND conversation_id = ? AND sequence = ?
-          """, values: key + [push.sequence])
+        try Self.clearOrReschedule(push, at: now, window: window, in: db)
       }
     }
+  }
+
+  /// A push that will not go: owed no more, unless a newer message came meanwhile (the row is
+  /// leased while a push is out), which is then due as it would have been, with fresh attempts.
+  private static func clearOrReschedule(
+    _ push: OwedPush, at now: Int64, window: Duration, in db: Database
+  ) throws {
+    try db.run(
+      """
+      UPDATE push_queue
+      SET sequence = CASE WHEN sequence = ? THEN NULL ELSE sequence END, attempts = 0,
+          due_at = max(?, coalesce(last_sent_at, 0) + ?)
+      WHERE user_id = ? AND device_id = ? AND conversation_id = ?
+      """, push.sequence, now, window.milliseconds, push.userId, push.deviceId,
+      push.conversationId)
   }
 
   private static func clear(_ device: DeviceKey, _ conversation: String, in db: Database) throws {
@@ -271,16 +298,21 @@ extension ServerStore {
       )
     }.first
     guard let found else { return nil }
+    // Counted inside the group commit's transaction: bounded, so a user with a huge backlog
+    // cannot hold every write up (a badge shows "9999" then).
     let badge =
       try db.scalarInt(
         """
-        SELECT count(*) FROM members AS me
-        JOIN messages AS m ON m.conversation_id = me.conversation_id
-        WHERE me.user_id = ? AND me.membership = 'member' AND \(unmuted("me"))
-          AND m.kind = 'message' AND m.deleted = 0 AND m.sender_id != me.user_id
-          AND m.sequence > me.read_up_to
-          AND m.sequence >= (SELECT max(first_sequence) FROM member_ranges AS r
-                             WHERE r.conversation_id = me.conversation_id AND r.user_id = me.user_id)
+        SELECT count(*) FROM (
+          SELECT 1 FROM members AS me
+          JOIN messages AS m ON m.conversation_id = me.conversation_id
+          WHERE me.user_id = ? AND me.membership = 'member' AND \(unmuted("me"))
+            AND m.kind = 'message' AND m.deleted = 0 AND m.sender_id != me.user_id
+            AND m.sequence > me.read_up_to
+            AND m.sequence >= (SELECT max(first_sequence) FROM member_ranges AS r
+                               WHERE r.conversation_id = me.conversation_id
+                                 AND r.user_id = me.user_id)
+          LIMIT \(maxBadge))
         """, user, now.rfc3339) ?? 0
     return PushPayload(
       aps: PushPayload.APS(
@@ -303,6 +335,9 @@ extension ServerStore {
     guard text.count > previewLength else { return text }
     return String(text.prefix(previewLength - 1)) + "…"
   }
+
+  /// The largest badge counted.
+  static let maxBadge = 9_999
 
   /// API.md: a push shows at most 100 characters of the text.
   static let previewLength = 100

@@ -330,7 +330,7 @@ public final class TerminalApp {
   private func received(_ payload: PushPayload) {
     guard model.background, let notifications else { return }
     model.notifications = notifications.shown.map { notification in
-      let more = notification.pushes > 1 ? "  (\(notification.pushes) messages)" : ""
+      let more = notification.pushes > 1 ? "  (updated \(notification.pushes - 1)×)" : ""
       return "🔔 \(notification.title): \(notification.body)\(more)"
     }
     setNeedsRender()
