@@ -155,22 +155,37 @@ actor AppLifecycle {
   }
 
   /// Runs `body` once every transition asked for before has finished; not at all once the
-  /// engine is closed. `closing` marks the close: nothing runs after it.
-  func transition(closing: Bool = false, _ body: @escaping @Sendable () async -> Void) async {
+  /// engine is closed. `closing` marks the close: nothing runs after it. Returns when `body`
+  /// has run; with `waitsBehind` false, a transition queued behind another (a start asked
+  /// while a stop's close handshake runs) returns at once instead: it runs when its turn
+  /// comes, and the caller, an app's lifecycle callback, is not held by the other.
+  func transition(
+    closing: Bool = false, waitsBehind: Bool = true,
+    _ body: @escaping @Sendable () async -> Void
+  ) async {
     let previous = last
+    let queuedBehind = pending > 0
+    pending += 1
     let task = executor.spawn { [self] in
       await previous?.value
-      guard await begin(closing: closing) else { return }
-      await body()
+      if await begin(closing: closing) { await body() }
+      await end()
     }
     last = task
-    await task.value
+    if waitsBehind || !queuedBehind { await task.value }
   }
+
+  /// Transitions queued or running.
+  private var pending = 0
 
   private func begin(closing: Bool) -> Bool {
     guard !isClosed else { return false }
     if closing { isClosed = true }
     return true
+  }
+
+  private func end() {
+    pending -= 1
   }
 
   func enterBackground() -> Int {

@@ -274,9 +274,10 @@ public final class ChatEngine: Sendable {
 
   /// The app is in the foreground: connect, catch up, send.
   /// Starts, stops and the close run one at a time, in the order asked (`AppLifecycle`): a
-  /// start asked during a stop runs after it, whole; nothing starts after `close()`.
+  /// start asked during a stop runs after it, whole (this returns at once then, without
+  /// waiting for the stop); nothing starts after `close()`.
   public func start() async {
-    await lifecycle.transition { [self] in await startParts() }
+    await lifecycle.transition(waitsBehind: false) { [self] in await startParts() }
   }
 
   /// The app is leaving the foreground: close the socket, start no new send.
