@@ -49,7 +49,7 @@ struct EnginePushTests {
     // The first round (four pages of 200) comes; the second round's page never answers in time.
     p.alice.network.failNext(
       1, with: .holdReply, where: RequestMatch { $0.query["after"] == "801" })
-    let handling = Task {
+    let handling = p.world.executor.spawn {
       await p.alice.engine.handlePush(payload(p.chat, 1_001), budget: .seconds(8))
     }
     await p.world.settle()
@@ -69,7 +69,9 @@ struct EnginePushTests {
     _ = try await p.alice.engine.sync()
     try await p.world.post("late", in: p.chat, as: "bob")
     p.alice.network.hold()
-    let handling = Task { await p.alice.engine.handlePush(payload(p.chat, 1), budget: .seconds(5)) }
+    let handling = p.world.executor.spawn {
+      await p.alice.engine.handlePush(payload(p.chat, 1), budget: .seconds(5))
+    }
     await p.world.settle()
     await p.world.advance(by: .seconds(5))
     #expect(await handling.value == .failed)
@@ -134,7 +136,7 @@ struct EnginePushTests {
     let screen = p.watch(p.alice)
     await p.world.settle()
     #expect(p.alice.network.openSockets == 1)
-    let leaving = Task {
+    let leaving = p.world.executor.spawn {
       await p.alice.engine.enterBackground(grace: .seconds(5), window: .seconds(30))
     }
     await p.world.advance(by: .seconds(4))
@@ -157,7 +159,7 @@ struct EnginePushTests {
     let screen = p.watch(p.alice)
     await p.world.settle()
     // Back before the grace ends, and again right when the background's stop runs.
-    let leaving = Task {
+    let leaving = p.world.executor.spawn {
       await p.alice.engine.enterBackground(grace: .seconds(1), window: .seconds(5))
     }
     await p.world.settle()
@@ -165,8 +167,10 @@ struct EnginePushTests {
     await p.world.advance(by: .seconds(2))
     _ = await leaving.value
     #expect(p.alice.network.openSockets == 1)
-    let again = Task { await p.alice.engine.enterBackground(grace: .zero, window: .seconds(5)) }
-    let back = Task { await p.alice.engine.enterForeground() }
+    let again = p.world.executor.spawn {
+      await p.alice.engine.enterBackground(grace: .zero, window: .seconds(5))
+    }
+    let back = p.world.executor.spawn { await p.alice.engine.enterForeground() }
     _ = await (again.value, back.value)
     await p.world.settle()
     // Whatever the order, the last word was the foreground's: connected, and it hears bob.
@@ -201,7 +205,7 @@ struct EnginePushTests {
     let p = try await Pair.make()
     p.alice.network.failNext(2, with: .status(503), where: .sends)
     _ = try await p.alice.messages.send("sent from the lock screen", in: p.chat)
-    let leaving = Task {
+    let leaving = p.world.executor.spawn {
       await p.alice.engine.enterBackground(grace: .seconds(1), window: .seconds(30))
     }
     await p.world.advance(by: .seconds(10))
