@@ -41,8 +41,6 @@ enum PushResult: Sendable, Equatable {
 
 /// What storing a message queued for push.
 struct PushQueueing: Sendable, Equatable {
-  /// Devices owed a push they were not owed before.
-  var queued = 0
   /// Devices already owed one for this conversation: the new message replaced it.
   var collapsed = 0
   /// The earliest wall-clock millisecond a push queued here may go.
@@ -126,7 +124,6 @@ extension ServerStore {
         queueing.collapsed += 1
       } else {
         due = max(nowMS, (target.lastSent ?? Int64.min / 2) + window.milliseconds)
-        queueing.queued += 1
       }
       try db.run(
         """
