@@ -31,6 +31,7 @@ let package = Package(
     .systemLibrary(
       name: "CTLS", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CEpoll"),
+    .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
     // Support with no chat meaning: time, randomness, logging, the retry policy, a lock.
     .target(name: "Support", swiftSettings: engineSettings),
@@ -44,6 +45,8 @@ let package = Package(
 
     // Storage.
     .target(name: "SQLite", dependencies: ["CSQLite", "Support"], swiftSettings: engineSettings),
+    // The server's other store: PostgreSQL through libpq (blocking calls, a thread each).
+    .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: engineSettings),
 
     // Client layers: presentation → domain ← data.
     .target(name: "ChatDomain", dependencies: ["Support"], swiftSettings: engineSettings),
@@ -83,10 +86,11 @@ let package = Package(
     .target(
       name: "ImagePipeline", dependencies: ["CImageCodecs"], swiftSettings: engineSettings),
 
-    // Reference server core: every route and live event of API.md over SQLite, no sockets.
+    // Reference server core: every route and live event of API.md over SQLite or PostgreSQL,
+    // no sockets.
     .target(
       name: "ChatServer",
-      dependencies: ["ChatAPI", "ChatDomain", "SQLite", "Hashing", "Support", "Wire"],
+      dependencies: ["ChatAPI", "ChatDomain", "SQLite", "Postgres", "Hashing", "Support", "Wire"],
       swiftSettings: engineSettings),
 
     // The reference server as a process: options, data folder, signals (`chat-server`).

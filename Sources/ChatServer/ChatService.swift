@@ -129,6 +129,10 @@ public actor ChatService {
     }
     switch route {
     case .healthz:
+      // The database is part of health: a node that cannot reach it answers 503 everywhere.
+      guard await store.checkHealth() else {
+        return .text(503, "database unreachable", contentType: "text/plain; charset=utf-8")
+      }
       return .text(200, "ok", contentType: "text/plain; charset=utf-8")
     case .metrics:
       let page = metrics.render(
@@ -243,5 +247,12 @@ public actor ChatService {
     if let code { fields.append(("code", code)) }
     if let detail { fields.append(("detail", detail)) }
     log.write(LogRecord(.info, "request", fields))
+  }
+}
+
+extension ChatService {
+  /// Closes the store's connections (PostgreSQL's threads); for a server that stops.
+  public func closeStore() async {
+    await store.close()
   }
 }

@@ -84,12 +84,26 @@ public final class ReferenceServer: Sendable {
     }
     let store: ServerStore
     let key: SigningKey
-    do {
-      store = try ServerStore(.dataFolder(folder), executor: storeExecutor)
-      var random = SystemRandomNumberGenerator()
-      key = try SigningKey.loadOrCreate(inFolder: folder, using: &random)
-    } catch {
-      throw fail(.dataFolder(folder, "\(error)"))
+    var random = SystemRandomNumberGenerator()
+    if let url = options.database {
+      // Every node signs and checks tokens with the key the first one stored.
+      do {
+        store = try ServerStore(
+          .postgres(url: url, connections: options.databaseConnections), executor: storeExecutor)
+        key = try SigningKey(
+          bytes: ServerStore.sharedSecret(
+            at: url, named: SigningKey.fileName,
+            candidate: SigningKey.generate(using: &random).bytes))
+      } catch {
+        throw fail(.database("\(error)"))
+      }
+    } else {
+      do {
+        store = try ServerStore(.dataFolder(folder), executor: storeExecutor)
+        key = try SigningKey.loadOrCreate(inFolder: folder, using: &random)
+      } catch {
+        throw fail(.dataFolder(folder, "\(error)"))
+      }
     }
     var configuration = ServerConfiguration(
       devMode: options.devMode, accessTokenTTL: .seconds(options.accessTokenTTL),
@@ -156,6 +170,7 @@ public final class ReferenceServer: Sendable {
     await pushGateway?.shutdown()
     await serviceExecutor.waitUntilIdle()
     await storeExecutor.waitUntilIdle()
+    await service.closeStore()
     await s3Client?.shutdown()
     serviceExecutor.shutdown()
     storeExecutor.shutdown()
@@ -257,6 +272,8 @@ public struct ObjectStoreEndpoint: Sendable {
 public enum ServerStartError: Error, CustomStringConvertible {
   /// The data folder, its database or its signing key could not be opened or created.
   case dataFolder(String, String)
+  /// The PostgreSQL database of `--database` could not be reached or migrated.
+  case database(String)
   /// The address could not be bound (in use, not local, not permitted).
   case listen(String, String)
   /// The log file could not be opened.
@@ -268,6 +285,7 @@ public enum ServerStartError: Error, CustomStringConvertible {
   public var description: String {
     switch self {
     case .dataFolder(let folder, let reason): "cannot use the data folder \(folder): \(reason)"
+    case .database(let reason): "cannot use the database of --database: \(reason)"
     case .listen(let address, let reason): "cannot listen on \(address): \(reason)"
     case .log(let reason): reason
     case .tls(let error): "cannot serve TLS: \(error)"

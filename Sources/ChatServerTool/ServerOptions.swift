@@ -198,6 +198,21 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_PUSH_WEBHOOK")
   public var pushWebhook: String?
 
+  /// Where the data lives when not in SQLite: a PostgreSQL database every node shares.
+  @Option(
+    help: ArgumentHelp(
+      "Keep the data in PostgreSQL at this postgres:// URL instead of SQLite in --data; every "
+        + "node started with the same URL serves the same chats.",
+      valueName: "URL"),
+    environment: "CHAT_DATABASE_URL")
+  public var database: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Connections this node opens to --database.", valueName: "N"),
+    environment: "CHAT_SERVER_DATABASE_CONNECTIONS", transform: Int.inRange(1...256))
+  public var databaseConnections = 8
+
   public init() {}
 
   /// The defaults, with the data in `dataFolder`: how tests start a server in-process.
@@ -234,6 +249,11 @@ public struct ServerOptions: ParsableArguments, Sendable {
       }
       guard s3 != nil else {
         throw ValidationError("--s3-endpoint must be http(s)://host[:port], with no path")
+      }
+    }
+    if let url = database {
+      guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+        throw ValidationError("--database must be a postgres://user@host:port/database URL")
       }
     }
     if let url = pushWebhook {

@@ -10,6 +10,7 @@ extension ServerStore {
     at createdAt: Timestamp
   ) async throws(ServiceError) -> ConversationItem {
     try await enqueueWrite { db in
+      try db.orderChangeVersions()
       try db.run(
         """
         INSERT INTO conversations (id, title, created_at, last_activity_at, change_version,
@@ -32,7 +33,7 @@ extension ServerStore {
 
   /// The SQL for the next change version: one more than the highest, so every change (a
   /// creation, a message, a raised receipt) orders after every earlier one. `/v1/sync` cursors
-  /// are change versions.
+  /// are change versions. A statement using it comes after `orderChangeVersions()`.
   static let nextChangeVersion =
     "(SELECT coalesce(max(change_version), 0) + 1 FROM conversations)"
 
@@ -42,8 +43,8 @@ extension ServerStore {
   /// them: its numbers and last message end where its last visible range ends.
   func conversations(
     of user: String, changedAfter cursor: Int?
-  ) throws(ServiceError) -> (items: [ConversationItem], cursor: Int) {
-    try reading { try Self.conversations(database, of: user, changedAfter: cursor) }
+  ) async throws(ServiceError) -> (items: [ConversationItem], cursor: Int) {
+    try await reading { db in try Self.conversations(db, of: user, changedAfter: cursor) }
   }
 
   /// Mutes `conversation` for `user` (all its devices) until `until` (RFC 3339 or `forever`),
@@ -53,10 +54,12 @@ extension ServerStore {
     -> ConversationItem?
   {
     try await enqueueWrite { db in
+      try db.lockConversation(conversation)
       _ = try Self.memberIds(db, of: conversation, formerAllowed: user)
       try db.run(
         "UPDATE members SET muted_until = ? WHERE conversation_id = ? AND user_id = ?", until,
         conversation, user)
+      try db.orderChangeVersions()
       try db.run(
         "UPDATE conversations SET change_version = \(Self.nextChangeVersion) WHERE id = ?",
         conversation)
@@ -67,7 +70,7 @@ extension ServerStore {
 
   /// `conversations(of:changedAfter:)` on `db`; only `conversation` when given.
   static func conversations(
-    _ database: Database, of user: String, changedAfter cursor: Int?,
+    _ database: any StoreDatabase, of user: String, changedAfter cursor: Int?,
     only conversation: String? = nil
   ) throws -> (items: [ConversationItem], cursor: Int) {
     // User ids hold no comma, so the members travel as one comma-separated column, and the
@@ -75,16 +78,18 @@ extension ServerStore {
     var items = try database.query(
       """
       SELECT c.id, c.title, c.created_at, c.last_sequence, me.read_up_to,
-             (SELECT group_concat(user_id, ',') FROM members
+             (SELECT \(database.dialect.joined("user_id", separator: "','")) FROM members
               WHERE conversation_id = c.id AND membership = 'member'),
              me.membership, c.created_by, c.last_message_sequence, me.muted_until,
-             (SELECT group_concat(first_sequence || ':' || coalesce(last_sequence, ''), ',')
+             (SELECT \(database.dialect.joined(
+                "first_sequence || ':' || coalesce(CAST(last_sequence AS TEXT), '')",
+                separator: "','"))
               FROM member_ranges WHERE conversation_id = c.id AND user_id = me.user_id),
              \(messageColumns(table: "m"))
       FROM members AS me
       JOIN conversations AS c ON c.id = me.conversation_id
       LEFT JOIN messages AS m ON m.conversation_id = c.id AND m.sequence = c.last_message_sequence
-      WHERE me.user_id = ? AND c.change_version > ? AND (? IS NULL OR c.id = ?)
+      WHERE me.user_id = ? AND c.change_version > ? AND (CAST(? AS TEXT) IS NULL OR c.id = ?)
       ORDER BY c.last_activity_at DESC, c.id
       """, user, cursor ?? 0, conversation, conversation
     ) { row -> (ConversationItem, Standing, Int) in

@@ -25,33 +25,33 @@ import SQLite
 protocol PendingWrite: AnyObject {
   /// Runs the write in a savepoint of its own inside the batch transaction, keeping its
   /// result. Throws only when the batch transaction is lost and the batch must stop.
-  func run(in database: Database) throws
+  func run(in database: SQLiteStoreDatabase) throws
   /// Resumes the writer: with `batchFailure` when the transaction did not commit, else with
   /// the write's own result.
   func complete(batchFailure: ServiceError?)
 }
 
 private final class PendingWriteOf<Value: Sendable>: PendingWrite {
-  private let operation: (Database) throws -> Value
+  private let operation: (any StoreDatabase) throws -> Value
   private let continuation: CheckedContinuation<Result<Value, ServiceError>, Never>
   private var result: Result<Value, ServiceError>?
 
   init(
-    operation: @escaping (Database) throws -> Value,
+    operation: @escaping (any StoreDatabase) throws -> Value,
     continuation: CheckedContinuation<Result<Value, ServiceError>, Never>
   ) {
     self.operation = operation
     self.continuation = continuation
   }
 
-  func run(in database: Database) throws {
+  func run(in sqlite: SQLiteStoreDatabase) throws {
     do {
-      result = .success(try database.write(operation))
+      result = .success(try sqlite.database.write { _ in try operation(sqlite) })
     } catch let refusal as ServiceError {
       result = .failure(refusal)
     } catch {
       result = .failure(.internal(String(describing: error)))
-      if database.isAutocommit { throw error }
+      if sqlite.database.isAutocommit { throw error }
     }
   }
 
@@ -64,10 +64,12 @@ private final class PendingWriteOf<Value: Sendable>: PendingWrite {
 extension ServerStore {
   /// Queues `operation` for the next group commit and returns its result once that commit is
   /// durable. `operation` runs on this actor, inside a savepoint; throwing an `ServiceError` from
-  /// it refuses this write alone, leaving no trace in the database.
+  /// it refuses this write alone, leaving no trace in the database. On PostgreSQL it runs in a
+  /// transaction of its own instead (`writeToPostgres`), with the same promises.
   func enqueueWrite<Value: Sendable>(
-    _ operation: @escaping (Database) throws -> Value
+    _ operation: @escaping @Sendable (any StoreDatabase) throws -> Value
   ) async throws(ServiceError) -> Value {
+    if case .postgres(let pool) = backend { return try await writeToPostgres(pool, operation) }
     let result = await withCheckedContinuation { continuation in
       pendingWrites.append(PendingWriteOf(operation: operation, continuation: continuation))
       scheduleFlush()
@@ -87,10 +89,10 @@ extension ServerStore {
     let batch = Array(pendingWrites.prefix(maxBatchSize))
     pendingWrites.removeFirst(batch.count)
     if !pendingWrites.isEmpty { scheduleFlush() }
-    guard !batch.isEmpty else { return }
+    guard !batch.isEmpty, case .sqlite(let sqlite) = backend else { return }
     do {
-      try database.write { database in
-        for write in batch { try write.run(in: database) }
+      try sqlite.database.write { _ in
+        for write in batch { try write.run(in: sqlite) }
       }
     } catch {
       statistics.failedCommits += 1

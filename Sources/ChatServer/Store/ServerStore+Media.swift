@@ -31,7 +31,7 @@ extension ServerStore {
     complete, created_at
     """
 
-  static func mediaUpload(_ row: Row) -> MediaUpload {
+  static func mediaUpload(_ row: any StoreRow) -> MediaUpload {
     MediaUpload(
       mediaKey: row.string(0), ownerId: row.string(1),
       kind: MediaKind(rawValue: row.string(2)) ?? .file, contentType: row.string(3),
@@ -54,9 +54,9 @@ extension ServerStore {
   }
 
   /// The upload `key` of `owner`; nil for none, or another user's (the same 404 either way).
-  func upload(_ key: String, of owner: String) throws(ServiceError) -> MediaUpload? {
-    try reading {
-      try database.query(
+  func upload(_ key: String, of owner: String) async throws(ServiceError) -> MediaUpload? {
+    try await reading { db in
+      try db.query(
         """
         SELECT \(Self.uploadColumns)
         FROM media_uploads WHERE media_key = ? AND owner_id = ?
@@ -67,9 +67,9 @@ extension ServerStore {
 
   /// The upload behind `key` when `user` can see a message, not deleted, that carries it: a
   /// member (or former member) whose visible ranges hold the message's sequence.
-  func visibleMedia(_ key: String, to user: String) throws(ServiceError) -> MediaUpload? {
-    let visible = try reading {
-      try database.scalarInt(
+  func visibleMedia(_ key: String, to user: String) async throws(ServiceError) -> MediaUpload? {
+    let visible = try await reading { db in
+      try db.scalarInt(
         """
         SELECT count(*) FROM messages m JOIN member_ranges r
           ON r.conversation_id = m.conversation_id AND r.user_id = ?
@@ -79,13 +79,13 @@ extension ServerStore {
         """, user, key) ?? 0
     }
     guard visible > 0 else { return nil }
-    let owner = try reading {
-      try database.query(
+    let owner = try await reading { db in
+      try db.query(
         "SELECT owner_id FROM media_uploads WHERE media_key = ? AND complete = 1", key
       ) { $0.string(0) }.first
     }
     guard let owner else { return nil }
-    return try upload(key, of: owner)
+    return try await upload(key, of: owner)
   }
 
   /// What the media sweep removes at `now`: bytes past the retention (the upload stays, so a

@@ -83,7 +83,9 @@ struct ChangeOutcome: Sendable {
 
 extension ServerStore {
   /// `user`'s standing in `conversation`; nil when never a member (or no such conversation).
-  static func standing(_ db: Database, of conversation: String, user: String) throws -> Standing? {
+  static func standing(_ db: any StoreDatabase, of conversation: String, user: String) throws
+    -> Standing?
+  {
     guard
       let membership = try db.query(
         "SELECT membership FROM members WHERE conversation_id = ? AND user_id = ?",
@@ -112,7 +114,7 @@ extension ServerStore {
 
   /// Who may remove other members: the creator while a member; otherwise the member in the
   /// group longest (the earliest start of a current stay; ties by user id).
-  static func rightHolder(_ db: Database, of conversation: String) throws -> String? {
+  static func rightHolder(_ db: any StoreDatabase, of conversation: String) throws -> String? {
     try db.query(
       """
       SELECT m.user_id FROM members AS m
@@ -120,7 +122,7 @@ extension ServerStore {
         AND r.last_sequence IS NULL
       JOIN conversations AS c ON c.id = m.conversation_id
       WHERE m.conversation_id = ? AND m.membership = 'member'
-      ORDER BY m.user_id IS c.created_by DESC, r.first_sequence, m.user_id LIMIT 1
+      ORDER BY m.user_id IS NOT DISTINCT FROM c.created_by DESC, r.first_sequence, m.user_id LIMIT 1
       """, conversation
     ) { $0.string(0) }.first
   }
@@ -136,8 +138,9 @@ extension ServerStore {
     try await enqueueWrite { db in try Self.store(new, in: db) }
   }
 
-  private static func store(_ new: NewChange, in db: Database) throws -> ChangeOutcome {
+  private static func store(_ new: NewChange, in db: any StoreDatabase) throws -> ChangeOutcome {
     let conversation = new.conversationId
+    try db.lockConversation(conversation)
     let (members, isMember) = try memberIds(db, of: conversation, formerAllowed: new.senderId)
     let existing = try db.query(
       """
@@ -193,7 +196,7 @@ extension ServerStore {
                             client_message_key, text, sent_at, kind, added, removed, title,
                             request_key, previous_title)
       VALUES (?, ?, ?, ?, ?, ?, '', ?, ?, ?, ?, ?, ?,
-              CASE WHEN ? IS NULL THEN NULL
+              CASE WHEN CAST(? AS TEXT) IS NULL THEN NULL
                    ELSE (SELECT title FROM conversations WHERE id = ?) END)
       """, conversation, sequence, new.id, new.senderId, new.clientMessageId,
       new.clientMessageKey, sentAt, new.kind.rawValue, added.joined(separator: ","),
@@ -205,8 +208,10 @@ extension ServerStore {
         INSERT INTO members (conversation_id, user_id, delivered_up_to, read_up_to, membership)
         VALUES (?, ?, ?, ?, 'member')
         ON CONFLICT (conversation_id, user_id) DO UPDATE SET membership = 'member',
-          delivered_up_to = max(delivered_up_to, excluded.delivered_up_to),
-          read_up_to = max(read_up_to, excluded.read_up_to)
+          delivered_up_to = CASE WHEN members.delivered_up_to > excluded.delivered_up_to
+            THEN members.delivered_up_to ELSE excluded.delivered_up_to END,
+          read_up_to = CASE WHEN members.read_up_to > excluded.read_up_to
+            THEN members.read_up_to ELSE excluded.read_up_to END
         """, conversation, user, sequence - 1, sequence - 1)
       try db.run(
         "INSERT INTO member_ranges (conversation_id, user_id, first_sequence) VALUES (?, ?, ?)",
@@ -222,6 +227,7 @@ extension ServerStore {
         WHERE conversation_id = ? AND user_id = ? AND last_sequence IS NULL
         """, sequence, conversation, user)
     }
+    try db.orderChangeVersions()
     try db.run(
       """
       UPDATE conversations SET last_sequence = ?, change_version = \(nextChangeVersion),

@@ -60,7 +60,8 @@ extension ServerStore {
     return outcome
   }
 
-  private static func store(_ new: NewMessage, in db: Database) throws -> SendOutcome {
+  private static func store(_ new: NewMessage, in db: any StoreDatabase) throws -> SendOutcome {
+    try db.lockConversation(new.conversationId)
     let (members, isMember) = try memberIds(
       db, of: new.conversationId, formerAllowed: new.senderId)
     let existing = try item(
@@ -129,6 +130,7 @@ extension ServerStore {
     }
     // An edit or delete changes the list (its lastMessage may be the target) but is not new
     // activity: only a message moves the conversation up the list.
+    try db.orderChangeVersions()
     try db.run(
       """
       UPDATE conversations
@@ -164,7 +166,9 @@ extension ServerStore {
 
   /// A message's media is a completed upload of its sender's, described as it was uploaded,
   /// and carried by no other message (else 422).
-  private static func checkMedia(_ media: Media, of new: NewMessage, in db: Database) throws {
+  private static func checkMedia(_ media: Media, of new: NewMessage, in db: any StoreDatabase)
+    throws
+  {
     let upload = try db.query(
       """
       SELECT kind, content_type, byte_count, sha256, file_name FROM media_uploads
@@ -214,7 +218,7 @@ extension ServerStore {
   }
 
   /// The message an edit or delete changes: the caller's own, not deleted (else 403 or 422).
-  private static func changedMessage(_ new: NewMessage, in db: Database) throws -> Item {
+  private static func changedMessage(_ new: NewMessage, in db: any StoreDatabase) throws -> Item {
     guard let key = new.target?.key else {
       throw ServiceError.badRequest(
         "An edit or delete needs target: the message's clientMessageId.")
@@ -241,7 +245,7 @@ extension ServerStore {
 
   /// The item `sender` posted with `key` in `conversation`, and its target's key.
   private static func item(
-    _ db: Database, in conversation: String, from sender: String, key: String
+    _ db: any StoreDatabase, in conversation: String, from sender: String, key: String
   ) throws -> (item: Item, targetKey: String?)? {
     try db.query(
       """
@@ -255,6 +259,7 @@ extension ServerStore {
   /// `secure_delete` zeroed the erased text), so a deleted text is in neither file. A failure
   /// leaves the log for SQLite's next checkpoint; it is counted, not fatal.
   func eraseFreedContent() {
+    guard let database else { return }
     do {
       try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     } catch {
@@ -268,16 +273,16 @@ extension ServerStore {
   /// ranges (422), as API.md orders them.
   func messages(
     in conversation: String, visibleTo user: String, query: MessageQuery
-  ) throws(ServiceError) -> ItemPage {
-    try reading {
-      guard let standing = try Self.standing(database, of: conversation, user: user) else {
+  ) async throws(ServiceError) -> ItemPage {
+    try await reading { db in
+      guard let standing = try Self.standing(db, of: conversation, user: user) else {
         throw ServiceError.unknownConversation
       }
       try query.validate()
       let columns = Self.messageColumns(table: "messages")
       let visible = standing.visibilityCondition
       if let after = query.after {
-        let rows = try database.query(
+        let rows = try db.query(
           """
           SELECT \(columns) FROM messages WHERE conversation_id = ? AND sequence > ?
             AND \(visible.sql)
@@ -287,7 +292,7 @@ extension ServerStore {
         return ItemPage(
           items: Array(rows.prefix(query.limit)), hasMore: rows.count > query.limit)
       }
-      let rows = try database.query(
+      let rows = try db.query(
         """
         SELECT \(columns) FROM messages WHERE conversation_id = ? AND sequence < ?
           AND \(visible.sql)
@@ -324,7 +329,7 @@ extension ServerStore {
   static let itemColumnCount = 15
 
   /// An item in its current state, from the columns of `messageColumns` at `first`.
-  static func message(from row: Row, at first: Int) -> Item {
+  static func message(from row: any StoreRow, at first: Int) -> Item {
     let kind = ItemKind(rawValue: row.string(first + 7)) ?? .message
     let isMessage = kind == .message
     func users(_ column: Int) -> [String]? {

@@ -78,7 +78,7 @@ extension ServerStore {
     try await enqueueWrite { db in try Self.forgetToken(of: device, in: db) }
   }
 
-  private static func forgetToken(of device: DeviceKey, in db: Database) throws {
+  private static func forgetToken(of device: DeviceKey, in db: any StoreDatabase) throws {
     try db.run(
       "DELETE FROM push_tokens WHERE user_id = ? AND device_id = ?", device.userId,
       device.deviceId)
@@ -95,7 +95,7 @@ extension ServerStore {
   /// window's end; any other may be pushed at once.
   static func queuePushes(
     of sequence: Int, in conversation: String, from sender: String,
-    skipping: Set<DeviceKey>, at now: Timestamp, window: Duration, in db: Database
+    skipping: Set<DeviceKey>, at now: Timestamp, window: Duration, in db: any StoreDatabase
   ) throws -> PushQueueing {
     let targets = try db.query(
       """
@@ -160,7 +160,7 @@ extension ServerStore {
         JOIN push_tokens AS t ON t.user_id = q.user_id AND t.device_id = q.device_id
         WHERE q.sequence IS NOT NULL AND q.due_at <= ?
         ORDER BY q.due_at, q.user_id, q.device_id, q.conversation_id
-        LIMIT ?
+        LIMIT ? \(db.dialect.lockingSkippingLocked("q"))
         """, nowMS, limit
       ) { row in
         (
@@ -199,9 +199,9 @@ extension ServerStore {
   }
 
   /// The wall-clock millisecond the next owed push is due, if any.
-  func nextPushDue() throws(ServiceError) -> Int64? {
-    try reading {
-      try database.scalarInt("SELECT min(due_at) FROM push_queue WHERE sequence IS NOT NULL")
+  func nextPushDue() async throws(ServiceError) -> Int64? {
+    try await reading { db in
+      try db.scalarInt("SELECT min(due_at) FROM push_queue WHERE sequence IS NOT NULL")
         .map(Int64.init)
     }
   }
@@ -249,19 +249,22 @@ extension ServerStore {
   /// A push that will not go: owed no more, unless a newer message came meanwhile (the row is
   /// leased while a push is out), which is then due as it would have been, with fresh attempts.
   private static func clearOrReschedule(
-    _ push: OwedPush, at now: Int64, window: Duration, in db: Database
+    _ push: OwedPush, at now: Int64, window: Duration, in db: any StoreDatabase
   ) throws {
     try db.run(
       """
       UPDATE push_queue
       SET sequence = CASE WHEN sequence = ? THEN NULL ELSE sequence END, attempts = 0,
-          due_at = max(?, coalesce(last_sent_at, 0) + ?)
+          due_at = CASE WHEN ? > coalesce(last_sent_at, 0) + ? THEN ?
+                        ELSE coalesce(last_sent_at, 0) + ? END
       WHERE user_id = ? AND device_id = ? AND conversation_id = ?
-      """, push.sequence, now, window.milliseconds, push.userId, push.deviceId,
-      push.conversationId)
+      """, push.sequence, now, window.milliseconds, now, window.milliseconds, push.userId,
+      push.deviceId, push.conversationId)
   }
 
-  private static func clear(_ device: DeviceKey, _ conversation: String, in db: Database) throws {
+  private static func clear(_ device: DeviceKey, _ conversation: String, in db: any StoreDatabase)
+    throws
+  {
     try db.run(
       """
       UPDATE push_queue SET sequence = NULL, attempts = 0
@@ -276,7 +279,7 @@ extension ServerStore {
   /// unread messages of the user's unmuted conversations.
   static func payload(
     of sequence: Int, in conversation: String, for user: String, at now: Timestamp,
-    in db: Database
+    in db: any StoreDatabase
   ) throws -> PushPayload? {
     let found = try db.query(
       """
@@ -309,7 +312,7 @@ extension ServerStore {
             AND m.sequence >= (SELECT max(first_sequence) FROM member_ranges AS r
                                WHERE r.conversation_id = me.conversation_id
                                  AND r.user_id = me.user_id)
-          LIMIT \(maxBadge))
+          LIMIT \(maxBadge)) AS unread
         """, user, now.rfc3339) ?? 0
     return PushPayload(
       aps: PushPayload.APS(

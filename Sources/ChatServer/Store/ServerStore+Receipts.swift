@@ -17,6 +17,7 @@ extension ServerStore {
     _ kind: ReceiptKind, in conversation: String, by user: String, upTo sequence: Int
   ) async throws(ServiceError) -> ReceiptOutcome {
     try await enqueueWrite { db in
+      try db.lockConversation(conversation)
       let members = try Self.memberIds(db, of: conversation, actingAs: user)
       let lastSequence =
         try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", conversation) ?? 0
@@ -41,6 +42,7 @@ extension ServerStore {
         UPDATE members SET delivered_up_to = ?, read_up_to = ?
         WHERE conversation_id = ? AND user_id = ?
         """, raised.deliveredUpTo, raised.readUpTo, conversation, user)
+      try db.orderChangeVersions()
       try db.run(
         "UPDATE conversations SET change_version = \(Self.nextChangeVersion) WHERE id = ?",
         conversation)
@@ -49,19 +51,19 @@ extension ServerStore {
   }
 
   /// Every current member's numbers, for a current member (a former member: 403).
-  func receipts(in conversation: String, visibleTo user: String) throws(ServiceError)
+  func receipts(in conversation: String, visibleTo user: String) async throws(ServiceError)
     -> ReceiptsSnapshot
   {
-    try reading {
-      _ = try Self.memberIds(database, of: conversation, actingAs: user)
-      let members = try database.query(
+    try await reading { db in
+      _ = try Self.memberIds(db, of: conversation, actingAs: user)
+      let members = try db.query(
         """
         SELECT user_id, delivered_up_to, read_up_to FROM members
         WHERE conversation_id = ? AND membership = 'member' ORDER BY user_id
         """, conversation
       ) { MemberReceipts(userId: $0.string(0), deliveredUpTo: $0.int(1), readUpTo: $0.int(2)) }
       let lastSequence =
-        try database.scalarInt(
+        try db.scalarInt(
           "SELECT last_sequence FROM conversations WHERE id = ?", conversation) ?? 0
       return ReceiptsSnapshot(lastSequence: lastSequence, members: members)
     }

@@ -28,25 +28,22 @@ extension ServerStore {
     hash: [UInt8], at now: Timestamp, replacement: [UInt8], replacementExpiresAt: Timestamp
   ) async throws(ServiceError) -> TokenOwner {
     try await enqueueWrite { db in
+      // One statement spends it: of two nodes rotating one token at once, one finds it
+      // unspent (the other waits for its row lock, then finds it spent).
       let found = try db.query(
         """
-        SELECT user_id, device_id, expires_at FROM refresh_tokens
-        WHERE token_hash = ? AND spent_at IS NULL
-        """, hash
-      ) { (owner: TokenOwner(userId: $0.string(0), deviceId: $0.string(1)), expiresAt: $0.int(2)) }
-      guard let token = found.first, now.millisecondsSince1970 < Int64(token.expiresAt) else {
-        throw ServiceError.unauthorized
-      }
-      try db.run(
-        "UPDATE refresh_tokens SET spent_at = ? WHERE token_hash = ?",
-        now.millisecondsSince1970, hash)
+        UPDATE refresh_tokens SET spent_at = ?
+        WHERE token_hash = ? AND spent_at IS NULL AND expires_at > ?
+        RETURNING user_id, device_id
+        """, now.millisecondsSince1970, hash, now.millisecondsSince1970
+      ) { TokenOwner(userId: $0.string(0), deviceId: $0.string(1)) }
+      guard let owner = found.first else { throw ServiceError.unauthorized }
       try db.run(
         """
         INSERT INTO refresh_tokens (token_hash, user_id, device_id, expires_at)
         VALUES (?, ?, ?, ?)
-        """, replacement, token.owner.userId, token.owner.deviceId,
-        replacementExpiresAt.millisecondsSince1970)
-      return token.owner
+        """, replacement, owner.userId, owner.deviceId, replacementExpiresAt.millisecondsSince1970)
+      return owner
     }
   }
 }

@@ -1,11 +1,13 @@
 import ChatAPI
+import Postgres
 import SQLite
 import Support
 
 /// The server's storage: conversations, members and their receipt numbers, messages, refresh
-/// tokens, in one SQLite database.
+/// tokens, pushes owed, in one SQLite database (the default) or in PostgreSQL (several nodes).
+/// The rules are written once, in SQL both databases run (`StoreDatabase`).
 ///
-/// An actor on an injected serial executor (a `ThreadExecutor` in production, so blocking
+/// On SQLite, an actor on an injected serial executor (a `ThreadExecutor` in production, so blocking
 /// SQLite calls and fsyncs never occupy the cooperative pool; the simulation's stepped
 /// executor in tests), the one connection and the one writer of its file. Reads run directly
 /// on the actor. Writes are group-committed (see `ServerStore+GroupCommit.swift`): each is
@@ -14,6 +16,10 @@ import Support
 ///
 /// A file store runs in WAL mode with `synchronous=FULL`: an acknowledged write survives a
 /// power cut. Its schema is versioned by `Migrator` (`v1`, …).
+///
+/// On PostgreSQL (`ServerStore+Postgres.swift`), each write is a transaction of its own on a
+/// pooled connection, committed before anyone is answered; writes of one conversation run one
+/// after the other (its row lock), so sequence numbers stay dense with writers on every node.
 ///
 /// ## Topics
 /// - Conversations: `createConversation`, `conversations(of:changedAfter:)`, `memberIds(of:visibleTo:)`
@@ -27,14 +33,30 @@ public actor ServerStore {
     case memory
     /// A database file, created with mode 0600 if missing.
     case file(path: String)
+    /// A PostgreSQL database (a `postgres://` URL, as libpq reads it), shared by every node
+    /// that names it; `connections` per node.
+    case postgres(url: String, connections: Int)
 
     /// The database file inside a server's data folder.
     public static func dataFolder(_ folder: String) -> Location {
       .file(path: folder + "/chat.sqlite")
     }
+
+    /// How many connections a node opens to PostgreSQL unless told.
+    public static let defaultPostgresConnections = 8
   }
 
-  let database: Database
+  /// Where the store's SQL runs.
+  enum Backend {
+    /// One connection, one writer, group commit.
+    case sqlite(SQLiteStoreDatabase)
+    /// A pool; each write is a transaction of its own on one of its connections.
+    case postgres(PostgresPool)
+  }
+
+  let backend: Backend
+  /// Whether the database is PostgreSQL, which other nodes may share.
+  public nonisolated let isShared: Bool
   nonisolated let executor: any SerialTaskExecutor
   /// At most this many writes share one transaction; more wait for the next.
   let maxBatchSize: Int
@@ -48,31 +70,96 @@ public actor ServerStore {
   }
 
   /// Opens (creating if needed) the database and applies the migrations this version knows.
-  /// Throws `MigrationError.unknownMigrations` for a file written by a newer version.
+  /// Throws `MigrationError.unknownMigrations` for a database written by a newer version.
   public init(
     _ location: Location, executor: any SerialTaskExecutor, maxBatchSize: Int = 1_024
   ) throws {
     precondition(maxBatchSize >= 1)
     switch location {
-    case .memory: database = try Database(.memory)
-    case .file(let path): database = try Database(.file(path), durability: .full)
+    case .memory, .file:
+      let database =
+        if case .file(let path) = location {
+          try Database(.file(path), durability: .full)
+        } else {
+          try Database(.memory)
+        }
+      // A delete is real (API.md): what SQLite frees is overwritten, not left in free pages.
+      try database.execute("PRAGMA secure_delete = ON")
+      try Self.migrator.migrate(database)
+      backend = .sqlite(SQLiteStoreDatabase(database))
+      isShared = false
+    case .postgres(let url, let connections):
+      try Self.postgresMigrations.migrate(url)
+      let pool = PostgresPool(url: url, size: connections)
+      backend = .postgres(pool)
+      isShared = true
     }
-    // A delete is real (API.md): what SQLite frees is overwritten, not left in free pages.
-    try database.execute("PRAGMA secure_delete = ON")
-    try Self.migrator.migrate(database)
     self.executor = executor
     self.maxBatchSize = maxBatchSize
   }
 
-  /// Runs a read, turning a SQLite failure into a 500.
-  func reading<T>(_ body: () throws -> T) throws(ServiceError) -> T {
-    do {
-      return try body()
-    } catch let error as ServiceError {
-      throw error
-    } catch {
-      throw .internal(String(describing: error))
+  /// The SQLite database, for what only SQLite has (group commit, checkpoints, test hooks).
+  var database: Database? {
+    if case .sqlite(let sqlite) = backend { return sqlite.database }
+    return nil
+  }
+
+  /// Runs a read: on SQLite at once on this actor (which serializes it with the group
+  /// commits); on PostgreSQL on a pooled connection, in one read-only snapshot (a page of
+  /// conversations and its cursor agree). A database failure is a 500, a database that cannot
+  /// be reached a 503.
+  func reading<T: Sendable>(
+    _ body: @escaping @Sendable (any StoreDatabase) throws -> T
+  ) async throws(ServiceError) -> T {
+    switch backend {
+    case .sqlite(let sqlite):
+      do {
+        return try body(sqlite)
+      } catch {
+        throw Self.serviceError(error)
+      }
+    case .postgres(let pool):
+      do {
+        return try await pool.withConnection { connection in
+          try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+          do {
+            let value = try body(PostgresStoreDatabase(connection))
+            try connection.execute("COMMIT")
+            return value
+          } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+          }
+        }
+      } catch {
+        throw Self.serviceError(error)
+      }
     }
+  }
+
+  /// A store failure as the service answers it.
+  static func serviceError(_ error: any Error) -> ServiceError {
+    switch error {
+    case let refusal as ServiceError: refusal
+    case let postgres as PostgresError where postgres.isConnectionLost:
+      .unavailable("The database cannot be reached; try again.")
+    default: .internal(String(describing: error))
+    }
+  }
+
+  /// Whether the database answers: what `/healthz` reports.
+  func checkHealth() async -> Bool {
+    do {
+      _ = try await reading { db in try db.scalarInt("SELECT 1") }
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /// Closes PostgreSQL connections and their threads (SQLite closes with the store).
+  func close() async {
+    if case .postgres(let pool) = backend { await pool.shutdown() }
   }
 
   /// The current member ids of a conversation, sorted, for `user` about to act in it (post,
@@ -80,7 +167,7 @@ public actor ServerStore {
   /// conversation does not exist: the same answer, so membership does not leak), a 403 when
   /// `user` left or was removed (a former member may read what it saw, not act).
   static func memberIds(
-    _ db: Database, of conversation: String, actingAs user: String
+    _ db: any StoreDatabase, of conversation: String, actingAs user: String
   ) throws -> [String] {
     let (members, isMember) = try memberIds(db, of: conversation, formerAllowed: user)
     guard isMember else { throw ServiceError.formerMember }
@@ -91,7 +178,7 @@ public actor ServerStore {
   /// member. For a retry, which a former member still gets answered (the change was stored
   /// while it was a member).
   static func memberIds(
-    _ db: Database, of conversation: String, formerAllowed user: String
+    _ db: any StoreDatabase, of conversation: String, formerAllowed user: String
   ) throws -> (members: [String], isMember: Bool) {
     var members: [String] = []
     var standing: String?
@@ -107,23 +194,26 @@ public actor ServerStore {
     return (members, standing == "member")
   }
 
-  func memberIds(of conversation: String, actingAs user: String) throws(ServiceError) -> [String] {
-    try reading { try Self.memberIds(database, of: conversation, actingAs: user) }
+  func memberIds(of conversation: String, actingAs user: String) async throws(ServiceError)
+    -> [String]
+  {
+    try await reading { db in try Self.memberIds(db, of: conversation, actingAs: user) }
   }
 
   /// Everyone who was ever a member, sorted (`ServerKnownBugs.deliverToRemovedMembers` only).
-  func everMemberIds(of conversation: String) throws(ServiceError) -> [String] {
-    try reading {
-      try database.query(
+  func everMemberIds(of conversation: String) async throws(ServiceError) -> [String] {
+    try await reading { db in
+      try db.query(
         "SELECT user_id FROM members WHERE conversation_id = ? ORDER BY user_id", conversation
       ) { $0.string(0) }
     }
   }
 
-  /// Runs `body` with the database: for tests that inject faults (a trigger that fails a
-  /// write) or inspect rows.
+  /// Runs `body` with the SQLite database: for tests that inject faults (a trigger that
+  /// fails a write) or inspect rows.
   func withDatabase<T: Sendable>(_ body: @Sendable (Database) throws -> T) rethrows -> T {
-    try body(database)
+    guard let database else { preconditionFailure("withDatabase is for a SQLite store") }
+    return try body(database)
   }
 }
 

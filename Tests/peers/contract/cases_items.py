@@ -7,7 +7,7 @@ import sqlite3
 import uuid
 
 from cases_live import Live
-from chatserver import Device, error_code
+from chatserver import Device, error_code, psql
 
 ITEM_FIELDS = {"id", "clientMessageId", "conversationId", "senderId", "sequence", "sentAt", "kind",
                "text", "media", "editedAt", "deleted", "target", "added", "removed", "title"}
@@ -40,7 +40,11 @@ def database_files_hold(server, text):
 
 
 def rows_holding(server, text):
-    """Rows of the server's messages table whose text holds `text`, read with sqlite3."""
+    """Rows of the server's messages table whose text holds `text`, read with sqlite3 (psql
+    when the server keeps its data in PostgreSQL)."""
+    if server.database_url:
+        return int(psql(server.database_url,
+                        "SELECT count(*) FROM messages WHERE strpos(text, :'v1') > 0", text))
     path = os.path.join(server.data, "chat.sqlite")
     connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
@@ -117,9 +121,16 @@ def run_edits(report, server):
     malformed = edit(alice, conversation, "not-a-uuid", "x")
     report.check("a malformed target is 400", malformed.status_code == 400, malformed.text)
 
-    report.check("before the delete the file holds the texts (the check can see them)",
-                 database_files_hold(server, "old lighthouse") and
-                 database_files_hold(server, "Meet at the new pier"))
+    # PostgreSQL keeps dead row versions until VACUUM and its WAL until recycled: on it the
+    # promise is the rows' (docs/ARCHITECTURE.md, "The store on PostgreSQL").
+    on_files = server.database_url is None
+    if on_files:
+        report.check("before the delete the file holds the texts (the check can see them)",
+                     database_files_hold(server, "old lighthouse") and
+                     database_files_hold(server, "Meet at the new pier"))
+    else:
+        report.check("before the delete rows hold the edits' texts (the check can see them)",
+                     rows_holding(server, "pier") > 0)
     delete_key = str(uuid.uuid4())
     deleted = delete(alice, conversation, original, delete_key)
     tombstone_page = alice.messages(conversation).json()["items"]
@@ -129,12 +140,13 @@ def run_edits(report, server):
     report.check("the message is a tombstone and its edits lost their text",
                  tombstone_page[0]["deleted"] is True and
                  all(i["text"] == "" for i in tombstone_page), str(tombstone_page))
-    report.check("sqlite3 finds no row holding the deleted texts",
+    report.check("the database has no row holding the deleted texts",
                  rows_holding(server, "lighthouse") == 0 and rows_holding(server, "pier") == 0)
-    report.check("neither the database file nor its log holds the deleted texts",
-                 not database_files_hold(server, "old lighthouse") and
-                 not database_files_hold(server, "Meet at the new pier") and
-                 not database_files_hold(server, "Meet at the pier at ten"))
+    if on_files:
+        report.check("neither the database file nor its log holds the deleted texts",
+                     not database_files_hold(server, "old lighthouse") and
+                     not database_files_hold(server, "Meet at the new pier") and
+                     not database_files_hold(server, "Meet at the pier at ten"))
     retry = delete(alice, conversation, original, delete_key)
     report.check("a retried delete is 200", retry.status_code == 200 and retry.json() == deleted.json(),
                  retry.text)

@@ -7,8 +7,11 @@ import resource
 import shutil
 import signal
 import tempfile
+import threading
+import time
 import uuid
 
+import chatserver
 from chatserver import Device, Server
 
 
@@ -89,6 +92,112 @@ def run_operations(report, server):
 
 
 def run_unavailable(report):
+    if chatserver.suite_postgres:
+        return run_unavailable_postgres(report)
+    return run_unavailable_sqlite(report)
+
+
+def wait_until_healthy(device, seconds=60):
+    """Polls /healthz until it says ok (a node reconnects by itself), up to `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            if device.http.get("/healthz").text == "ok":
+                return True
+        except Exception:  # noqa: BLE001 (a connection cut by the restart: ask again)
+            pass
+        time.sleep(0.2)
+    return False
+
+
+def run_unavailable_postgres(report):
+    """API.md's 5xx row on PostgreSQL: the database stops under the node. Sends are answered
+    503 `unavailable` with Retry-After and /healthz says 503, the node stays up and recovers by
+    itself once the database is back; every acknowledged message is there, nothing refused is,
+    and a refused send retried with its clientMessageId is accepted. Then a burst of four
+    posters through a database restart, each retrying a refused send with the same key until
+    it is accepted: every key stored once, the sequences 1…N with no hole."""
+    report.start_group("unavailable")
+    with Server("--dev", "--rate-limit", "off") as server:
+        alice = Device(server, "pgdown-alice")
+        conversation = alice.create([])["id"]
+        accepted = []
+        for _ in range(10):
+            key = str(uuid.uuid4())
+            response = alice.send(conversation, "before", key)
+            accepted.append((key, response.json()["sequence"]))
+        chatserver.postgres_local("pause")
+        try:
+            refused_key = str(uuid.uuid4())
+            refused = alice.send(conversation, "while down", refused_key)
+            report.expect_error("a send while the database is down is 503 unavailable", refused, 503,
+                                "unavailable")
+            report.check("503 has Retry-After", refused.headers.get("retry-after", "").isdigit(),
+                         str(refused.headers))
+            reading = alice.messages(conversation)
+            report.expect_error("a read while the database is down is 503 unavailable", reading, 503,
+                                "unavailable")
+            health = alice.http.get("/healthz")
+            report.check("/healthz says 503 while the database is down", health.status_code == 503,
+                         f"{health.status_code} {health.text}")
+            report.check("the node stays up", server.process.poll() is None)
+        finally:
+            chatserver.postgres_local("resume")
+        report.check("the node recovers by itself once the database is back", wait_until_healthy(alice))
+        items = alice.messages(conversation, limit=200).json()["items"]
+        report.check("every acknowledged message is there, nothing refused",
+                     [(item["clientMessageId"], item["sequence"]) for item in items] == accepted,
+                     f"{len(items)} stored, {len(accepted)} acknowledged")
+        retried = alice.send(conversation, "while down", refused_key)
+        report.check("a refused send retried with its clientMessageId is accepted as new",
+                     retried.status_code == 201 and retried.json()["sequence"] == len(accepted) + 1,
+                     retried.text[:200])
+
+        # A burst through a restart.
+        burst = alice.create([])["id"]
+        keys = [[str(uuid.uuid4()) for _ in range(40)] for _ in range(4)]
+        statuses = []
+        lock = threading.Lock()
+        started = threading.Barrier(5)
+
+        def poster(mine):
+            device = Device(server, "pgdown-alice", device=f"poster-{mine[0][:8]}")
+            started.wait()
+            for key in mine:
+                deadline = time.monotonic() + 90
+                while time.monotonic() < deadline:
+                    try:
+                        response = device.send(burst, "burst " + key, key)
+                    except Exception:  # noqa: BLE001 (the connection was cut: send again)
+                        continue
+                    with lock:
+                        statuses.append(response.status_code)
+                    if response.status_code in (200, 201):
+                        break
+                    time.sleep(0.05)
+            device.close()
+
+        threads = [threading.Thread(target=poster, args=(mine,)) for mine in keys]
+        for thread in threads:
+            thread.start()
+        started.wait()
+        chatserver.postgres_local("restart")
+        for thread in threads:
+            thread.join()
+        report.check("the burst went on through the restart with 503s and no other error",
+                     set(statuses) <= {200, 201, 503}, str(sorted(set(statuses))))
+        wait_until_healthy(alice)
+        stored = alice.messages(burst, limit=200).json()["items"]
+        by_key = [item["clientMessageId"] for item in stored]
+        every_key = [key for mine in keys for key in mine]
+        report.check("every key of the burst stored once", sorted(by_key) == sorted(every_key),
+                     f"{len(by_key)} stored, {len(every_key)} sent")
+        report.check("the burst's sequences are 1…N with no hole",
+                     [item["sequence"] for item in stored] == list(range(1, len(stored) + 1)))
+        alice.close()
+
+
+def run_unavailable_sqlite(report):
     """API.md's 5xx row over the network: the server's files may not grow past 300 KiB
     (RLIMIT_FSIZE, with SIGXFSZ ignored so writes just fail), so a group commit fails. The
     sends are answered 503 `unavailable` with Retry-After, the server stays up, and after a

@@ -1,5 +1,6 @@
 """Starts the real chat-server binary for the Python suites, and speaks API.md to it."""
 
+import hashlib
 import json
 import os
 import re
@@ -54,6 +55,51 @@ class Certificates:
 suite_tls = None
 
 
+# The PostgreSQL cluster every Server keeps its data in when a suite runs on PostgreSQL
+# (contract.py --postgres DIR): its URL; None: SQLite in the data folder.
+suite_postgres = None
+# Its folder (scripts/postgres-local), for the cases that stop and start it.
+suite_postgres_dir = None
+
+
+def serve_postgres(folder):
+    """From now on every Server started keeps its data in a database of its own in the cluster
+    scripts/postgres-local started in `folder` (one database per data folder: a server started
+    again on the same folder finds its data)."""
+    global suite_postgres, suite_postgres_dir
+    suite_postgres_dir = folder
+    with open(os.path.join(folder, "url")) as handle:
+        suite_postgres = handle.read().strip()
+
+
+def postgres_local(*arguments):
+    """scripts/postgres-local on the suite's cluster: pause, resume, restart."""
+    subprocess.run([os.path.join(ROOT, "scripts", "postgres-local"), arguments[0], suite_postgres_dir,
+                    *arguments[1:]], check=True)
+
+
+def postgres_database(cluster_url, data_folder):
+    """The URL of the database that stands for `data_folder` in the cluster, created if new."""
+    name = "chat_" + hashlib.sha1(data_folder.encode()).hexdigest()[:16]
+    base = cluster_url.rsplit("/", 1)[0]
+    exists = subprocess.run(
+        ["psql", "-X", "-q", "-t", "-A", f"{base}/postgres", "-c",
+         f"SELECT 1 FROM pg_database WHERE datname = '{name}'"],
+        check=True, capture_output=True, text=True).stdout.strip()
+    if exists != "1":
+        subprocess.run(["psql", "-X", "-q", f"{base}/postgres", "-c", f"CREATE DATABASE {name}"],
+                       check=True, capture_output=True)
+    return f"{base}/{name}"
+
+
+def psql(url, sql, *values):
+    """The first column of the first row of `sql` (with psql variables :'v1', :'v2', ...)."""
+    variables = [option for index, value in enumerate(values, 1) for option in ("-v", f"v{index}={value}")]
+    result = subprocess.run(["psql", "-X", "-q", "-t", "-A", *variables, url],
+                            input=sql, check=True, capture_output=True, text=True)
+    return result.stdout.strip()
+
+
 def serve_tls(certificates):
     """From now on every Server started serves TLS with these certificates, and its clients
     (`client`, `request`, `connect_live`, `open_socket`) trust only their root CA."""
@@ -79,6 +125,11 @@ class Server:
         self.data = data or os.path.join(self.folder, "data")
         self.log_path = os.path.join(self.folder or os.path.dirname(self.data), f"server-{uuid.uuid4().hex[:8]}.log")
         self.keep_data = keep_data
+        # The PostgreSQL database it keeps its data in; None: SQLite in the data folder.
+        self.database_url = None
+        if suite_postgres and "--database" not in self.arguments:
+            self.database_url = postgres_database(suite_postgres, self.data)
+            self.arguments += ["--database", self.database_url]
         self.process = None
         self.port = None
         self.lines = []

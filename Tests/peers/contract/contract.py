@@ -64,6 +64,11 @@ OWN = [
 
 
 def main(arguments):
+    arguments = list(arguments)
+    if "--postgres" in arguments:
+        at = arguments.index("--postgres")
+        chatserver.serve_postgres(arguments[at + 1])
+        del arguments[at:at + 2]
     tls = "--tls" in arguments
     selected = [argument for argument in arguments if argument != "--tls"]
     known = {name for name, _ in SHARED + OWN}

@@ -1,0 +1,243 @@
+import Postgres
+import SQLite
+import Support
+
+// The store on PostgreSQL.
+//
+// A write is one transaction on a pooled connection (`BEGIN` … `COMMIT`), and its writer is
+// answered after the `COMMIT` returned: PostgreSQL's own group commit shares each WAL flush
+// among the transactions committing together, on every node. The write's rules read and
+// change rows only after taking its conversation's row lock (`lockConversation`), so two
+// writes to one conversation, on one node or two, run one after the other: the sequence is
+// the last one plus one, in the same transaction as the insert, and holes cannot appear. A
+// write that collides with another anyway (the same idempotency key posted on two nodes at
+// once: a unique violation; a deadlock; a serialization failure) runs again from the start,
+// where it finds what the other stored. A lost connection is a 503, and the write's outcome
+// unknown: the client's retry (same idempotency key) gets the stored item or stores it.
+
+extension ServerStore {
+  /// How many times a write that collided with another runs again before it gives up (503).
+  static let postgresWriteAttempts = 5
+
+  /// Runs `operation` in a transaction of its own on PostgreSQL; returns once committed.
+  func writeToPostgres<Value: Sendable>(
+    _ pool: PostgresPool, _ operation: @escaping @Sendable (any StoreDatabase) throws -> Value
+  ) async throws(ServiceError) -> Value {
+    var attempt = 1
+    while true {
+      do {
+        let result = try await pool.withConnection { connection -> Result<Value, ServiceError> in
+          try connection.execute("BEGIN")
+          let value: Value
+          do {
+            value = try operation(PostgresStoreDatabase(connection))
+          } catch let refusal as ServiceError {
+            try connection.execute("ROLLBACK")
+            return .failure(refusal)
+          } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+          }
+          try connection.execute("COMMIT")
+          return .success(value)
+        }
+        if case .success = result {
+          statistics.commits += 1
+          statistics.committedWrites += 1
+        }
+        return try result.get()
+      } catch let error as PostgresError
+        where error.isConflict && attempt < Self.postgresWriteAttempts
+      {
+        attempt += 1
+      } catch let error as ServiceError {
+        throw error
+      } catch {
+        statistics.failedCommits += 1
+        throw Self.serviceError(error)
+      }
+    }
+  }
+
+  /// The schema on PostgreSQL, one named migration per version, like SQLite's (`migrator`):
+  /// never edit a shipped one. `pg-v1` is SQLite's `v1` to `v6-push` in one, with PostgreSQL's
+  /// types (text compares byte by byte, `COLLATE "C"`, as in SQLite: ids sort and RFC 3339
+  /// times compare the same on both), and items partitioned by conversation (`PARTITION BY HASH`): the layout a sharded
+  /// PostgreSQL (Citus) distributes by conversation. The signing key lives in
+  /// `server_secrets` (hex), so every node signs and checks the same tokens.
+  static let postgresMigrations = PostgresMigrations(migrations: [
+    (
+      "pg-v1",
+      """
+      CREATE TABLE conversations (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        title TEXT COLLATE "C" NOT NULL,
+        created_at BIGINT NOT NULL,
+        last_sequence BIGINT NOT NULL DEFAULT 0,
+        last_activity_at BIGINT NOT NULL,
+        change_version BIGINT NOT NULL,
+        last_message_sequence BIGINT NOT NULL DEFAULT 0,
+        created_by TEXT COLLATE "C"
+      );
+      CREATE INDEX conversations_by_change ON conversations (change_version);
+
+      CREATE TABLE members (
+        conversation_id TEXT COLLATE "C" NOT NULL REFERENCES conversations (id),
+        user_id TEXT COLLATE "C" NOT NULL,
+        delivered_up_to BIGINT NOT NULL DEFAULT 0,
+        read_up_to BIGINT NOT NULL DEFAULT 0,
+        membership TEXT COLLATE "C" NOT NULL DEFAULT 'member',
+        muted_until TEXT COLLATE "C",
+        PRIMARY KEY (conversation_id, user_id)
+      );
+      CREATE INDEX members_by_user ON members (user_id);
+
+      CREATE TABLE member_ranges (
+        conversation_id TEXT COLLATE "C" NOT NULL,
+        user_id TEXT COLLATE "C" NOT NULL,
+        first_sequence BIGINT NOT NULL,
+        last_sequence BIGINT,
+        PRIMARY KEY (conversation_id, user_id, first_sequence)
+      );
+
+      CREATE TABLE messages (
+        conversation_id TEXT COLLATE "C" NOT NULL REFERENCES conversations (id),
+        sequence BIGINT NOT NULL,
+        id TEXT COLLATE "C" NOT NULL,
+        sender_id TEXT COLLATE "C" NOT NULL,
+        client_message_id TEXT COLLATE "C" NOT NULL,
+        client_message_key TEXT COLLATE "C" NOT NULL,
+        text TEXT COLLATE "C" NOT NULL,
+        sent_at BIGINT NOT NULL,
+        kind TEXT COLLATE "C" NOT NULL DEFAULT 'message',
+        target_id TEXT COLLATE "C",
+        target_key TEXT COLLATE "C",
+        edited_at BIGINT,
+        deleted INTEGER NOT NULL DEFAULT 0,
+        added TEXT COLLATE "C",
+        removed TEXT COLLATE "C",
+        title TEXT COLLATE "C",
+        request_key TEXT COLLATE "C",
+        previous_title TEXT COLLATE "C",
+        media TEXT COLLATE "C",
+        media_key TEXT COLLATE "C",
+        PRIMARY KEY (conversation_id, sequence),
+        UNIQUE (conversation_id, sender_id, client_message_key)
+      ) PARTITION BY HASH (conversation_id);
+      CREATE TABLE messages_p0 PARTITION OF messages FOR VALUES WITH (MODULUS 8, REMAINDER 0);
+      CREATE TABLE messages_p1 PARTITION OF messages FOR VALUES WITH (MODULUS 8, REMAINDER 1);
+      CREATE TABLE messages_p2 PARTITION OF messages FOR VALUES WITH (MODULUS 8, REMAINDER 2);
+      CREATE TABLE messages_p3 PARTITION OF messages FOR VALUES WITH (MODULUS 8, REMAINDER 3);
+      CREATE TABLE messages_p4 PARTITION OF messages FOR VALUES WITH (MODULUS 8, REMAINDER 4);
+      CREATE TABLE messages_p5 PARTITION OF messages FOR VALUES WITH (MODULUS 8, REMAINDER 5);
+      CREATE TABLE messages_p6 PARTITION OF messages FOR VALUES WITH (MODULUS 8, REMAINDER 6);
+      CREATE TABLE messages_p7 PARTITION OF messages FOR VALUES WITH (MODULUS 8, REMAINDER 7);
+      CREATE INDEX messages_by_target ON messages (conversation_id, sender_id, target_key)
+        WHERE target_key IS NOT NULL;
+      CREATE INDEX messages_by_media_key ON messages (media_key) WHERE media_key IS NOT NULL;
+
+      CREATE TABLE refresh_tokens (
+        token_hash BYTEA PRIMARY KEY,
+        user_id TEXT COLLATE "C" NOT NULL,
+        device_id TEXT COLLATE "C" NOT NULL,
+        expires_at BIGINT NOT NULL,
+        spent_at BIGINT
+      );
+
+      CREATE TABLE media_uploads (
+        media_key TEXT COLLATE "C" PRIMARY KEY,
+        owner_id TEXT COLLATE "C" NOT NULL,
+        kind TEXT COLLATE "C" NOT NULL,
+        content_type TEXT COLLATE "C" NOT NULL,
+        byte_count BIGINT NOT NULL,
+        sha256 TEXT COLLATE "C" NOT NULL,
+        file_name TEXT COLLATE "C",
+        upload_id TEXT COLLATE "C",
+        complete INTEGER NOT NULL DEFAULT 0,
+        created_at BIGINT NOT NULL,
+        purged INTEGER NOT NULL DEFAULT 0
+      );
+
+      CREATE TABLE push_tokens (
+        user_id TEXT COLLATE "C" NOT NULL,
+        device_id TEXT COLLATE "C" NOT NULL,
+        provider TEXT COLLATE "C" NOT NULL,
+        token TEXT COLLATE "C" NOT NULL,
+        PRIMARY KEY (user_id, device_id)
+      );
+      CREATE TABLE push_queue (
+        user_id TEXT COLLATE "C" NOT NULL,
+        device_id TEXT COLLATE "C" NOT NULL,
+        conversation_id TEXT COLLATE "C" NOT NULL,
+        sequence BIGINT,
+        last_sent_at BIGINT,
+        due_at BIGINT NOT NULL,
+        attempts BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (user_id, device_id, conversation_id)
+      );
+      CREATE INDEX push_queue_due ON push_queue (due_at) WHERE sequence IS NOT NULL;
+
+      CREATE TABLE server_secrets (
+        name TEXT COLLATE "C" PRIMARY KEY,
+        secret TEXT COLLATE "C" NOT NULL
+      );
+      """
+    )
+  ])
+
+  /// The secret named `name` every node of the PostgreSQL database at `url` shares, made from
+  /// `candidate` by whichever node asks first (a SQLite server keeps its key in its data
+  /// folder). Blocking: for a node's start.
+  public static func sharedSecret(at url: String, named name: String, candidate: [UInt8])
+    throws -> [UInt8]
+  {
+    let connection = try PostgresConnection(url: url)
+    defer { connection.close() }
+    let db = PostgresStoreDatabase(connection)
+    try db.run(
+      "INSERT INTO server_secrets (name, secret) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+      name, Hex.encode(candidate))
+    let stored = try db.query("SELECT secret FROM server_secrets WHERE name = ?", name) {
+      $0.string(0)
+    }
+    guard let secret = stored.first.flatMap(Hex.decode) else {
+      throw ServiceError.internal("the shared secret \(name) is unreadable")
+    }
+    return secret
+  }
+}
+
+/// Applies PostgreSQL migrations once, under an advisory lock, so nodes starting together do
+/// not race; refuses a database a newer version migrated.
+struct PostgresMigrations: Sendable {
+  let migrations: [(identifier: String, sql: String)]
+
+  func migrate(_ url: String) throws {
+    let connection = try PostgresConnection(url: url)
+    defer { connection.close() }
+    try connection.execute("BEGIN")
+    do {
+      try connection.execute(
+        """
+        SELECT pg_advisory_xact_lock(1);
+        CREATE TABLE IF NOT EXISTS schema_migrations (identifier TEXT PRIMARY KEY);
+        """)
+      let applied = try connection.query("SELECT identifier FROM schema_migrations") {
+        $0.string(0)
+      }
+      let known = Set(migrations.map(\.identifier))
+      let unknown = applied.filter { !known.contains($0) }
+      guard unknown.isEmpty else { throw MigrationError.unknownMigrations(unknown.sorted()) }
+      for migration in migrations where !applied.contains(migration.identifier) {
+        try connection.execute(migration.sql)
+        try connection.run(
+          "INSERT INTO schema_migrations (identifier) VALUES (?)",
+          parameters: [migration.identifier])
+      }
+      try connection.execute("COMMIT")
+    } catch {
+      try? connection.execute("ROLLBACK")
+      throw error
+    }
+  }
+}
