@@ -170,6 +170,7 @@ let package = Package(
       name: "ArgumentParsingTests", dependencies: ["ArgumentParsing"],
       swiftSettings: engineSettings),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: engineSettings),
+    .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: engineSettings),
     .testTarget(
       name: "ChatDomainTests", dependencies: ["ChatDomain", "Support"],
       swiftSettings: engineSettings),

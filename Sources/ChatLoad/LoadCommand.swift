@@ -56,6 +56,13 @@ public struct LoadCommand: ParsableCommand {
     help: ArgumentHelp("Bytes of each message's text.", valueName: "N"),
     transform: Int.inRange(1...4_096))
   var textBytes = 64
+  @Option(
+    help: ArgumentHelp(
+      "With --spawn, start this many nodes on one database (pass it with --server-arg "
+        + "--database --server-arg URL); clients are spread over them.",
+      valueName: "N"),
+    transform: Int.inRange(1...16))
+  var nodes = 1
   @Flag(help: "Print the report as JSON instead of text.") var json = false
 
   public init() {}
@@ -63,6 +70,11 @@ public struct LoadCommand: ParsableCommand {
   public func validate() throws {
     guard spawn != nil || port != 0 else {
       throw ValidationError("say where the server is: --port N, or --spawn BINARY")
+    }
+    guard nodes == 1 || (spawn != nil && serverArg.contains("--database")) else {
+      throw ValidationError(
+        "--nodes needs --spawn and one database for them: --server-arg --database "
+          + "--server-arg postgres://…")
     }
   }
 
@@ -73,14 +85,17 @@ public struct LoadCommand: ParsableCommand {
       duration: .seconds(duration), threads: threads, textBytes: textBytes,
       serverPID: serverPid)
     // A server that cannot start, or a load that cannot run, is `chat-load: <error>`, exit 1.
-    var spawned: SpawnedServer?
+    var spawned: [SpawnedServer] = []
+    defer { for server in spawned { server.stop() } }
     if let spawn {
-      let server = try SpawnedServer(binary: spawn, extraArguments: serverArg)
-      spawned = server
-      configuration.port = server.port
-      configuration.serverPID = server.pid
+      for _ in 0..<nodes {
+        spawned.append(try SpawnedServer(binary: spawn, extraArguments: serverArg))
+      }
+      configuration.port = spawned[0].port
+      configuration.serverPID = spawned[0].pid
+      configuration.otherPorts = spawned.dropFirst().map(\.port)
+      configuration.otherServerPIDs = spawned.dropFirst().map(\.pid)
     }
-    defer { spawned?.stop() }
     let report = try SendLoad.run(configuration)
     if json {
       let encoder = JSONEncoder()

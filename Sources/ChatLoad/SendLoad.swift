@@ -35,7 +35,9 @@ public enum SendLoad {
       start: start,
       measureFrom: start + configuration.warmup.nanoseconds,
       stopSendingAt: start + configuration.warmup.nanoseconds + configuration.duration.nanoseconds)
-    let cpuProbe = CPUProbe(serverPID: configuration.serverPID, at: window.measureFrom)
+    let cpuProbe = CPUProbe(
+      serverPIDs: configuration.serverPID.map { [$0] + configuration.otherServerPIDs } ?? [],
+      databasePIDs: configuration.databasePIDs, at: window.measureFrom)
     let outcomes = Mutex<[Int: Result<LoopResult, LoadError>]>([:])
     var threads: [Thread] = []
     let done = DispatchGroup()
@@ -61,12 +63,8 @@ public enum SendLoad {
       merged.merge(try outcome.value.get())
     }
     let generatorCPU = processCPUSeconds() - cpuProbe.generatorAtStart
-    var serverCPU: Double?
-    if let pid = configuration.serverPID, let start = cpuProbe.serverAtStart,
-      let end = processCPUSeconds(pid: pid)
-    {
-      serverCPU = end - start
-    }
+    let serverCPU = cpuProbe.serverSeconds()
+    let databaseCPU = cpuProbe.databaseSeconds()
     let acceptedAfter = try acceptedSends(configuration)
     let windowSeconds = Double(window.stopSendingAt - window.measureFrom) / 1e9
     let latencies = merged.latencies.sorted()
@@ -83,15 +81,17 @@ public enum SendLoad {
         p50: percentile(0.5), p90: percentile(0.9), p99: percentile(0.99),
         max: latencies.last.map { Double($0) / 1e6 } ?? 0),
       generatorCPUSeconds: generatorCPU, serverCPUSeconds: serverCPU,
+      databaseCPUSeconds: databaseCPU,
       totalAccepted: merged.acceptedTotal,
       serverAcceptedDelta: zip(acceptedBefore, acceptedAfter).map { $1 - $0 },
       loadAverage: [loadBefore, loadAverage()].compactMap { $0 })
   }
 
-  /// One signed-in client with its conversation.
+  /// One signed-in client with its conversation, and the node it posts to.
   struct Client {
     let token: String
     let conversation: String
+    let port: Int
   }
 
   static func prepare(_ configuration: SendLoadConfiguration) throws(LoadError) -> [Client] {
@@ -119,25 +119,35 @@ public enum SendLoad {
       guard response.status == 201, let id = jsonString(response.body, "id") else {
         throw LoadError("creating a conversation answered \(response.status) \(response.text)")
       }
-      clients.append(Client(token: tokens[index], conversation: id))
+      let ports = configuration.ports
+      clients.append(
+        Client(token: tokens[index], conversation: id, port: ports[index % ports.count]))
       if index + 1 < tokens.count {
-        clients.append(Client(token: tokens[index + 1], conversation: id))
+        clients.append(
+          Client(
+            token: tokens[index + 1], conversation: id, port: ports[(index + 1) % ports.count]))
       }
       index += 2
     }
     return clients
   }
 
-  /// `chat_sends_accepted_total` from `/metrics`, as a one-element array (empty when the
-  /// server does not say).
+  /// `chat_sends_accepted_total` from `/metrics`, summed over the nodes, as a one-element
+  /// array (empty when a node does not say).
   static func acceptedSends(_ configuration: SendLoadConfiguration) throws(LoadError) -> [Int] {
-    let http = try BlockingHTTPClient(host: configuration.host, port: configuration.port)
-    let response = try http.request("GET", "/metrics")
-    for line in response.text.split(separator: "\n")
-    where line.hasPrefix("chat_sends_accepted_total ") {
-      if let value = Int(line.split(separator: " ").last ?? "") { return [value] }
+    var total = 0
+    for port in configuration.ports {
+      let http = try BlockingHTTPClient(host: configuration.host, port: port)
+      let response = try http.request("GET", "/metrics")
+      let counted = response.text.split(separator: "\n").first {
+        $0.hasPrefix("chat_sends_accepted_total ")
+      }
+      guard let value = counted.flatMap({ Int($0.split(separator: " ").last ?? "") }) else {
+        return []
+      }
+      total += value
     }
-    return []
+    return [total]
   }
 
   private static func jsonString(_ body: [UInt8], _ key: String) -> String? {
@@ -158,14 +168,17 @@ struct LoadWindow: Sendable {
 final class CPUProbe: @unchecked Sendable {
   // @unchecked: written once by the first loop's thread before `done` is signalled, read by
   // the caller only after `DispatchGroup.wait()` (which orders the accesses).
-  let serverPID: Int32?
+  let serverPIDs: [Int32]
+  let databasePIDs: [Int32]
   let at: Int64
   var generatorAtStart = 0.0
   var serverAtStart: Double?
+  var databaseAtStart: Double?
   var taken = false
 
-  init(serverPID: Int32?, at: Int64) {
-    self.serverPID = serverPID
+  init(serverPIDs: [Int32], databasePIDs: [Int32], at: Int64) {
+    self.serverPIDs = serverPIDs
+    self.databasePIDs = databasePIDs
     self.at = at
     generatorAtStart = processCPUSeconds()
   }
@@ -174,7 +187,31 @@ final class CPUProbe: @unchecked Sendable {
     guard !taken, now >= at else { return }
     taken = true
     generatorAtStart = processCPUSeconds()
-    serverAtStart = serverPID.flatMap { processCPUSeconds(pid: $0) }
+    serverAtStart = Self.total(serverPIDs)
+    databaseAtStart = Self.total(databasePIDs)
+  }
+
+  /// The servers' CPU seconds since `takeIfDue`; nil without pids.
+  func serverSeconds() -> Double? {
+    guard let start = serverAtStart, let end = Self.total(serverPIDs) else { return nil }
+    return end - start
+  }
+
+  /// The database's CPU seconds since `takeIfDue`; nil without pids.
+  func databaseSeconds() -> Double? {
+    guard let start = databaseAtStart, let end = Self.total(databasePIDs) else { return nil }
+    return end - start
+  }
+
+  /// The CPU seconds of `pids` together; nil when there are none or one cannot be read.
+  private static func total(_ pids: [Int32]) -> Double? {
+    guard !pids.isEmpty else { return nil }
+    var sum = 0.0
+    for pid in pids {
+      guard let seconds = processCPUSeconds(pid: pid) else { return nil }
+      sum += seconds
+    }
+    return sum
   }
 }
 

@@ -16,6 +16,18 @@ public struct SendLoadConfiguration: Sendable {
   public var textBytes: Int
   /// The server's process id, to report its CPU time (Linux `/proc`); nil when unknown.
   public var serverPID: Int32?
+  /// More nodes of the same database (`chat-server --database`): client `i` uses node
+  /// `i % (1 + otherPorts.count)`, `port` being node 0, so the two users of a conversation
+  /// are on two nodes.
+  public var otherPorts: [Int] = []
+  /// Their process ids, counted with `serverPID` in `serverCPUSeconds`.
+  public var otherServerPIDs: [Int32] = []
+  /// The database's processes (PostgreSQL's postmaster and its children), for
+  /// `databaseCPUSeconds`.
+  public var databasePIDs: [Int32] = []
+
+  /// Every node's port, node 0 first.
+  public var ports: [Int] { [port] + otherPorts }
   /// User ids are this prefix and a number; a fresh prefix per run keeps runs apart.
   public var userPrefix: String
 
@@ -59,8 +71,10 @@ public struct SendLoadReport: Sendable, Codable {
   public var latencyMilliseconds: LatencySummary
   /// CPU seconds the generator used in the window (all its threads).
   public var generatorCPUSeconds: Double
-  /// CPU seconds the server used in the window, when its pid was given.
+  /// CPU seconds the server used in the window, when its pid was given (every node's).
   public var serverCPUSeconds: Double?
+  /// CPU seconds the database's processes used in the window, when their pids were given.
+  public var databaseCPUSeconds: Double?
   /// 201 answers over the whole run, warm-up included.
   public var totalAccepted: Int
   /// The server's own count of new messages over the run (`chat_sends_accepted_total`), to
@@ -95,6 +109,12 @@ public struct SendLoadReport: Sendable, Codable {
         String(
           format: "server CPU: %.2f s = %.0f%% of one core", serverCPUSeconds,
           100 * serverCPUSeconds / seconds))
+    }
+    if let databaseCPUSeconds {
+      lines.append(
+        String(
+          format: "database CPU: %.2f s = %.0f%% of one core", databaseCPUSeconds,
+          100 * databaseCPUSeconds / seconds))
     }
     let statusText = statuses.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
     lines.append("statuses: " + statusText.joined(separator: ", "))

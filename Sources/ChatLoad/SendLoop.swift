@@ -41,7 +41,7 @@ final class SendLoop {
     for client in clients {
       let fd: Int32
       do {
-        fd = try LoadSocket.connect(host: configuration.host, port: configuration.port)
+        fd = try LoadSocket.connect(host: configuration.host, port: client.port)
       } catch {
         close(epoll)
         for connection in connections { close(connection.fd) }

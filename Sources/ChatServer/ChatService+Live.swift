@@ -80,11 +80,34 @@ extension ChatService {
   /// reconnect and catch up. The frame is encoded only when someone is listening.
   ///
   /// Every event but typing is a change `/v1/sync` shows: it wakes the users' long polls too.
+  ///
+  /// With other nodes (`relay`), the frame goes to them too, for their sockets of `users`.
   func publish(_ event: @autoclosure () -> LiveEvent, to users: [String], isChange: Bool = true) {
     if isChange { longPolls.wake(users) }
     let subscribers = hub.subscribers(of: users)
-    guard !subscribers.isEmpty else { return }
+    guard !subscribers.isEmpty || relay != nil else { return }
     let frame = event().text
+    relay?.forward(NodeRelay.Event(users: users, frame: frame, isChange: isChange))
+    deliver(frame, to: subscribers)
+  }
+
+  /// Another node's event, for this node's sockets and long polls of its users.
+  func deliverRelayed(_ event: NodeRelay.Event) {
+    metrics.eventsRelayed += 1
+    if event.isChange { longPolls.wake(event.users) }
+    deliver(event.frame, to: hub.subscribers(of: event.users))
+  }
+
+  /// The relay's listener is back after a cut: events may have been missed. Every socket
+  /// closes (its client reconnects and catches up from the last sequence it holds) and every
+  /// long poll looks again.
+  func relayResumed() {
+    metrics.relayResumes += 1
+    for subscriber in hub.subscribers(of: hub.users) { closeLive(subscriber.id) }
+    longPolls.wakeAll()
+  }
+
+  private func deliver(_ frame: String, to subscribers: [LiveHub.Subscriber]) {
     var fallenBehind: [LiveHub.Subscriber] = []
     for subscriber in subscribers {
       switch subscriber.continuation.yield(frame) {

@@ -55,6 +55,8 @@ public actor ChatService {
   var pushesStopped = false
   /// `GET /v1/sync?wait=` requests held until something changes for their user.
   var longPolls = LongPolls()
+  /// Where this node's live events go to the other nodes of its database; nil on one node.
+  let relay: NodeRelay?
 
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
     executor.asUnownedSerialExecutor()
@@ -75,8 +77,10 @@ public actor ChatService {
     executor: any SerialTaskExecutor,
     log: any LogSink = DiscardingLogSink(),
     media: (any MediaStorage)? = nil,
-    pushGateway: (any PushGateway)? = nil
+    pushGateway: (any PushGateway)? = nil,
+    relay: NodeRelay? = nil
   ) {
+    self.relay = relay
     var random = random
     let key = configuration.signingKey ?? SigningKey.generate(using: &random)
     self.store = store
@@ -251,8 +255,10 @@ public actor ChatService {
 }
 
 extension ChatService {
-  /// Closes the store's connections (PostgreSQL's threads); for a server that stops.
+  /// Stops the relay to other nodes and closes the store's connections (PostgreSQL's
+  /// threads); for a server that stops.
   public func closeStore() async {
+    relay?.stop()
     await store.close()
   }
 }

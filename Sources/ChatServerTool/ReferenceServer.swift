@@ -123,10 +123,13 @@ public final class ReferenceServer: Sendable {
     let media: (any MediaStorage)? =
       objectStore?.media ?? s3Client.map { RemoteMediaStorage(client: $0) }
     let pushGateway = options.pushWebhook.map { WebhookPushGateway(url: $0) }
+    // Nodes of one PostgreSQL database hand each other their live events.
+    let relay = options.database.map { NodeRelay(url: $0, log: log) }
     let service = ChatService(
       store: store, configuration: configuration, clock: clock,
       random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log, media: media,
-      pushGateway: pushGateway)
+      pushGateway: pushGateway, relay: relay)
+    relay?.start(delivering: service)
     // Media past the retention, and uploads never used, go once an hour.
     let sweeper =
       media == nil
@@ -148,6 +151,7 @@ public final class ReferenceServer: Sendable {
       port = try server.start()
     } catch {
       sweeper?.cancel()
+      relay?.stop()
       if let objectStore { Task { await objectStore.server.shutdown() } }
       throw fail(.listen("\(options.host):\(options.port)", "\(error)"))
     }

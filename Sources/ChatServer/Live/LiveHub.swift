@@ -22,6 +22,9 @@ struct LiveHub {
 
   var openCount: Int { userBySubscription.count }
 
+  /// The users with a subscription open, sorted.
+  var users: [String] { subscribersByUser.keys.sorted() }
+
   /// An id for a subscription about to be added.
   mutating func nextID() -> UInt64 {
     lastID += 1

@@ -71,6 +71,11 @@ struct LongPolls {
     if pollsByUser[poll.userId]?.isEmpty == true { pollsByUser[poll.userId] = nil }
   }
 
+  /// Every poll looks again (events may have been missed: `NodeRelay`'s listener was away).
+  mutating func wakeAll() {
+    for id in polls.keys.sorted() { wake(id) }
+  }
+
   /// The server is stopping: every held poll answers now, and none is held from here on.
   mutating func endAll() {
     isEnding = true

@@ -28,6 +28,8 @@ struct ServiceMetrics {
   var sendsAccepted = 0
   var retriesRecognised = 0
   var eventsFannedOut = 0
+  var eventsRelayed = 0
+  var relayResumes = 0
   var liveFramesIgnored = 0
   var liveSubscriptionsDropped = 0
   var mediaDeletesFailed = 0
@@ -77,6 +79,15 @@ struct ServiceMetrics {
         retriesRecognised
       ),
       ("chat_live_events_total", "Event frames handed to live subscriptions.", eventsFannedOut),
+      (
+        "chat_relay_events_received_total",
+        "Live events other nodes published, received through PostgreSQL.", eventsRelayed
+      ),
+      (
+        "chat_relay_resumes_total",
+        "Times the relay's listener came back after a cut (live sockets closed to catch up).",
+        relayResumes
+      ),
       (
         "chat_live_frames_ignored_total",
         "Client frames ignored (malformed, unknown or not allowed).",

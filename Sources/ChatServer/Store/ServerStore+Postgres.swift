@@ -64,7 +64,9 @@ extension ServerStore {
   /// types (text compares byte by byte, `COLLATE "C"`, as in SQLite: ids sort and RFC 3339
   /// times compare the same on both), and items partitioned by conversation (`PARTITION BY HASH`): the layout a sharded
   /// PostgreSQL (Citus) distributes by conversation. The signing key lives in
-  /// `server_secrets` (hex), so every node signs and checks the same tokens.
+  /// `server_secrets` (hex), so every node signs and checks the same tokens; `live_relay`
+  /// (unlogged: nothing in it outlives a crash on purpose) carries live events too large for
+  /// a notification (`NodeRelay`).
   static let postgresMigrations = PostgresMigrations(migrations: [
     (
       "pg-v1",
@@ -176,6 +178,13 @@ extension ServerStore {
         PRIMARY KEY (user_id, device_id, conversation_id)
       );
       CREATE INDEX push_queue_due ON push_queue (due_at) WHERE sequence IS NOT NULL;
+
+      CREATE UNLOGGED TABLE live_relay (
+        id BIGSERIAL PRIMARY KEY,
+        users TEXT NOT NULL,
+        frame TEXT NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      );
 
       CREATE TABLE server_secrets (
         name TEXT COLLATE "C" PRIMARY KEY,

@@ -182,7 +182,7 @@ public actor ServerStore {
   ) throws -> (members: [String], isMember: Bool) {
     var members: [String] = []
     var standing: String?
-    try db.query(
+    _ = try db.query(
       "SELECT user_id, membership FROM members WHERE conversation_id = ? ORDER BY user_id",
       conversation
     ) { row in

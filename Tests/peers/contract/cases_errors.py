@@ -230,7 +230,8 @@ def run_parser_errors(report, server):
         time.sleep(0.05)
     report.check("every request the network layer refused has its log line", all(
         counts[key] >= wanted[key] for key in wanted), str(counts))
-    metrics = server.request("GET", "/metrics").text
+    # Metrics are per node: with several nodes, the one that refused it counts it.
+    metrics = "".join(node.request("GET", "/metrics").text for node in getattr(server, "nodes", [server]))
     report.check("and its count in /metrics", 'route="unparsed",status="413"' in metrics, metrics[:300])
 
 

@@ -229,6 +229,92 @@ class Server:
         self.cleanup()
 
 
+class Cluster:
+    """Several chat-server nodes on one PostgreSQL database of the suite's cluster (after
+    `serve_postgres`): each connection asked of it (`client`, `request`, `connect_live`,
+    `open_socket`) goes to the next node in turn, so a suite's devices are spread over the
+    nodes. `url` and `port` are the first node's; `read_log` is every node's."""
+
+    def __init__(self, *arguments, nodes=2):
+        assert suite_postgres, "a Cluster needs serve_postgres first"
+        self.folder = tempfile.mkdtemp(prefix="chat-cluster-")
+        self.database_url = postgres_database(suite_postgres, self.folder)
+        self.nodes = [Server(*arguments, "--database", self.database_url,
+                             data=os.path.join(self.folder, f"node{index}"))
+                      for index in range(nodes)]
+        for node in self.nodes:
+            node.database_url = self.database_url
+        self.turn = 0
+
+    def start(self):
+        for node in self.nodes:
+            node.start()
+        return self
+
+    def next_node(self):
+        node = self.nodes[self.turn % len(self.nodes)]
+        self.turn += 1
+        return node
+
+    @property
+    def scheme(self):
+        return self.nodes[0].scheme
+
+    @property
+    def port(self):
+        return self.nodes[0].port
+
+    @property
+    def url(self):
+        return self.nodes[0].url
+
+    @property
+    def ws_url(self):
+        return self.nodes[0].ws_url
+
+    @property
+    def process(self):
+        return self.nodes[0].process
+
+    @property
+    def data(self):
+        return self.nodes[0].data
+
+    @property
+    def ssl_context(self):
+        return self.nodes[0].ssl_context
+
+    @property
+    def verify(self):
+        return self.nodes[0].verify
+
+    def client(self, timeout=30):
+        return self.next_node().client(timeout)
+
+    def request(self, method, path, **options):
+        return self.next_node().request(method, path, **options)
+
+    def connect_live(self, headers, **options):
+        return self.next_node().connect_live(headers, **options)
+
+    def open_socket(self, timeout):
+        return self.next_node().open_socket(timeout)
+
+    def read_log(self):
+        return "".join(node.read_log() for node in self.nodes)
+
+    def cleanup(self):
+        for node in self.nodes:
+            node.cleanup()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.cleanup()
+
+
 def open_socket(port, timeout, ssl_context=None):
     """socket.create_connection to 127.0.0.1:port, wrapped in TLS when given a context."""
     conn = socket.create_connection(("127.0.0.1", port), timeout=timeout)

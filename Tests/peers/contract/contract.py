@@ -30,7 +30,7 @@ import cases_media
 import cases_ops
 import cases_push
 import chatserver
-from chatserver import Certificates, Report, Server
+from chatserver import Certificates, Cluster, Report, Server
 
 # Groups that share the main server (--dev, default rate limit), in order.
 SHARED = [
@@ -69,12 +69,21 @@ def main(arguments):
         at = arguments.index("--postgres")
         chatserver.serve_postgres(arguments[at + 1])
         del arguments[at:at + 2]
+    nodes = 1
+    if "--nodes" in arguments:
+        at = arguments.index("--nodes")
+        nodes = int(arguments[at + 1])
+        del arguments[at:at + 2]
+        if nodes > 1 and not chatserver.suite_postgres:
+            sys.exit("contract.py: --nodes needs --postgres (nodes share a PostgreSQL database)")
     tls = "--tls" in arguments
     selected = [argument for argument in arguments if argument != "--tls"]
     known = {name for name, _ in SHARED + OWN}
     unknown = [name for name in selected if name not in known]
     if unknown:
         sys.exit(f"contract.py: unknown group {', '.join(unknown)}; groups: {', '.join(sorted(known))}")
+    if nodes > 1:
+        return run_groups(Report(f"contract-{nodes}-nodes"), selected, nodes)
     if not tls:
         return run_groups(Report("contract"), selected)
     certificates = Certificates()
@@ -87,10 +96,11 @@ def main(arguments):
         certificates.remove()
 
 
-def run_groups(report, selected):
+def run_groups(report, selected, nodes=1):
     started = time.monotonic()
     wanted = lambda name: not selected or name in selected  # noqa: E731
-    with Server("--dev") as server:
+    shared = Server("--dev") if nodes == 1 else Cluster("--dev", nodes=nodes)
+    with shared as server:
         for name, run in SHARED:
             if wanted(name):
                 guarded(report, name, lambda: run(report, server))

@@ -1,0 +1,259 @@
+"""Several chat-server nodes on one PostgreSQL database, and the faults a deployment of them
+meets. Every node is the real binary; the database is a real PostgreSQL cluster
+(scripts/postgres-local).
+
+  - live events cross nodes: a message, a typing hint and a read receipt posted on one node
+    reach sockets on the other;
+  - 40 concurrent posters spread over two nodes on one conversation, each send retried once
+    on the other node with the same clientMessageId: sequences 1…N, no duplicate, each retry
+    answered 200 with the message it repeats;
+  - kill -9 of one node during a burst: its posters move to the other node and retry what was
+    not acknowledged; everything acknowledged is there once, with its sequence, and no hole;
+  - a dropped LISTEN connection (pg_terminate_backend): the node closes its sockets when its
+    listener is back, and a client that reconnects and catches up from its last sequence has
+    every message.
+
+    .venv/bin/python Tests/peers/contract/nodes.py --postgres DIR
+Ends with 'nodes: N passed, N failed'.
+"""
+
+import os
+import signal
+import sys
+import threading
+import time
+import uuid
+
+import chatserver
+from cases_live import Live
+from chatserver import Cluster, Device, Report, psql
+
+
+def metric(node, name):
+    """A counter of one node's /metrics (0 when absent)."""
+    for line in node.request("GET", "/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return 0
+
+
+def run_events_cross_nodes(report):
+    report.start_group("events cross nodes")
+    with Cluster("--dev") as cluster:
+        a, b = cluster.nodes
+        alice = Device(a, "x-alice")
+        bob = Device(b, "x-bob")
+        conversation = alice.create(["x-bob"], title="Across")["id"]
+        alice_live, bob_live = Live(alice), Live(bob)
+        sent = alice.send(conversation, "from node A").json()
+        events = bob_live.until(lambda e: e["type"] == "message")
+        report.check("a message posted on A reaches a socket on B", events[-1]["message"] == sent,
+                     str(events[-1]))
+        bob_live.typing(conversation)
+        typing = alice_live.until(lambda e: e["type"] == "typing")[-1]
+        report.check("a typing hint sent on B reaches a socket on A",
+                     typing == {"type": "typing", "conversationId": conversation, "userId": "x-bob"},
+                     str(typing))
+        bob.mark("read", conversation, sent["sequence"])
+        receipt = alice_live.until(
+            lambda e: e["type"] == "receipts" and any(m["userId"] == "x-bob" for m in e["members"]))[-1]
+        report.check("a read receipt posted on B reaches a socket on A",
+                     {"userId": "x-bob", "deliveredUpTo": 1, "readUpTo": 1} in receipt["members"],
+                     str(receipt))
+        long_text = "é" * 4096
+        big = bob.send(conversation, long_text).json()
+        event = alice_live.until(lambda e: e["type"] == "message" and e["message"]["id"] == big["id"])[-1]
+        report.check("an event too large for a notification crosses too (live_relay)",
+                     event["message"]["text"] == long_text)
+        report.check("B counts the events it received from A",
+                     metric(b, "chat_relay_events_received_total") >= 2)
+        alice_live.close()
+        bob_live.close()
+
+
+def run_concurrent_posters(report, posters=40, each=5):
+    report.start_group("concurrent posters")
+    with Cluster("--dev", "--rate-limit", "off") as cluster:
+        owner = Device(cluster.nodes[0], "cp-owner")
+        users = [f"cp-{n}" for n in range(posters)]
+        conversation = owner.create(users[:255], title="Posters")["id"]
+        results = []
+        lock = threading.Lock()
+        barrier = threading.Barrier(posters)
+
+        def post(index):
+            here = cluster.nodes[index % 2]
+            there = cluster.nodes[(index + 1) % 2]
+            device = Device(here, users[index])
+            other = Device(there, users[index], device="retry")
+            barrier.wait()
+            for n in range(each):
+                key = str(uuid.uuid4())
+                first = device.send(conversation, f"{index}/{n}", key)
+                again = other.send(conversation, f"{index}/{n}", key)
+                with lock:
+                    results.append((key, first.status_code, first.json(), again.status_code, again.json()))
+            device.close()
+            other.close()
+
+        threads = [threading.Thread(target=post, args=(index,)) for index in range(posters)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        stored = []
+        after = 0
+        while True:
+            page = owner.messages(conversation, after=after, limit=200).json()
+            stored += page["items"]
+            if not page["hasMore"]:
+                break
+            after = page["items"][-1]["sequence"]
+        total = posters * each
+        report.check(f"{posters} posters on two nodes: every send 201",
+                     all(status == 201 for _, status, _, _, _ in results) and len(results) == total)
+        report.check("each retry on the other node is 200 with the same message",
+                     all(again_status == 200 and again == first for _, _, first, again_status, again in results))
+        report.check(f"sequences 1…{total}, no hole",
+                     [item["sequence"] for item in stored] == list(range(1, total + 1)),
+                     f"{len(stored)} stored")
+        report.check("no duplicate: one message per clientMessageId",
+                     sorted(item["clientMessageId"] for item in stored) == sorted(key for key, *_ in results))
+        owner.close()
+
+
+def run_kill_one_node(report, posters=6):
+    report.start_group("kill -9 one node")
+    with Cluster("--dev", "--rate-limit", "off") as cluster:
+        a, b = cluster.nodes
+        owner = Device(b, "k9-owner")
+        users = [f"k9-{n}" for n in range(posters)]
+        conversation = owner.create(users, title="Kill")["id"]
+        acknowledged = {}  # key -> (sequence, text)
+        in_flight = {}  # poster -> (key, text) not acknowledged when its node died
+        lock = threading.Lock()
+        stop = threading.Event()
+        started = threading.Barrier(posters + 1)
+
+        def post(index):
+            node = a if index % 2 == 0 else b
+            device = Device(node, users[index])
+            started.wait()
+            n = 0
+            while not stop.is_set():
+                key, text = str(uuid.uuid4()), f"{index}/{n}"
+                n += 1
+                try:
+                    response = device.send(conversation, text, key)
+                except Exception:  # noqa: BLE001 (the node died under the request)
+                    with lock:
+                        in_flight[index] = (key, text)
+                    break
+                if response.status_code != 201:
+                    with lock:
+                        in_flight[index] = (key, text)
+                    break
+                with lock:
+                    acknowledged[key] = (response.json()["sequence"], text)
+            device.close()
+            # Its node is gone (or the burst is over): the other node takes the retry.
+            if index in in_flight:
+                survivor = Device(b, users[index], device="moved")
+                key, text = in_flight[index]
+                retried = survivor.send(conversation, text, key)
+                with lock:
+                    if retried.status_code in (200, 201):
+                        acknowledged[key] = (retried.json()["sequence"], text)
+                        del in_flight[index]
+                survivor.close()
+
+        threads = [threading.Thread(target=post, args=(index,)) for index in range(posters)]
+        for thread in threads:
+            thread.start()
+        started.wait()
+        # Until A has acknowledged a fair share of the burst.
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and len(acknowledged) < 60:
+            time.sleep(0.01)
+        a.kill()
+        # B's posters keep going a little after A died.
+        goal = len(acknowledged) + 30
+        while time.monotonic() < deadline and len(acknowledged) < goal:
+            time.sleep(0.01)
+        stop.set()
+        for thread in threads:
+            thread.join()
+        stored = {}
+        after = 0
+        while True:
+            page = owner.messages(conversation, after=after, limit=200).json()
+            for item in page["items"]:
+                stored[item["clientMessageId"]] = (item["sequence"], item["text"])
+            if not page["hasMore"]:
+                break
+            after = page["items"][-1]["sequence"]
+        report.check("A was killed during the burst and its posters moved to B",
+                     a.process.returncode == -signal.SIGKILL and not in_flight, str(in_flight))
+        report.check(f"every acknowledged send is there with its sequence ({len(acknowledged)})",
+                     all(stored.get(key) == value for key, value in acknowledged.items()))
+        report.check("nothing else is stored", set(stored) == set(acknowledged),
+                     f"{len(stored)} stored, {len(acknowledged)} acknowledged")
+        report.check("sequences 1…N, no hole",
+                     sorted(sequence for sequence, _ in stored.values()) == list(range(1, len(stored) + 1)))
+        owner.close()
+
+
+def run_dropped_listen(report):
+    report.start_group("dropped LISTEN")
+    with Cluster("--dev") as cluster:
+        a, b = cluster.nodes
+        alice = Device(a, "dl-alice")
+        bob = Device(b, "dl-bob")
+        conversation = alice.create(["dl-bob"], title="Dropped")["id"]
+        bob_live = Live(bob)
+        first = alice.send(conversation, "before the cut").json()
+        bob_live.until(lambda e: e["type"] == "message" and e["message"]["id"] == first["id"])
+        # Every node's listener (this cluster's and others'): PostgreSQL ends their connections.
+        ended = psql(cluster.database_url,
+                     "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                     "WHERE query = 'LISTEN chat_live' AND datname = current_database()")
+        report.check("the nodes' LISTEN connections were cut", int(ended) == 2, ended)
+        # B's listener comes back and closes B's sockets: the client reconnects, catches up.
+        closed = False
+        try:
+            bob_live.until(lambda e: False, timeout=20)
+        except Exception:  # noqa: BLE001 (the close, or a timeout)
+            closed = True
+        report.check("once its listener is back, B closes its sockets", closed and
+                     metric(b, "chat_relay_resumes_total") == 1)
+        second = alice.send(conversation, "after the cut").json()
+        caught_up = bob.messages(conversation, after=first["sequence"]).json()["items"]
+        report.check("a client that catches up from its last sequence has every message",
+                     [item["id"] for item in caught_up] == [second["id"]], str(caught_up))
+        again = Live(bob)
+        third = alice.send(conversation, "live again").json()
+        event = again.until(lambda e: e["type"] == "message")[-1]
+        report.check("after the reconnect, events cross nodes again", event["message"] == third,
+                     str(event))
+        again.close()
+
+
+def main(arguments):
+    if "--postgres" not in arguments:
+        sys.exit("nodes.py --postgres DIR (a cluster scripts/postgres-local started)")
+    chatserver.serve_postgres(arguments[arguments.index("--postgres") + 1])
+    report = Report("nodes")
+    started = time.monotonic()
+    for run in (run_events_cross_nodes, run_concurrent_posters, run_kill_one_node, run_dropped_listen):
+        try:
+            run(report)
+        except Exception as error:  # noqa: BLE001
+            report.check(f"{run.__name__} ran to the end", False, f"{type(error).__name__}: {error}")
+            import traceback
+            traceback.print_exc()
+    print(f"({time.monotonic() - started:.1f} s)")
+    return report.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
