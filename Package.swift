@@ -129,7 +129,7 @@ let package = Package(
       dependencies: [
         "ArgumentParsing", "ChatAPI", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer",
         "ChatServerTool", "ChatTransports", "ImagePipeline", "SQLite", "Support", "Wire", "CEpoll",
-        "CBenchBaseline", "ChatLoad",
+        "CBenchBaseline", "ChatLoad", "Postgres",
       ],
       swiftSettings: engineSettings),
 

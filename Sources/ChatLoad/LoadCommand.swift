@@ -85,12 +85,12 @@ public struct LoadCommand: ParsableCommand {
       duration: .seconds(duration), threads: threads, textBytes: textBytes,
       serverPID: serverPid)
     // A server that cannot start, or a load that cannot run, is `chat-load: <error>`, exit 1.
-    var spawned: [SpawnedServer] = []
+    let spawned =
+      try spawn.map { binary throws(LoadError) in
+        try Self.startNodes(nodes, binary: binary, arguments: serverArg)
+      } ?? []
     defer { for server in spawned { server.stop() } }
-    if let spawn {
-      for _ in 0..<nodes {
-        spawned.append(try SpawnedServer(binary: spawn, extraArguments: serverArg))
-      }
+    if !spawned.isEmpty {
       configuration.port = spawned[0].port
       configuration.serverPID = spawned[0].pid
       configuration.otherPorts = spawned.dropFirst().map(\.port)
@@ -106,6 +106,22 @@ public struct LoadCommand: ParsableCommand {
       print(report.summary)
     }
     if !report.isClean { throw ExitCode.failure }
+  }
+
+  /// Starts `count` servers; if one cannot start, stops those that did.
+  static func startNodes(_ count: Int, binary: String, arguments: [String]) throws(LoadError)
+    -> [SpawnedServer]
+  {
+    var started: [SpawnedServer] = []
+    do {
+      while started.count < count {
+        started.append(try SpawnedServer(binary: binary, extraArguments: arguments))
+      }
+    } catch {
+      for server in started { server.stop() }
+      throw error
+    }
+    return started
   }
 
 }

@@ -99,26 +99,15 @@ public enum SendLoad {
     let run = configuration.userPrefix
     var tokens: [String] = []
     for index in 0..<configuration.clients {
-      let response = try http.request(
-        "POST", "/v1/auth/dev-login",
-        body: #"{"userId":"\#(run)\#(index)","deviceId":"load"}"#)
-      guard response.status == 200, let token = jsonString(response.body, "accessToken") else {
-        throw LoadError(
-          "dev-login answered \(response.status) \(response.text): start the server with --dev")
-      }
+      let token = try DevSetup.signIn(http, user: "\(run)\(index)", device: "load")
       tokens.append(token)
     }
     var clients: [Client] = []
     var index = 0
     while index < tokens.count {
       let partner = index + 1 < tokens.count ? ["\(run)\(index + 1)"] : []
-      let members = partner.map { "\"\($0)\"" }.joined(separator: ",")
-      let response = try http.request(
-        "POST", "/v1/conversations", token: tokens[index],
-        body: #"{"title":"load","memberIds":[\#(members)]}"#)
-      guard response.status == 201, let id = jsonString(response.body, "id") else {
-        throw LoadError("creating a conversation answered \(response.status) \(response.text)")
-      }
+      let id = try DevSetup.createConversation(
+        http, token: tokens[index], title: "load", members: partner)
       let ports = configuration.ports
       clients.append(
         Client(token: tokens[index], conversation: id, port: ports[index % ports.count]))
@@ -150,11 +139,6 @@ public enum SendLoad {
     return [total]
   }
 
-  private static func jsonString(_ body: [UInt8], _ key: String) -> String? {
-    guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
-    else { return nil }
-    return object[key] as? String
-  }
 }
 
 /// When the run starts, measures, and stops sending (monotonic nanoseconds).

@@ -2,7 +2,7 @@ import ArgumentParsing
 import Foundation
 import Glibc
 
-/// `chat-bench`: the performance figures (B1–B13 and B6S, docs/PERFORMANCE.md), each next to its
+/// `chat-bench`: the performance figures (B1–B14 and B6S, docs/PERFORMANCE.md), each next to its
 /// physical limit or a peer.
 ///
 ///     swift run -c release chat-bench [--quick] [--json FILE] [--svg DIR] [--only B1,B4]
@@ -45,6 +45,12 @@ struct ChatBench: ParsableCommand {
         valueName: "LIST"),
       transform: { Set($0.uppercased().split(separator: ",").map(String.init)) })
     var only: Set<String>?
+    @Option(
+      help: ArgumentHelp(
+        "B14's PostgreSQL cluster: a folder scripts/postgres-local start made (without it B14 "
+          + "is skipped).",
+        valueName: "DIR"))
+    var postgres: String?
     @Flag(help: "Keep the temporary folder with the databases.") var keep = false
 
     func wants(_ figure: String) -> Bool { only?.contains(figure) ?? true }

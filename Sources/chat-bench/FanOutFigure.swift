@@ -49,7 +49,7 @@ enum FanOutFigure {
     return row
   }
 
-  private static func drive(
+  static func drive(
     sockets: [(fd: Int32, leftover: [UInt8])], sender: Int32, messages: Int, warmUp: Int,
     request: (Int) -> [UInt8]
   ) throws -> (Samples, Samples, Double) {

@@ -89,6 +89,18 @@ struct Run {
       report.rows += try await PushFigure.run(
         folder: folder, pushes: quick ? 20 : 200, polls: quick ? 20 : 200)
     }
+    if options.wants("B14") {
+      if let postgres = options.postgres {
+        progress("B14: several nodes on PostgreSQL")
+        let (rows, notes) = try await NodesFigure.run(postgres: postgres, quick: quick)
+        report.rows += rows
+        report.notes += notes
+      } else {
+        report.skipped.append(
+          "B14: needs a PostgreSQL cluster: chat-bench --postgres DIR (scripts/postgres-local start)"
+        )
+      }
+    }
     if options.wants("B11") {
       let (rows, skipped) = try await TLSFigure.run(
         folder: folder, counts: quick ? .quick : .full, withPeers: !quick)

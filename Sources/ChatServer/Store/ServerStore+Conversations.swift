@@ -10,12 +10,11 @@ extension ServerStore {
     at createdAt: Timestamp
   ) async throws(ServiceError) -> ConversationItem {
     try await enqueueWrite { db in
-      try db.orderChangeVersions()
       try db.run(
         """
         INSERT INTO conversations (id, title, created_at, last_activity_at, change_version,
                                    created_by)
-        VALUES (?, ?, ?, ?, \(Self.nextChangeVersion), ?)
+        VALUES (?, ?, ?, ?, \(db.dialect.firstChangeVersion), ?)
         """, id, title, createdAt.millisecondsSince1970, createdAt.millisecondsSince1970,
         creator)
       for member in memberIds {
@@ -31,19 +30,13 @@ extension ServerStore {
     }
   }
 
-  /// The SQL for the next change version: one more than the highest, so every change (a
-  /// creation, a message, a raised receipt) orders after every earlier one. `/v1/sync` cursors
-  /// are change versions. A statement using it comes after `orderChangeVersions()`.
-  static let nextChangeVersion =
-    "(SELECT coalesce(max(change_version), 0) + 1 FROM conversations)"
-
   /// `user`'s conversations, newest activity first (the last message's `sentAt`, or
   /// `createdAt` when there is none; ties by id), only those changed after `cursor` when
   /// given; and the cursor that follows them. A former member's are there too, as it saw
   /// them: its numbers and last message end where its last visible range ends.
   func conversations(
-    of user: String, changedAfter cursor: Int?
-  ) async throws(ServiceError) -> (items: [ConversationItem], cursor: Int) {
+    of user: String, changedAfter cursor: String?
+  ) async throws(ServiceError) -> (items: [ConversationItem], cursor: String) {
     try await reading { db in try Self.conversations(db, of: user, changedAfter: cursor) }
   }
 
@@ -59,9 +52,8 @@ extension ServerStore {
       try db.run(
         "UPDATE members SET muted_until = ? WHERE conversation_id = ? AND user_id = ?", until,
         conversation, user)
-      try db.orderChangeVersions()
       try db.run(
-        "UPDATE conversations SET change_version = \(Self.nextChangeVersion) WHERE id = ?",
+        "UPDATE conversations SET \(db.dialect.markChanged) WHERE id = ?",
         conversation)
       return try Self.conversations(db, of: user, changedAfter: nil, only: conversation).items
         .first
@@ -70,9 +62,16 @@ extension ServerStore {
 
   /// `conversations(of:changedAfter:)` on `db`; only `conversation` when given.
   static func conversations(
-    _ database: any StoreDatabase, of user: String, changedAfter cursor: Int?,
+    _ database: any StoreDatabase, of user: String, changedAfter cursor: String?,
     only conversation: String? = nil
-  ) throws -> (items: [ConversationItem], cursor: Int) {
+  ) throws -> (items: [ConversationItem], cursor: String) {
+    let dialect = database.dialect
+    guard cursor.map(dialect.isCursor) ?? true else {
+      throw ServiceError.badRequest("cursor is not one this server issued.")
+    }
+    // First: on PostgreSQL the cursor is this transaction's snapshot.
+    let next = try database.query(dialect.cursorQuery) { $0.optionalString(0) }.first ?? nil
+    let changed = dialect.changed(since: cursor, alias: "c")
     // User ids hold no comma, so the members travel as one comma-separated column, and the
     // caller's ranges as `first:last` pairs.
     var items = try database.query(
@@ -89,9 +88,9 @@ extension ServerStore {
       FROM members AS me
       JOIN conversations AS c ON c.id = me.conversation_id
       LEFT JOIN messages AS m ON m.conversation_id = c.id AND m.sequence = c.last_message_sequence
-      WHERE me.user_id = ? AND c.change_version > ? AND (CAST(? AS TEXT) IS NULL OR c.id = ?)
+      WHERE me.user_id = ? AND \(changed.sql) AND (CAST(? AS TEXT) IS NULL OR c.id = ?)
       ORDER BY c.last_activity_at DESC, c.id
-      """, user, cursor ?? 0, conversation, conversation
+      """, values: [user] + changed.values + [conversation, conversation]
     ) { row -> (ConversationItem, Standing, Int) in
       let standing = Standing(
         membership: Membership(rawValue: row.string(6)) ?? .member,
@@ -157,7 +156,6 @@ extension ServerStore {
         return left != right ? left > right : lhs.0.id < rhs.0.id
       }
     }
-    let latest = try database.scalarInt("SELECT max(change_version) FROM conversations") ?? 0
-    return (items.map(\.0), latest)
+    return (items.map(\.0), next ?? "0")
   }
 }

@@ -227,10 +227,9 @@ extension ServerStore {
         WHERE conversation_id = ? AND user_id = ? AND last_sequence IS NULL
         """, sequence, conversation, user)
     }
-    try db.orderChangeVersions()
     try db.run(
       """
-      UPDATE conversations SET last_sequence = ?, change_version = \(nextChangeVersion),
+      UPDATE conversations SET last_sequence = ?, \(db.dialect.markChanged),
         title = coalesce(?, title)
       WHERE id = ?
       """, sequence, title, conversation)

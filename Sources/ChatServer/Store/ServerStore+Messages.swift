@@ -130,11 +130,10 @@ extension ServerStore {
     }
     // An edit or delete changes the list (its lastMessage may be the target) but is not new
     // activity: only a message moves the conversation up the list.
-    try db.orderChangeVersions()
     try db.run(
       """
       UPDATE conversations
-      SET last_sequence = ?, change_version = \(nextChangeVersion),
+      SET last_sequence = ?, \(db.dialect.markChanged),
           last_activity_at = CASE WHEN ? THEN ? ELSE last_activity_at END,
           last_message_sequence = CASE WHEN ? THEN ? ELSE last_message_sequence END
       WHERE id = ?

@@ -77,11 +77,11 @@ extension ServerStore {
         created_at BIGINT NOT NULL,
         last_sequence BIGINT NOT NULL DEFAULT 0,
         last_activity_at BIGINT NOT NULL,
-        change_version BIGINT NOT NULL,
+        change_version BIGINT NOT NULL DEFAULT 0, -- SQLite's sync cursor; unused here
+        change_xid XID8 NOT NULL DEFAULT pg_current_xact_id(), -- the last change's transaction
         last_message_sequence BIGINT NOT NULL DEFAULT 0,
         created_by TEXT COLLATE "C"
       );
-      CREATE INDEX conversations_by_change ON conversations (change_version);
 
       CREATE TABLE members (
         conversation_id TEXT COLLATE "C" NOT NULL REFERENCES conversations (id),

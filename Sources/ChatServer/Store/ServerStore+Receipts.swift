@@ -42,9 +42,8 @@ extension ServerStore {
         UPDATE members SET delivered_up_to = ?, read_up_to = ?
         WHERE conversation_id = ? AND user_id = ?
         """, raised.deliveredUpTo, raised.readUpTo, conversation, user)
-      try db.orderChangeVersions()
       try db.run(
-        "UPDATE conversations SET change_version = \(Self.nextChangeVersion) WHERE id = ?",
+        "UPDATE conversations SET \(db.dialect.markChanged) WHERE id = ?",
         conversation)
       return ReceiptOutcome(raised: raised, memberIds: members)
     }

@@ -37,6 +37,69 @@ enum SQLDialect: Sendable {
     }
   }
 
+  // MARK: - Sync cursors
+  //
+  // `/v1/sync` answers the conversations changed since a cursor. On SQLite (one writer, whose
+  // commits are in order) a change takes a version, one more than the highest, and the cursor
+  // is the highest version seen. On PostgreSQL writers commit side by side, so a version
+  // taken earlier may commit later than one a reader already saw; there a change records its
+  // transaction (`change_xid`), the cursor is the reader's snapshot (`pg_current_snapshot()`),
+  // and "changed since" is "written by a transaction that snapshot did not see": nothing is
+  // skipped, and no writer waits for another.
+
+  /// The `SET` clause that marks a conversation row changed.
+  var markChanged: String {
+    switch self {
+    case .sqlite:
+      "change_version = (SELECT coalesce(max(change_version), 0) + 1 FROM conversations)"
+    case .postgres: "change_xid = pg_current_xact_id()"
+    }
+  }
+
+  /// A new conversation row's `change_version` (PostgreSQL's `change_xid` has its default).
+  var firstChangeVersion: String {
+    switch self {
+    case .sqlite: "(SELECT coalesce(max(change_version), 0) + 1 FROM conversations)"
+    case .postgres: "0"
+    }
+  }
+
+  /// The query whose one text column is the cursor that follows a read.
+  var cursorQuery: String {
+    switch self {
+    case .sqlite: "SELECT CAST(coalesce(max(change_version), 0) AS TEXT) FROM conversations"
+    case .postgres: "SELECT CAST(pg_current_snapshot() AS TEXT)"
+    }
+  }
+
+  /// Whether `cursor` is one this database's server issues.
+  func isCursor(_ cursor: String) -> Bool {
+    switch self {
+    case .sqlite:
+      guard let value = Int(cursor) else { return false }
+      return value >= 0 && String(value) == cursor
+    case .postgres:
+      // xmin:xmax:xip,xip,… in decimal.
+      let parts = cursor.split(separator: ":", omittingEmptySubsequences: false)
+      guard parts.count == 3, let low = UInt64(parts[0]), let high = UInt64(parts[1]),
+        low <= high
+      else { return false }
+      let running = parts[2].split(separator: ",", omittingEmptySubsequences: false)
+      return parts[2].isEmpty
+        || running.allSatisfy { UInt64($0).map { (low..<high).contains($0) } ?? false }
+    }
+  }
+
+  /// The condition "conversation row `alias` changed since `cursor`" (always, without one).
+  func changed(since cursor: String?, alias: String) -> (sql: String, values: [any SQLBindable]) {
+    guard let cursor else { return ("1 = 1", []) }
+    switch self {
+    case .sqlite: return ("\(alias).change_version > ?", [Int(cursor) ?? 0])
+    case .postgres:
+      return ("NOT pg_visible_in_snapshot(\(alias).change_xid, CAST(? AS pg_snapshot))", [cursor])
+    }
+  }
+
   /// Ends a `SELECT` of rows about to be changed by whoever takes them: on PostgreSQL each
   /// row of `alias` is locked, and rows another node holds are skipped; SQLite has one writer.
   func lockingSkippingLocked(_ alias: String) -> String {
@@ -73,21 +136,6 @@ extension StoreDatabase {
     try run("SELECT id FROM conversations WHERE id = ? FOR UPDATE", id)
   }
 
-  /// Orders the commits that take a change version (`ServerStore.nextChangeVersion`), held to
-  /// the end of the transaction: versions then become visible in increasing order, so a
-  /// `/v1/sync` cursor never passes a change that commits later with a lower version. One
-  /// lock for the whole database, taken as late as possible (PostgreSQL only; SQLite has one
-  /// writer). Always after `lockConversation`, never before: no two writers wait on each other
-  /// in a circle.
-  func orderChangeVersions() throws {
-    guard dialect == .postgres else { return }
-    try run("SELECT pg_advisory_xact_lock(?)", Self.changeVersionLock)
-  }
-}
-
-extension StoreDatabase {
-  /// The advisory lock key of `orderChangeVersions` ("chat" in ASCII).
-  static var changeVersionLock: Int { 0x6368_6174 }
 }
 
 /// The SQLite side of the seam: the store's one connection.
