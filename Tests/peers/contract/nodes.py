@@ -9,6 +9,7 @@ meets. Every node is the real binary; the database is a real PostgreSQL cluster
     answered 200 with the message it repeats;
   - kill -9 of one node during a burst: its posters move to the other node and retry what was
     not acknowledged; everything acknowledged is there once, with its sequence, and no hole;
+  - a reader following /v1/sync cursors while writers on two nodes post: nothing skipped;
   - a dropped LISTEN connection (pg_terminate_backend): the node closes its sockets when its
     listener is back, and a client that reconnects and catches up from its last sequence has
     every message.
@@ -203,6 +204,51 @@ def run_kill_one_node(report, posters=6):
         owner.close()
 
 
+def run_sync_cursors(report, writers=8, conversations=400):
+    """A reader following /v1/sync cursors while writers on two nodes each post one message
+    to each of many conversations, side by side: once they stop, one more sync with the
+    reader's last cursor has brought every conversation's one change. Each conversation
+    changes once here, so a skipped change stays skipped (with a counter taken before the
+    commit, a reader can pass a change that commits later with a lower number)."""
+    report.start_group("sync cursors")
+    with Cluster("--dev", "--rate-limit", "off") as cluster:
+        reader = Device(cluster.nodes[0], "sc-reader")
+        owners = [Device(cluster.nodes[n % 2], f"sc-w{n}") for n in range(writers)]
+        chats = [owners[n % writers].create(["sc-reader"], title=f"S{n}")["id"]
+                 for n in range(conversations)]
+        seen = {}
+
+        def read(body):
+            for item in body["conversations"]:
+                seen[item["id"]] = max(seen.get(item["id"], 0), item["lastSequence"])
+            return body["cursor"]
+
+        cursor = read(reader.request("GET", "/v1/sync").json())
+        done = threading.Event()
+
+        def write(index):
+            for n, chat in enumerate(chats):
+                if n % writers == index:
+                    owners[index].send(chat, "one change")
+
+        threads = [threading.Thread(target=write, args=(index,)) for index in range(writers)]
+        for thread in threads:
+            thread.start()
+        threading.Thread(target=lambda: ([t.join() for t in threads], done.set())).start()
+        rounds = 0
+        while not done.is_set():
+            cursor = read(reader.request("GET", "/v1/sync", params={"cursor": cursor}).json())
+            rounds += 1
+        cursor = read(reader.request("GET", "/v1/sync", params={"cursor": cursor}).json())
+        stale = [chat for chat in chats if seen.get(chat) != 1]
+        report.check(f"{rounds} syncs during {conversations} sends on two nodes: the cursors "
+                     "brought every conversation's change", not stale and rounds > 1,
+                     f"{len(stale)} skipped")
+        again = reader.request("GET", "/v1/sync", params={"cursor": cursor}).json()
+        report.check("and a sync with the cursor after that brings nothing",
+                     again["conversations"] == [], str(again)[:300])
+
+
 def run_dropped_listen(report):
     report.start_group("dropped LISTEN")
     with Cluster("--dev") as cluster:
@@ -244,7 +290,8 @@ def main(arguments):
     chatserver.serve_postgres(arguments[arguments.index("--postgres") + 1])
     report = Report("nodes")
     started = time.monotonic()
-    for run in (run_events_cross_nodes, run_concurrent_posters, run_kill_one_node, run_dropped_listen):
+    for run in (run_events_cross_nodes, run_concurrent_posters, run_kill_one_node, run_sync_cursors,
+                run_dropped_listen):
         try:
             run(report)
         except Exception as error:  # noqa: BLE001
