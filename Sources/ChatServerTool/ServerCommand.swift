@@ -47,7 +47,12 @@ public struct ServerCommand: ParsableCommand {
       options.dataFolder.hasPrefix("/")
       ? options.dataFolder
       : FileManager.default.currentDirectoryPath + "/" + options.dataFolder
-    Self.say("data folder: \(folder) (chat.sqlite, signing-key)")
+    if let location = options.databaseLocation {
+      Self.say("database: PostgreSQL at \(location), shared by every node started with it")
+      Self.say("data folder: \(folder)")
+    } else {
+      Self.say("data folder: \(folder) (chat.sqlite, signing-key)")
+    }
     if let s3 = server.options.s3 {
       Self.say(
         "media store: \(s3.scheme)://\(s3.host), bucket \(s3.bucket), region \(s3.region), "

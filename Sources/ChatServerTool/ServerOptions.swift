@@ -279,6 +279,15 @@ public struct ServerOptions: ParsableArguments, Sendable {
       credentials: SigV4Credentials(accessKeyID: s3AccessKeyID, secretAccessKey: s3SecretAccessKey))
   }
 
+  /// `--database`'s host, port and database name, without the user, password or parameters
+  /// (what a start-up line may show).
+  public var databaseLocation: String? {
+    guard let url = database, let scheme = url.range(of: "://") else { return nil }
+    var rest = url[scheme.upperBound...]
+    if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+    return String(rest.prefix { $0 != "?" })
+  }
+
   /// Whether the server speaks TLS (both `--tls-cert` and `--tls-key` given).
   public var usesTLS: Bool { tlsCertificate != nil && tlsKey != nil }
 

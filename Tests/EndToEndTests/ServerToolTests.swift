@@ -67,6 +67,19 @@ struct ServerToolTests {
     #expect(fromArguments.tlsKey == "/arg/key.pem")
   }
 
+  /// `--database` comes from CHAT_DATABASE_URL too, and the start-up line shows where it is
+  /// without its user, password or parameters.
+  @Test func theDatabaseURLComesFromTheEnvironmentAndIsShownWithoutItsSecrets() throws {
+    let options = try ServerOptions.parse(
+      [],
+      environment: [
+        "CHAT_DATABASE_URL": "postgres://chat:s3cret@db.example:5433/chat?sslmode=require"
+      ])
+    #expect(options.database == "postgres://chat:s3cret@db.example:5433/chat?sslmode=require")
+    #expect(options.databaseLocation == "db.example:5433/chat")
+    #expect(try ServerOptions.parse([], environment: [:]).databaseLocation == nil)
+  }
+
   @Test(arguments: [
     (["--port", "70000"], "--port must be a whole number in 0...65535, got '70000'"),
     (["--port"], "--port needs a value"),
@@ -99,6 +112,11 @@ struct ServerToolTests {
       ["--s3-endpoint", "http://127.0.0.1:9000", "--s3-bucket", "b"],
       "--s3-endpoint needs its credentials in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
     ),
+    (
+      ["--database", "mysql://db/chat"],
+      "--database must be a postgres://user@host:port/database URL"
+    ),
+    (["--database-connections", "0"], "--database-connections must be a whole number in 1...256"),
   ])
   func aWrongCommandLineIsAUsageError(arguments: [String], message: String) {
     #expect {
