@@ -10,6 +10,10 @@ import Testing
 /// and a response or a request cut at every byte.
 @Suite(.timeLimit(.minutes(2)))
 struct HTTPClientTests {
+  /// The limit of requests whose timeout is not the subject: long enough for a test process
+  /// that starts dozens of suites at once on 2 cores (a task can wait seconds for a thread).
+  static let generous = Duration.seconds(30)
+
   // MARK: - Keep-alive and the pool
 
   @Test func keepAliveCarriesSequentialRequestsOnOneConnection() async throws {
@@ -23,7 +27,7 @@ struct HTTPClientTests {
     let client = HTTPClient()
     for _ in 0..<5 {
       let response = try await client.execute(
-        HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/x"), timeout: .seconds(10))
+        HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/x"), timeout: Self.generous)
       #expect(response.status.code == 200)
       #expect(response.bodyText == "ok")
     }
@@ -64,11 +68,13 @@ struct HTTPClientTests {
     let client = HTTPClient(configuration: .init(), observer: events.record)
     let url = "http://127.0.0.1:\(port)/healthz"
     #expect(
-      try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(10)).bodyText == "ok")
+      try await client.execute(HTTPClientRequest(url: url), timeout: Self.generous).bodyText == "ok"
+    )
     // The server's idle timeout closes the connection; the pool hears its FIN.
     try await events.wait(for: .idleConnectionClosed)
     #expect(
-      try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(10)).bodyText == "ok")
+      try await client.execute(HTTPClientRequest(url: url), timeout: Self.generous).bodyText == "ok"
+    )
     #expect(events.count(of: .connectionOpened) == 2)
     #expect(events.count(of: .retried) == 0)
     await client.shutdown()
@@ -105,9 +111,9 @@ struct HTTPClientTests {
     let client = HTTPClient(configuration: .init(), observer: events.record)
     let url = "http://127.0.0.1:\(server.port)/x"
     #expect(
-      try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(10)).bodyText
+      try await client.execute(HTTPClientRequest(url: url), timeout: Self.generous).bodyText
         == "first")
-    let second = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+    let second = try await client.execute(HTTPClientRequest(url: url), timeout: Self.generous)
     #expect(second.bodyText == "fresh")
     #expect(server.connectionsAccepted == 2)
     #expect(events.count(of: .retried) == 1)
@@ -120,10 +126,11 @@ struct HTTPClientTests {
     let events = EventRecorder()
     let client = HTTPClient(configuration: .init(), observer: events.record)
     let url = "http://127.0.0.1:\(server.port)/x"
-    _ = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+    _ = try await client.execute(HTTPClientRequest(url: url), timeout: Self.generous)
     do {
       _ = try await client.execute(
-        HTTPClientRequest(url: url, method: .post, body: Array("once".utf8)), timeout: .seconds(10))
+        HTTPClientRequest(url: url, method: .post, body: Array("once".utf8)), timeout: Self.generous
+      )
       Issue.record("the POST succeeded")
     } catch {
       #expect(error.reason == .connectionClosed)
@@ -142,10 +149,10 @@ struct HTTPClientTests {
     let events = EventRecorder()
     let client = HTTPClient(configuration: .init(), observer: events.record)
     let url = "http://127.0.0.1:\(server.port)/x"
-    _ = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+    _ = try await client.execute(HTTPClientRequest(url: url), timeout: Self.generous)
     var marked = HTTPClientRequest(url: url, method: .post, body: Array("key".utf8))
     marked.isIdempotent = true
-    #expect(try await client.execute(marked, timeout: .seconds(10)).bodyText == "fresh")
+    #expect(try await client.execute(marked, timeout: Self.generous).bodyText == "fresh")
     #expect(events.count(of: .retried) == 1)
     #expect(server.connectionsAccepted == 2)
     await client.shutdown()
@@ -176,7 +183,7 @@ struct HTTPClientTests {
         let client = HTTPClient()
         do {
           let response = try await client.execute(
-            HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/x"), timeout: .seconds(10))
+            HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/x"), timeout: Self.generous)
           Issue.record("cut at \(cut) (\(reset ? "RST" : "FIN")) gave \(response.status.code)")
         } catch {
           #expect(error.reason == .connectionClosed, "cut at \(cut), \(reset ? "RST" : "FIN")")
@@ -207,7 +214,7 @@ struct HTTPClientTests {
           url: "http://127.0.0.1:\(server.port)/x", method: .post, body: Array("body".utf8))
         wire.headers = ["Host": "127.0.0.1"]
         do {
-          _ = try await client.execute(wire, timeout: .seconds(10))
+          _ = try await client.execute(wire, timeout: Self.generous)
           Issue.record("cut at \(cut) succeeded")
         } catch {
           if cut == 0 && reset {
@@ -296,7 +303,7 @@ struct HTTPClientTests {
     case .failure(let error): #expect((error as? HTTPClientError)?.reason == .cancelled)
     }
     let after = try await client.execute(
-      HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .seconds(10))
+      HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: Self.generous)
     #expect(after.bodyText == "ok")
     await client.shutdown()
     await server.shutdown()
@@ -317,7 +324,7 @@ struct HTTPClientTests {
     let client = HTTPClient()
     for _ in 0..<2 {
       let response = try await client.execute(
-        HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"), timeout: .seconds(10))
+        HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"), timeout: Self.generous)
       #expect(response.bodyText == "hello world")
     }
     #expect(server.connectionsAccepted == 1)
@@ -334,7 +341,7 @@ struct HTTPClientTests {
     let client = HTTPClient()
     for _ in 0..<2 {
       let response = try await client.execute(
-        HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"), timeout: .seconds(10))
+        HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"), timeout: Self.generous)
       #expect(response.bodyText == "bye")
     }
     // Each waited for the client to close: the client closed after each response.
@@ -352,7 +359,7 @@ struct HTTPClientTests {
     defer { server.stop() }
     let client = HTTPClient()
     let response = try await client.execute(
-      HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"), timeout: .seconds(10))
+      HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"), timeout: Self.generous)
     #expect(response.bodyText == "all of it")
     await client.shutdown()
   }
@@ -371,13 +378,13 @@ struct HTTPClientTests {
     let client = HTTPClient()
     let url = "http://127.0.0.1:\(server.port)/p?q=1"
     let head = try await client.execute(
-      HTTPClientRequest(url: url, method: .head), timeout: .seconds(10))
+      HTTPClientRequest(url: url, method: .head), timeout: Self.generous)
     #expect(head.body.isEmpty)
     #expect(head.headers["Content-Length"] == "4")
     _ = try await client.execute(
       HTTPClientRequest(url: url, method: .post, headers: ["X-A": "b"], body: Array("data".utf8)),
-      timeout: .seconds(10))
-    _ = try await client.execute(HTTPClientRequest(url: url, method: .post), timeout: .seconds(10))
+      timeout: Self.generous)
+    _ = try await client.execute(HTTPClientRequest(url: url, method: .post), timeout: Self.generous)
     #expect(
       requests.withLock { $0 } == [
         "HEAD /p?q=1 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n\r\n",
@@ -408,7 +415,7 @@ struct HTTPClientTests {
     let client = HTTPClient()
     do {
       _ = try await client.execute(
-        HTTPClientRequest(url: "http://127.0.0.1:\(port)/"), timeout: .seconds(10))
+        HTTPClientRequest(url: "http://127.0.0.1:\(port)/"), timeout: Self.generous)
       Issue.record("connected")
     } catch {
       #expect(error.reason == .connectFailed(.refused(address: "127.0.0.1:\(port)")))
@@ -429,7 +436,7 @@ struct HTTPClientTests {
     let closed = try closedPort()
     do {
       _ = try await client.execute(
-        HTTPClientRequest(url: "http://[::1]:\(closed)/"), timeout: .seconds(10))
+        HTTPClientRequest(url: "http://[::1]:\(closed)/"), timeout: Self.generous)
       Issue.record("connected")
     } catch {
       // Refused or unreachable, depending on the machine's IPv6; never a name lookup.

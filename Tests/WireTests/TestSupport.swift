@@ -209,6 +209,10 @@ func startTestServer(
   }
   var configuration = HTTPServer.Configuration(port: 0, loopCount: 2)
   configuration.shutdownTimeout = .seconds(3)
+  // Not these tests' subject (those that are set their own): the test process starts dozens
+  // of suites at once on a 2-core machine, and a client task can wait seconds for a thread
+  // before it writes its request; the default 10 s then closed connections under it.
+  configuration.headerTimeout = .seconds(60)
   configure(&configuration)
   let server = HTTPServer(configuration: configuration, router: router)
   return (server, try server.start())

@@ -174,7 +174,8 @@ public final class NodeRelay: Sendable {
         }
       } catch {
         // The database is away: try again, waiting longer each time (up to 2 s).
-        Thread.sleep(forTimeInterval: Double(backoff.components.attoseconds) / 1e18)
+        let (seconds, attoseconds) = backoff.components
+        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
         backoff = min(backoff * 2, .seconds(2))
       }
     }

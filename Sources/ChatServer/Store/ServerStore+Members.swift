@@ -20,7 +20,7 @@ struct Standing: Sendable, Equatable {
   /// A SQL condition on `sequence` that holds exactly for what the user can see, with its
   /// values. One range from 1, open (a member since the start), is the common case.
   var visibilityCondition: (sql: String, values: [any SQLBindable]) {
-    guard !ranges.isEmpty else { return ("0", []) }
+    guard !ranges.isEmpty else { return ("1 = 0", []) }
     var parts: [String] = []
     var values: [any SQLBindable] = []
     for range in ranges {

@@ -55,8 +55,6 @@ public actor ServerStore {
   }
 
   let backend: Backend
-  /// Whether the database is PostgreSQL, which other nodes may share.
-  public nonisolated let isShared: Bool
   nonisolated let executor: any SerialTaskExecutor
   /// At most this many writes share one transaction; more wait for the next.
   let maxBatchSize: Int
@@ -87,12 +85,10 @@ public actor ServerStore {
       try database.execute("PRAGMA secure_delete = ON")
       try Self.migrator.migrate(database)
       backend = .sqlite(SQLiteStoreDatabase(database))
-      isShared = false
     case .postgres(let url, let connections):
       try Self.postgresMigrations.migrate(url)
       let pool = PostgresPool(url: url, size: connections)
       backend = .postgres(pool)
-      isShared = true
     }
     self.executor = executor
     self.maxBatchSize = maxBatchSize
@@ -143,6 +139,9 @@ public actor ServerStore {
     case let refusal as ServiceError: refusal
     case let postgres as PostgresError where postgres.isConnectionLost:
       .unavailable("The database cannot be reached; try again.")
+    case let postgres as PostgresError where postgres.isConflict:
+      // Still colliding after `postgresWriteAttempts`: nothing was kept; a retry may pass.
+      .unavailable("The write collided with others too often: \(postgres.sqlState ?? "")")
     default: .internal(String(describing: error))
     }
   }

@@ -4,6 +4,7 @@ meets. Every node is the real binary; the database is a real PostgreSQL cluster
 
   - live events cross nodes: a message, a typing hint and a read receipt posted on one node
     reach sockets on the other;
+  - tokens cross nodes: one signing key, refresh tokens rotated on any node, once;
   - 40 concurrent posters spread over two nodes on one conversation, each send retried once
     on the other node with the same clientMessageId: sequences 1…N, no duplicate, each retry
     answered 200 with the message it repeats;
@@ -70,6 +71,39 @@ def run_events_cross_nodes(report):
                      metric(b, "chat_relay_events_received_total") >= 2)
         alice_live.close()
         bob_live.close()
+
+
+def run_tokens_cross_nodes(report):
+    report.start_group("tokens cross nodes")
+    with Cluster("--dev") as cluster:
+        a, b = cluster.nodes
+        alice = Device(a, "t-alice")
+        on_b = b.request("GET", "/v1/conversations", headers=alice.auth)
+        report.check("an access token signed on A is accepted on B (one signing key)",
+                     on_b.status_code == 200, on_b.text[:200])
+        refresh = alice.tokens["refreshToken"]
+        rotated = b.request("POST", "/v1/auth/refresh", json={"refreshToken": refresh})
+        report.check("a refresh token issued on A is rotated on B", rotated.status_code == 200,
+                     rotated.text[:200])
+        again = a.request("POST", "/v1/auth/refresh", json={"refreshToken": refresh})
+        report.check("and, spent on B, it is refused on A", again.status_code == 401, again.text[:200])
+        results = []
+        token = rotated.json()["refreshToken"]
+        barrier = threading.Barrier(2)
+
+        def spend(node):
+            barrier.wait()
+            results.append(node.request("POST", "/v1/auth/refresh",
+                                        json={"refreshToken": token}).status_code)
+
+        both = [threading.Thread(target=spend, args=(node,)) for node in (a, b)]
+        for thread in both:
+            thread.start()
+        for thread in both:
+            thread.join()
+        report.check("one token spent on A and B at once: one rotation, one 401",
+                     sorted(results) == [200, 401], str(results))
+        alice.close()
 
 
 def run_concurrent_posters(report, posters=40, each=5):
@@ -290,7 +324,7 @@ def main(arguments):
     chatserver.serve_postgres(arguments[arguments.index("--postgres") + 1])
     report = Report("nodes")
     started = time.monotonic()
-    for run in (run_events_cross_nodes, run_concurrent_posters, run_kill_one_node, run_sync_cursors,
+    for run in (run_events_cross_nodes, run_tokens_cross_nodes, run_concurrent_posters, run_kill_one_node, run_sync_cursors,
                 run_dropped_listen):
         try:
             run(report)
