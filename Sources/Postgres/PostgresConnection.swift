@@ -19,7 +19,7 @@ public final class PostgresConnection {
   /// Connects, or throws with libpq's reason (the URL's password is never part of it).
   public init(url: String) throws(PostgresError) {
     self.url = url
-    handle = PQconnectdb(url)
+    handle = PQconnectdb(Self.withConnectTimeout(url))
     guard let handle, PQstatus(handle) == CONNECTION_OK else {
       let reason = handle.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
       PQfinish(handle)
@@ -163,6 +163,20 @@ public final class PostgresConnection {
     // A lost connection leaves no SQLSTATE in the result: it is class 08 all the same.
     if let handle, PQstatus(handle) != CONNECTION_OK { sqlState = sqlState ?? "08006" }
     throw PostgresError(message: message.trimmingTrailingNewlines, sqlState: sqlState)
+  }
+
+  /// How long a connection attempt may take unless the URL says (`connect_timeout`): without
+  /// one libpq waits for the operating system's TCP timeout, minutes, on a host that does not
+  /// answer, and a request would wait as long.
+  static let defaultConnectTimeoutSeconds = 10
+
+  /// `url` with `connect_timeout` added when it has none (a `postgres://` URL; libpq's
+  /// `key=value` form gets it as one more pair).
+  static func withConnectTimeout(_ url: String) -> String {
+    guard !url.contains("connect_timeout") else { return url }
+    let setting = "connect_timeout=\(defaultConnectTimeoutSeconds)"
+    guard url.contains("://") else { return url + " " + setting }
+    return url + (url.contains("?") ? "&" : "?") + setting
   }
 
   /// `?` → `$1`, `$2`, … outside quoted literals and identifiers.

@@ -14,6 +14,21 @@ import Testing
       PostgresConnection.numberingPlaceholders("SELECT 'it''s ?', ?") == "SELECT 'it''s ?', $1")
   }
 
+  @Test func aURLWithoutAConnectTimeoutGetsTenSeconds() {
+    #expect(
+      PostgresConnection.withConnectTimeout("postgres://u@h:5432/chat")
+        == "postgres://u@h:5432/chat?connect_timeout=10")
+    #expect(
+      PostgresConnection.withConnectTimeout("postgres://u@h/chat?sslmode=require")
+        == "postgres://u@h/chat?sslmode=require&connect_timeout=10")
+    #expect(
+      PostgresConnection.withConnectTimeout("postgres://u@h/chat?connect_timeout=3")
+        == "postgres://u@h/chat?connect_timeout=3")
+    #expect(
+      PostgresConnection.withConnectTimeout("host=h dbname=chat")
+        == "host=h dbname=chat connect_timeout=10")
+  }
+
   @Test func byteaIsLowercaseHexAfterBackslashX() {
     #expect(postgresBytea([0x00, 0xAB, 0x7F, 0xFF]) == "\\x00ab7fff")
     #expect(postgresBytea([]) == "\\x")

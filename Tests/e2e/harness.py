@@ -15,6 +15,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -182,3 +183,47 @@ def temporary_folder(prefix):
 
 def remove(folder):
     shutil.rmtree(folder, ignore_errors=True)
+
+
+class Listener:
+    """A `chat listen` process and the JSON lines it printed."""
+
+    def __init__(self, device, *options):
+        self.device = device
+        self.lines = []
+        self.lock = threading.Lock()
+        self.process = subprocess.Popen(device.args("listen", *options), stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True)
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            with self.lock:
+                self.lines.append(json.loads(line))
+
+    def printed(self):
+        with self.lock:
+            return list(self.lines)
+
+    def states(self):
+        return [line["state"] for line in self.printed() if line["type"] == "connection"]
+
+    def messages(self, chat):
+        """Each message heard, by clientMessageId: every (sequence, text) it was printed with."""
+        heard = {}
+        for line in self.printed():
+            if line["type"] == "message" and line["message"]["conversationId"] == chat:
+                message = line["message"]
+                if message["sequence"] is not None:
+                    heard.setdefault(message["clientMessageId"], set()).add(
+                        (message["sequence"], message["text"]))
+        return heard
+
+    def receipt_states(self, message_id):
+        """Every receipt state this message was printed with (any, once heard)."""
+        return [line["message"]["receipt"] for line in self.printed()
+                if line["type"] == "message" and line["message"]["clientMessageId"] == message_id]
+
+    def stop(self):
+        self.process.terminate()
+        return self.process.wait(timeout=30)

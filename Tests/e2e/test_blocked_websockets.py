@@ -6,15 +6,13 @@ server's order. The proxy records each upgrade it refused, so the test also show
 socket ever got through. A fourth, `chat listen --long-poll` straight to the server, never
 tries the socket and hears the same."""
 
-import json
 import socket
-import subprocess
 import sys
 import threading
 import time
 
 from fault_proxy import message_length
-from harness import Device, Results, Server, remove, temporary_folder, wait_for
+from harness import Device, Listener, Results, Server, remove, temporary_folder, wait_for
 
 USERS = ["alice", "bob", "carol"]
 ROUNDS = 3
@@ -95,45 +93,6 @@ class UpgradeBlockingProxy:
             target.shutdown(socket.SHUT_WR)
         except OSError:
             pass
-
-
-class Listener:
-    """A `chat listen` process and the JSON lines it printed."""
-
-    def __init__(self, device, *options):
-        self.device = device
-        self.lines = []
-        self.lock = threading.Lock()
-        self.process = subprocess.Popen(device.args("listen", *options), stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True)
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            with self.lock:
-                self.lines.append(json.loads(line))
-
-    def printed(self):
-        with self.lock:
-            return list(self.lines)
-
-    def states(self):
-        return [line["state"] for line in self.printed() if line["type"] == "connection"]
-
-    def messages(self, chat):
-        """Each message heard, by clientMessageId: every (sequence, text) it was printed with."""
-        heard = {}
-        for line in self.printed():
-            if line["type"] == "message" and line["message"]["conversationId"] == chat:
-                message = line["message"]
-                if message["sequence"] is not None:
-                    heard.setdefault(message["clientMessageId"], set()).add(
-                        (message["sequence"], message["text"]))
-        return heard
-
-    def stop(self):
-        self.process.terminate()
-        return self.process.wait(timeout=30)
 
 
 def main():

@@ -11,33 +11,7 @@ import signal
 import subprocess
 import threading
 
-from harness import ROOT, Device, Results, Server, remove, temporary_folder, wait_for
-
-
-class Listener:
-    """A `chat listen` process and the JSON lines it printed."""
-
-    def __init__(self, device):
-        self.lines = []
-        self.lock = threading.Lock()
-        self.process = subprocess.Popen(device.args("listen"), stdout=subprocess.PIPE,
-                                        stderr=subprocess.DEVNULL, text=True)
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            with self.lock:
-                self.lines.append(json.loads(line))
-
-    def message_states(self, message_id):
-        """Every receipt state this message was printed with (any, once heard)."""
-        with self.lock:
-            return [line["message"]["receipt"] for line in self.lines
-                    if line["type"] == "message" and line["message"]["clientMessageId"] == message_id]
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
+from harness import ROOT, Device, Listener, Results, Server, remove, temporary_folder, wait_for
 
 
 def postgres_local(*arguments):
@@ -78,12 +52,12 @@ def main():
             sent = bob.json("send", chat, "from bob on node B")
             message = sent["clientMessageId"]
             wait_for("the phone on A to hear bob's message from B",
-                     lambda: listener.message_states(message))
+                     lambda: listener.receipt_states(message))
             mine = phone.json("send", chat, "from alice on node A")["clientMessageId"]
             bob.run("sync")
             bob.run("read", chat)
             wait_for("the phone on A to see bob's read receipt, posted on B",
-                     lambda: "read" in listener.message_states(mine))
+                     lambda: "read" in listener.receipt_states(mine))
 
         results.check("a message and a read receipt posted on B reach the phone's `chat listen` "
                       "on A", live_across_nodes)
