@@ -97,7 +97,8 @@ struct Run {
         report.notes += notes
       } else {
         report.skipped.append(
-          "B14: needs a PostgreSQL cluster: chat-bench --postgres DIR (scripts/postgres-local start)"
+          "B14: needs a PostgreSQL cluster: chat-bench --postgres DIR "
+            + "(scripts/postgres-local start)"
         )
       }
     }

@@ -62,11 +62,11 @@ extension ServerStore {
   /// The schema on PostgreSQL, one named migration per version, like SQLite's (`migrator`):
   /// never edit a shipped one. `pg-v1` is SQLite's `v1` to `v6-push` in one, with PostgreSQL's
   /// types (text compares byte by byte, `COLLATE "C"`, as in SQLite: ids sort and RFC 3339
-  /// times compare the same on both), and items partitioned by conversation (`PARTITION BY HASH`): the layout a sharded
-  /// PostgreSQL (Citus) distributes by conversation. The signing key lives in
-  /// `server_secrets` (hex), so every node signs and checks the same tokens; `live_relay`
-  /// (unlogged: nothing in it outlives a crash on purpose) carries live events too large for
-  /// a notification (`NodeRelay`).
+  /// times compare the same on both), and items partitioned by conversation (`PARTITION BY
+  /// HASH`): the layout a sharded PostgreSQL (Citus) distributes by conversation. The signing
+  /// key lives in `server_secrets` (hex), so every node signs and checks the same tokens;
+  /// `live_relay` (unlogged: nothing in it outlives a crash on purpose) carries live events
+  /// too large for a notification (`NodeRelay`).
   static let postgresMigrations = PostgresMigrations(migrations: [
     (
       "pg-v1",
@@ -178,6 +178,7 @@ extension ServerStore {
         PRIMARY KEY (user_id, device_id, conversation_id)
       );
       CREATE INDEX push_queue_due ON push_queue (due_at) WHERE sequence IS NOT NULL;
+      CREATE INDEX push_queue_by_conversation ON push_queue (conversation_id);
 
       CREATE UNLOGGED TABLE live_relay (
         id BIGSERIAL PRIMARY KEY,

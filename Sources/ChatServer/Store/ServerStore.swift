@@ -7,8 +7,8 @@ import Support
 /// tokens, pushes owed, in one SQLite database (the default) or in PostgreSQL (several nodes).
 /// The rules are written once, in SQL both databases run (`StoreDatabase`).
 ///
-/// On SQLite, an actor on an injected serial executor (a `ThreadExecutor` in production, so blocking
-/// SQLite calls and fsyncs never occupy the cooperative pool; the simulation's stepped
+/// On SQLite, an actor on an injected serial executor (a `ThreadExecutor` in production, so
+/// blocking SQLite calls and fsyncs never occupy the cooperative pool; the simulation's stepped
 /// executor in tests), the one connection and the one writer of its file. Reads run directly
 /// on the actor. Writes are group-committed (see `ServerStore+GroupCommit.swift`): each is
 /// queued, and one transaction (one fsync) commits everything queued, every write in a

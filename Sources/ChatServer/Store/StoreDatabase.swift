@@ -126,6 +126,14 @@ extension StoreDatabase {
     try query(sql, values: values) { $0.optionalInt(0) }.first ?? nil
   }
 
+  /// Locks the conversation's rows of `push_queue` for the rest of the transaction, so a
+  /// lease or a finished push cannot slip between reading a row and writing it back
+  /// (PostgreSQL only: on SQLite the dispatcher's writes and this one never overlap).
+  func lockPushQueue(of conversation: String) throws {
+    guard dialect == .postgres else { return }
+    try run("SELECT 1 FROM push_queue WHERE conversation_id = ? FOR UPDATE", conversation)
+  }
+
   /// Takes the conversation's row lock for the rest of the transaction, before the write
   /// reads what it decides on (membership, the last sequence, the idempotency key). On
   /// PostgreSQL this is what keeps sequences dense and every rule true with writers on several

@@ -5,6 +5,7 @@ meets. Every node is the real binary; the database is a real PostgreSQL cluster
   - live events cross nodes: a message, a typing hint and a read receipt posted on one node
     reach sockets on the other;
   - tokens cross nodes: one signing key, refresh tokens rotated on any node, once;
+  - push collapse holds across nodes, and a long poll on one node answers a post on the other;
   - 40 concurrent posters spread over two nodes on one conversation, each send retried once
     on the other node with the same clientMessageId: sequences 1…N, no duplicate, each retry
     answered 200 with the message it repeats;
@@ -20,6 +21,7 @@ Ends with 'nodes: N passed, N failed'.
 """
 
 import os
+import math
 import signal
 import sys
 import threading
@@ -28,6 +30,7 @@ import uuid
 
 import chatserver
 from cases_live import Live
+from cases_push import Webhook
 from chatserver import Cluster, Device, Report, psql
 
 
@@ -283,6 +286,62 @@ def run_sync_cursors(report, writers=8, conversations=400):
                      again["conversations"] == [], str(again)[:300])
 
 
+def run_push_and_long_poll_across_nodes(report, messages=20):
+    """Push collapse is the database's, not a node's: a burst posted through both nodes reaches
+    an offline device as one push at once and then at most one per 2 s, whichever node's
+    dispatcher sends it. A long poll held on one node answers when a message is posted on the
+    other."""
+    report.start_group("push and long poll across nodes")
+    webhook = Webhook()
+    try:
+        with Cluster("--dev", "--rate-limit", "off", "--push-webhook", webhook.url) as cluster:
+            a, b = cluster.nodes
+            alice_a = Device(a, "pl-alice")
+            alice_b = Device(b, "pl-alice", device="tablet")
+            bob = Device(b, "pl-bob")
+            registered = bob.request("PUT", "/v1/devices/me/push",
+                                     {"provider": "webhook", "token": "tok-pl-bob"})
+            group = alice_a.create(["pl-bob"], title="Across")["id"]
+            started = time.monotonic()
+            sent = [(alice_a if n % 2 == 0 else alice_b).send(group, f"burst {n}").json()
+                    for n in range(messages)]
+            burst = time.monotonic() - started
+            pushes = webhook.wait_sequence("tok-pl-bob", sent[-1]["sequence"], timeout=15)
+            gaps = [later.at - earlier.at for earlier, later in zip(pushes, pushes[1:])]
+            report.check(f"{messages} messages through both nodes in {burst:.2f} s: "
+                         f"{len(pushes)} pushes, the last with the newest",
+                         registered.status_code in (200, 204) and bool(pushes)
+                         and pushes[-1].sequence == sent[-1]["sequence"]
+                         and len(pushes) <= 2 + math.ceil(burst / 2), str([p.sequence for p in pushes]))
+            report.check(f"consecutive pushes at least 1.8 s apart across nodes "
+                         f"({', '.join(f'{gap:.2f}' for gap in gaps)})", all(gap >= 1.8 for gap in gaps))
+
+            carol = Device(b, "pl-carol")
+            chat = alice_a.create(["pl-carol"], title="Poll")["id"]
+            cursor = carol.request("GET", "/v1/sync").json()["cursor"]
+            answer = {}
+
+            def hold():
+                held = time.monotonic()
+                answer["body"] = carol.request("GET", "/v1/sync", params={"cursor": cursor, "wait": "20"}).json()
+                answer["seconds"] = time.monotonic() - held
+
+            poll = threading.Thread(target=hold)
+            poll.start()
+            # Posted once the poll is held on B (its gauge), from A.
+            deadline = time.monotonic() + 10
+            while metric(b, "chat_long_polls_held") < 1 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            alice_a.send(chat, "wake up")
+            poll.join()
+            body = answer.get("body", {})
+            report.check("a long poll held on B answers a message posted on A",
+                         any(item["id"] == chat for item in body.get("conversations", []))
+                         and answer.get("seconds", 99) < 10, str(answer)[:300])
+    finally:
+        webhook.close()
+
+
 def run_dropped_listen(report):
     report.start_group("dropped LISTEN")
     with Cluster("--dev") as cluster:
@@ -324,7 +383,8 @@ def main(arguments):
     chatserver.serve_postgres(arguments[arguments.index("--postgres") + 1])
     report = Report("nodes")
     started = time.monotonic()
-    for run in (run_events_cross_nodes, run_tokens_cross_nodes, run_concurrent_posters, run_kill_one_node, run_sync_cursors,
+    for run in (run_events_cross_nodes, run_tokens_cross_nodes, run_push_and_long_poll_across_nodes,
+                run_concurrent_posters, run_kill_one_node, run_sync_cursors,
                 run_dropped_listen):
         try:
             run(report)
