@@ -46,7 +46,7 @@ let package = Package(
     // Storage.
     .target(name: "SQLite", dependencies: ["CSQLite", "Support"], swiftSettings: engineSettings),
     // The server's other store: PostgreSQL through libpq (blocking calls, a thread each).
-    .target(name: "Postgres", dependencies: ["CLibPQ"], swiftSettings: engineSettings),
+    .target(name: "Postgres", dependencies: ["CLibPQ", "Support"], swiftSettings: engineSettings),
 
     // Client layers: presentation → domain ← data.
     .target(name: "ChatDomain", dependencies: ["Support"], swiftSettings: engineSettings),

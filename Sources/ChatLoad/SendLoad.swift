@@ -102,13 +102,13 @@ public enum SendLoad {
       let token = try DevSetup.signIn(http, user: "\(run)\(index)", device: "load")
       tokens.append(token)
     }
+    let ports = configuration.ports
     var clients: [Client] = []
     var index = 0
     while index < tokens.count {
       let partner = index + 1 < tokens.count ? ["\(run)\(index + 1)"] : []
       let id = try DevSetup.createConversation(
         http, token: tokens[index], title: "load", members: partner)
-      let ports = configuration.ports
       clients.append(
         Client(token: tokens[index], conversation: id, port: ports[index % ports.count]))
       if index + 1 < tokens.count {

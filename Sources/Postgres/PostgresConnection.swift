@@ -1,5 +1,6 @@
 @preconcurrency import CLibPQ
 import Glibc
+import Support
 
 /// One connection to PostgreSQL through libpq: blocking calls, for a thread of its own (the
 /// server runs each on a `ThreadExecutor`).
@@ -13,12 +14,8 @@ public final class PostgresConnection {
   private var handle: OpaquePointer?
   /// The prepared statements of this connection: SQL text (with `?`) → name.
   private var prepared: [String: String] = [:]
-  /// Where it connects: a `postgres://` URL or `key=value` pairs, as libpq reads them.
-  public let url: String
-
   /// Connects, or throws with libpq's reason (the URL's password is never part of it).
   public init(url: String) throws(PostgresError) {
-    self.url = url
     handle = PQconnectdb(Self.withConnectTimeout(url))
     guard let handle, PQstatus(handle) == CONNECTION_OK else {
       let reason = handle.map { String(cString: PQerrorMessage($0)) } ?? "out of memory"
@@ -37,9 +34,6 @@ public final class PostgresConnection {
   public var isConnected: Bool {
     handle.map { PQstatus($0) == CONNECTION_OK } ?? false
   }
-
-  /// The server's process id for this connection (tests kill it to cut the connection).
-  public var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
 
   /// Runs one or more statements with no parameters (a migration, `BEGIN`, `LISTEN`).
   public func execute(_ sql: String) throws(PostgresError) {
@@ -81,10 +75,7 @@ public final class PostgresConnection {
     var found = drainNotifications(connection)
     if !found.isEmpty { return found }
     var descriptor = pollfd(fd: PQsocket(connection), events: Int16(POLLIN), revents: 0)
-    let milliseconds = Int32(
-      clamping: timeout.components.seconds * 1_000
-        + timeout.components.attoseconds / 1_000_000_000_000_000)
-    let ready = poll(&descriptor, 1, milliseconds)
+    let ready = poll(&descriptor, 1, Int32(clamping: timeout.milliseconds))
     if ready < 0 && errno != EINTR {
       throw PostgresError(message: "poll failed: errno \(errno)", sqlState: "08006")
     }
@@ -233,29 +224,6 @@ public struct PostgresRow {
   }
 
   public func int(_ column: Int) -> Int { optionalInt(column) ?? 0 }
-
-  /// A `bytea` column (text format: `\x` and hex digits).
-  public func bytes(_ column: Int) -> [UInt8] {
-    let text = string(column).utf8.dropFirst(2)
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(text.count / 2)
-    var high: UInt8?
-    for digit in text {
-      let value: UInt8 =
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        default: digit &- UInt8(ascii: "A") &+ 10
-        }
-      if let first = high {
-        bytes.append(first << 4 | value)
-        high = nil
-      } else {
-        high = value
-      }
-    }
-    return bytes
-  }
 }
 
 /// What PostgreSQL (or libpq) said went wrong.

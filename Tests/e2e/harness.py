@@ -177,6 +177,32 @@ class Device:
         return os.path.join(self.data, "chat.sqlite")
 
 
+def sign_in_and_create(devices, creator, title, members):
+    """Every device signs in, `creator` creates a conversation with `members` (user ids,
+    comma-separated), every device syncs; returns the conversation's id."""
+    for device in devices:
+        device.run("login")
+    chat = creator.json("create", "--title", title, "--members", members)["id"]
+    for device in devices:
+        device.run("sync")
+    return chat
+
+
+def same_order_everywhere(devices, chat):
+    """After a sync on each, every device holds the same messages in the same order, sequences
+    1…N, no message twice; returns the devices' views."""
+    for device in devices:
+        device.run("sync")
+    views = [device.messages(chat) for device in devices]
+    keys = [[(m["sequence"], m["clientMessageId"]) for m in view] for view in views]
+    assert all(key == keys[0] for key in keys), "the devices disagree on the order"
+    sequences = [m["sequence"] for m in views[0]]
+    assert sequences == list(range(1, len(sequences) + 1)), sequences
+    ids = [m["clientMessageId"] for m in views[0]]
+    assert len(ids) == len(set(ids)), f"{len(ids)} messages, {len(set(ids))} distinct"
+    return views
+
+
 def temporary_folder(prefix):
     return tempfile.mkdtemp(prefix=prefix)
 

@@ -11,7 +11,8 @@ import signal
 import subprocess
 import threading
 
-from harness import ROOT, Device, Listener, Results, Server, remove, temporary_folder, wait_for
+from harness import (ROOT, Device, Listener, Results, Server, remove, same_order_everywhere,
+                     sign_in_and_create, temporary_folder, wait_for)
 
 
 def postgres_local(*arguments):
@@ -35,15 +36,11 @@ def main():
     listener = None
     try:
 
-        def sign_in_and_create():
-            for device in devices:
-                device.run("login")
-            state["chat"] = phone.json("create", "--title", "Two nodes", "--members", "bob")["id"]
-            for device in devices:
-                device.run("sync")
+        def sign_in():
+            state["chat"] = sign_in_and_create(devices, phone, "Two nodes", "bob")
 
         results.check("three devices sign in on two nodes; one creates a conversation",
-                      sign_in_and_create)
+                      sign_in)
         chat = state.get("chat", "")
 
         def live_across_nodes():
@@ -77,15 +74,8 @@ def main():
         results.check("the three send at once, through both nodes", concurrent_sends)
 
         def same_everywhere(expected=None):
-            for device in devices:
-                device.run("sync")
-            views = [device.messages(chat) for device in devices]
-            keys = [[(m["sequence"], m["clientMessageId"]) for m in view] for view in views]
-            assert keys[0] == keys[1] == keys[2], "the devices disagree on the order"
-            sequences = [m["sequence"] for m in views[0]]
-            assert sequences == list(range(1, len(sequences) + 1)), sequences
+            views = same_order_everywhere(devices, chat)
             ids = [m["clientMessageId"] for m in views[0]]
-            assert len(ids) == len(set(ids)), "a message twice"
             if expected is not None:
                 missing = set(expected) - set(ids)
                 assert not missing, f"{len(missing)} returned sends missing"

@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Support
+import Synchronization
 
 /// Live events between the `chat-server` nodes of one PostgreSQL database, through `LISTEN` /
 /// `NOTIFY` on the channel `chat_live`.
@@ -28,6 +29,9 @@ public final class NodeRelay: Sendable {
   }
 
   static let channel = "chat_live"
+  /// How the listener waits between attempts to reach the database again: soon, since a node
+  /// without it misses other nodes' events.
+  static let reconnectPolicy = RetryPolicy(base: .milliseconds(100), cap: .seconds(2))
   /// Above this many bytes an event goes through `live_relay`.
   static let inlineLimit = 7_900
 
@@ -35,7 +39,7 @@ public final class NodeRelay: Sendable {
   /// This node's id in notifications, to skip its own.
   let node: String
   let log: any LogSink
-  private let state = Locked(State())
+  private let state = Mutex(State())
 
   private struct State {
     var outbox: [Event] = []
@@ -152,13 +156,14 @@ public final class NodeRelay: Sendable {
 
   private func runListener() {
     var listenedBefore = false
-    var backoff = Duration.milliseconds(100)
+    var backoff = Backoff(Self.reconnectPolicy)
+    let random = SystemRandomSource()
     while !state.withLock({ $0.stopped }) {
       do {
         let connection = try PostgresConnection(url: url)
         defer { connection.close() }
         try connection.execute("LISTEN \(Self.channel)")
-        backoff = .milliseconds(100)
+        backoff.reset()
         if listenedBefore {
           log.write(LogRecord(.warning, "relay_resumed", []))
           deliverToService { await $0.relayResumed() }
@@ -173,10 +178,8 @@ public final class NodeRelay: Sendable {
           }
         }
       } catch {
-        // The database is away: try again, waiting longer each time (up to 2 s).
-        let (seconds, attoseconds) = backoff.components
-        Thread.sleep(forTimeInterval: Double(seconds) + Double(attoseconds) / 1e18)
-        backoff = min(backoff * 2, .seconds(2))
+        // The database is away: try again, waiting longer each time (the project's policy).
+        Thread.sleep(forTimeInterval: backoff.failed(random: random).secondsValue)
       }
     }
   }

@@ -10,7 +10,6 @@ import Synchronization
 /// back. Until then requests fail with a `PostgresError` whose `isConnectionLost` holds, which
 /// the store answers as 503 `unavailable` (clients retry).
 final class PostgresPool: Sendable {
-  let url: String
   private let slots: [PostgresSlot]
   private let free: Mutex<(idle: [Int], waiting: [CheckedContinuation<Int, Never>])>
 
@@ -18,7 +17,6 @@ final class PostgresPool: Sendable {
   /// fails the start with libpq's reason).
   init(url: String, size: Int) {
     precondition(size >= 1)
-    self.url = url
     slots = (0..<size).map { PostgresSlot(url: url, index: $0) }
     free = Mutex((Array(0..<size), []))
   }

@@ -50,8 +50,7 @@ enum SQLDialect: Sendable {
   /// The `SET` clause that marks a conversation row changed.
   var markChanged: String {
     switch self {
-    case .sqlite:
-      "change_version = (SELECT coalesce(max(change_version), 0) + 1 FROM conversations)"
+    case .sqlite: "change_version = \(Self.nextChangeVersion)"
     case .postgres: "change_xid = pg_current_xact_id()"
     }
   }
@@ -59,10 +58,14 @@ enum SQLDialect: Sendable {
   /// A new conversation row's `change_version` (PostgreSQL's `change_xid` has its default).
   var firstChangeVersion: String {
     switch self {
-    case .sqlite: "(SELECT coalesce(max(change_version), 0) + 1 FROM conversations)"
+    case .sqlite: Self.nextChangeVersion
     case .postgres: "0"
     }
   }
+
+  /// SQLite's next change version: one more than the highest.
+  private static let nextChangeVersion =
+    "(SELECT coalesce(max(change_version), 0) + 1 FROM conversations)"
 
   /// The query whose one text column is the cursor that follows a read.
   var cursorQuery: String {

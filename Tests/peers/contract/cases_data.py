@@ -192,14 +192,7 @@ def run_concurrency(report, server, senders=40, each=10):
     statuses = [status for results in acknowledged.values() for status, _, _ in results]
     report.check(f"all {senders * each} concurrent sends are 201", statuses.count(201) == senders * each,
                  str({status: statuses.count(status) for status in set(statuses)}))
-    items = []
-    after = 0
-    while True:
-        page = owner.messages(conversation, after=after, limit=200).json()
-        items += page["items"]
-        if not page["hasMore"]:
-            break
-        after = page["items"][-1]["sequence"]
+    items = owner.all_messages(conversation)
     sequences = [item["sequence"] for item in items]
     report.check("sequences are 1...N with no hole and no repeat", sequences == list(range(1, senders * each + 1)),
                  f"{len(sequences)} messages")

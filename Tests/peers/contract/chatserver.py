@@ -233,7 +233,8 @@ class Cluster:
     """Several chat-server nodes on one PostgreSQL database of the suite's cluster (after
     `serve_postgres`): each connection asked of it (`client`, `request`, `connect_live`,
     `open_socket`) goes to the next node in turn, so a suite's devices are spread over the
-    nodes. `url` and `port` are the first node's; `read_log` is every node's."""
+    nodes. `read_log` is every node's; anything else (`url`, `port`, `process`, …) is the
+    first node's."""
 
     def __init__(self, *arguments, nodes=2):
         assert suite_postgres, "a Cluster needs serve_postgres first"
@@ -256,37 +257,10 @@ class Cluster:
         self.turn += 1
         return node
 
-    @property
-    def scheme(self):
-        return self.nodes[0].scheme
-
-    @property
-    def port(self):
-        return self.nodes[0].port
-
-    @property
-    def url(self):
-        return self.nodes[0].url
-
-    @property
-    def ws_url(self):
-        return self.nodes[0].ws_url
-
-    @property
-    def process(self):
-        return self.nodes[0].process
-
-    @property
-    def data(self):
-        return self.nodes[0].data
-
-    @property
-    def ssl_context(self):
-        return self.nodes[0].ssl_context
-
-    @property
-    def verify(self):
-        return self.nodes[0].verify
+    def __getattr__(self, name):
+        if name == "nodes":  # not set yet: no node to ask
+            raise AttributeError(name)
+        return getattr(self.nodes[0], name)
 
     def client(self, timeout=30):
         return self.next_node().client(timeout)
@@ -364,6 +338,9 @@ class Device:
     def messages(self, conversation, **params):
         return self.request("GET", f"/v1/conversations/{conversation}/messages", params=params)
 
+    def all_messages(self, conversation):
+        return all_messages(self.http, conversation, self.auth)
+
     def receipts(self, conversation):
         return self.request("GET", f"/v1/conversations/{conversation}/receipts")
 
@@ -372,6 +349,18 @@ class Device:
 
     def close(self):
         self.http.close()
+
+
+def all_messages(http, conversation, headers=None):
+    """Every item of a conversation, oldest first, paging with `?after=` (httpx client `http`)."""
+    items, after = [], 0
+    while True:
+        page = http.get(f"/v1/conversations/{conversation}/messages",
+                        params={"after": after, "limit": 200}, headers=headers).json()
+        items += page["items"]
+        if not page["hasMore"]:
+            return items
+        after = page["items"][-1]["sequence"]
 
 
 def error_code(response):

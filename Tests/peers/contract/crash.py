@@ -27,7 +27,7 @@ import uuid
 
 import httpx
 
-from chatserver import Report, Server
+from chatserver import Report, Server, all_messages
 
 
 class Client(threading.Thread):
@@ -69,16 +69,6 @@ class Client(threading.Thread):
 def sign_in(server, user):
     response = httpx.post(server.url + "/v1/auth/dev-login", json={"userId": user, "deviceId": "crash"})
     return response.json()["accessToken"]
-
-
-def all_messages(http, conversation):
-    items, after = [], 0
-    while True:
-        page = http.get(f"/v1/conversations/{conversation}/messages", params={"after": after, "limit": 200}).json()
-        items += page["items"]
-        if not page["hasMore"]:
-            return items
-        after = page["items"][-1]["sequence"]
 
 
 def crash_round(report, number, folder, clients_count, rng):
