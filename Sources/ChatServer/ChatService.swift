@@ -195,6 +195,8 @@ public actor ChatService {
       return try await registerPush(request, for: caller)
     case .removePush:
       return try await removePush(for: caller)
+    case .search:
+      return try await search(request, for: caller.userId)
     default:
       // Unknown, or a route of API.md this server does not serve yet.
       throw .unknownRoute

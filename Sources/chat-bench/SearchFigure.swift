@@ -28,13 +28,13 @@ enum SearchFigure {
 
     let raw = try RawDatabase(path: fixture.storePath)
     defer { raw.close() }
-    let newest = try raw.prepare(BenchmarkStore.searchSQL(ranked: false))
-    let ranked = try raw.prepare(BenchmarkStore.searchSQL(ranked: true))
     let store = fixture.store
 
     func measure(_ queries: [String], ranked isRanked: Bool) async throws -> (Samples, Samples) {
-      let statement = isRanked ? ranked : newest
-      let matches = try queries.map { try BenchmarkStore.matchExpression(for: $0) }
+      let plans = try queries.map { query in
+        let plan = try BenchmarkStore.searchPlan(for: query, ranked: isRanked)
+        return (statement: try raw.prepare(plan.sql), parameters: plan.texts.map(RawParameter.text))
+      }
       return try await onExecutor(store.executor) {
         var storeTimes = Samples()
         var rawTimes = Samples()
@@ -44,8 +44,8 @@ enum SearchFigure {
           let started = Nanos.now()
           let hits = try await store.search(query, limit: 50, ranked: isRanked)
           let elapsed = Nanos.now() - started
-          let (rows, rawElapsed) = raw.query(
-            statement, [.text(matches[index % matches.count]), .integer(50)])
+          let plan = plans[index % plans.count]
+          let (rows, rawElapsed) = raw.query(plan.statement, plan.parameters + [.integer(50)])
           guard hits == 50, rows == 50 else {
             throw BenchError("search \(query): expected 50 hits, got \(hits) and \(rows)")
           }

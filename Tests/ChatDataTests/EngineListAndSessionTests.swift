@@ -106,7 +106,9 @@ struct EngineListAndSessionTests {
 
   @Test func aMalformedSearchIsAClearErrorNotACrash() async throws {
     let p = try await Pair.make()
-    await #expect(throws: ChatError.invalidInput("type at least one letter or digit to search")) {
+    await #expect(
+      throws: ChatError.invalidInput("type at least one letter, digit or emoji to search")
+    ) {
       try await p.alice.list.search("\"(*", limit: 10)
     }
     await p.close()

@@ -264,7 +264,9 @@ import Testing
   @Test(arguments: ["", "  ", "***", "\"", "-- !?"])
   func aQueryWithNothingToSearchIsAClearError(query: String) async throws {
     let f = try await StoreFixture.make()
-    await #expect(throws: StoreError.invalidQuery("type at least one letter or digit to search")) {
+    await #expect(
+      throws: StoreError.invalidQuery("type at least one letter, digit or emoji to search")
+    ) {
       try await f.store.search(query, limit: 10)
     }
   }

@@ -218,3 +218,42 @@ final class StoreFixtureFile {
     executor.shutdown()
   }
 }
+
+/// Every committed client fixture (`SchemaFixtures.versions`, found on disk, so a new one is
+/// tested without editing this file), opened by today's code: its rows, search index and
+/// outbox come through; and the newest one was made by today's schema.
+@Suite struct ClientFixturesTests {
+  @Test(arguments: SchemaFixtures.versions)
+  func everyFixtureKeepsItsRowsSearchIndexAndOutbox(version: String) async throws {
+    let file = try StoreFixtureFile()
+    try SchemaFixtures.copy(version, "client-alice.sqlite", to: file.path)
+    let before = try Database(.file(file.path))
+    let rowsBefore = try before.scalarInt("SELECT count(*) FROM messages")
+    before.close()
+    let store = try await MessageStore.open(.file(file.path), executor: file.executor)
+    let rowsAfter = try await store.read { db in try db.scalarInt("SELECT count(*) FROM messages") }
+    #expect(rowsAfter == rowsBefore)
+    #expect(
+      try await store.listRows().map(\.conversation.title).sorted() == ["Lunch", "Sunday hike"])
+    #expect(try await store.unsent().map(\.text) == ["Running ten minutes late"])
+    #expect(try await store.search("lighthouse", limit: 10).count == 1)
+    #expect(try await store.search("trailhead nine", limit: 10).count == 1)
+    try await store.read { db in
+      // FTS5 compares each index with its content and fails the statement on a difference.
+      try db.run("INSERT INTO message_search (message_search) VALUES ('integrity-check')")
+      try db.run(
+        "INSERT INTO message_search_unspaced (message_search_unspaced) VALUES ('integrity-check')")
+    }
+  }
+
+  @Test func theNewestFixtureHoldsEveryMigrationOfTodaysCode() throws {
+    let newest = try #require(SchemaFixtures.versions.last)
+    let file = try StoreFixtureFile()
+    try SchemaFixtures.copy(newest, "client-alice.sqlite", to: file.path)
+    let db = try Database(.file(file.path))
+    defer { db.close() }
+    #expect(
+      try Migrator.appliedIdentifiers(in: db) == MessageStore.migrator.identifiers,
+      "\(SchemaFixtures.newFixtureAdvice)")
+  }
+}

@@ -166,3 +166,33 @@ import Testing
     #expect(after == ServerStore.migrator.identifiers)
   }
 }
+
+/// Every committed server fixture (`SchemaFixtures.versions`), served by today's code; and the
+/// newest one was made by today's schema.
+@Suite struct ServerFixturesTests {
+  @Test(arguments: SchemaFixtures.versions)
+  func everyFixtureServesItsConversationsAndMessages(version: String) async throws {
+    let folder = try TemporaryFolder()
+    try SchemaFixtures.copy(version, "server.sqlite", to: folder.path + "/chat.sqlite")
+    let server = try TestServer(location: .dataFolder(folder.path))
+    let alice = try await server.login("alice")
+    let response = await server.request("GET", "/v1/conversations", token: alice.accessToken)
+    let items = try #require(response.object["items"] as? [[String: Any]])
+    #expect(items.compactMap { $0["title"] as? String }.sorted() == ["Lunch", "Sunday hike"])
+    let group = try #require(items.first { $0["title"] as? String == "Sunday hike" }?["id"])
+    let page = await server.messages(in: try #require(group as? String), as: alice)
+    #expect(page.sequences.prefix(3) == [1, 2, 3])
+    #expect(page.items.first?["text"] as? String == "Meet at the trailhead at nine")
+  }
+
+  @Test func theNewestFixtureHoldsEveryMigrationOfTodaysCode() throws {
+    let newest = try #require(SchemaFixtures.versions.last)
+    let folder = try TemporaryFolder()
+    let path = try SchemaFixtures.copy(newest, "server.sqlite", to: folder.path + "/chat.sqlite")
+    let db = try Database(.file(path))
+    defer { db.close() }
+    #expect(
+      try Migrator.appliedIdentifiers(in: db) == ServerStore.migrator.identifiers,
+      "\(SchemaFixtures.newFixtureAdvice)")
+  }
+}

@@ -537,6 +537,9 @@ func startClientTestServer(
   }
   var configuration = HTTPServer.Configuration(port: 0, loopCount: 1)
   configuration.shutdownTimeout = .seconds(3)
+  // The client's deadlines are what these tests check: a starved machine (CI runs every suite
+  // on two cores) must not let the server's own 10 s header timeout close a connection first.
+  configuration.headerTimeout = .seconds(60)
   configure(&configuration)
   let server = HTTPServer(configuration: configuration, router: router)
   return (server, try server.start(), started)

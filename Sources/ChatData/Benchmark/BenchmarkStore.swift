@@ -87,15 +87,14 @@ package final class BenchmarkStore: Sendable {
   /// parameters: conversation, history floor, limit.
   package static var windowSQL: String { MessageStore.windowSQL }
 
-  /// The SQL `search(_:limit:ranked:)` runs, with its two parameters: the match expression
-  /// (`matchExpression(for:)`) and the limit.
-  package static func searchSQL(ranked: Bool) -> String {
-    MessageStore.searchSQL(order: ranked ? .relevance : .newest)
-  }
-
-  /// The FTS5 expression the store makes of typed words.
-  package static func matchExpression(for query: String) throws -> String {
-    try MessageStore.matchExpression(for: query)
+  /// The SQL `search(_:limit:ranked:)` runs for `query`, and its parameters but the last
+  /// (the limit, an integer): all text.
+  package static func searchPlan(for query: String, ranked: Bool) throws -> (
+    sql: String, texts: [String]
+  ) {
+    let plan = MessageStore.searchPlan(
+      try MessageStore.terms(of: query), order: ranked ? .relevance : .newest, limit: 1)
+    return (plan.sql, plan.values.dropLast().map { $0 as! String })
   }
 }
 

@@ -163,20 +163,26 @@ extension MessageStore {
 
   /// Searches every message on the device.
   ///
-  /// The query is what a person types, not FTS5 syntax: it is split into words, each matched
-  /// as a word, the last also as a prefix ("hik" finds "hiking"), all required. So no input can
-  /// make a malformed FTS5 query; input with no letter or digit is a clear error.
+  /// The query is what a person types, not FTS5 syntax (`FullTextQuery`): words go to the
+  /// `unicode61` index, substrings of unspaced scripts (CJK, Thai…, emoji) to the `trigram`
+  /// one, all required. No input can make a malformed FTS5 query; input with no letter, digit
+  /// or emoji is a clear error.
   func search(_ query: String, limit: Int, order: SearchOrder = .newest) throws(StoreError)
     -> [SearchResultRecord]
   {
-    let match = try Self.matchExpression(for: query)
+    let terms = try Self.terms(of: query)
+    let plan = Self.searchPlan(terms, order: order, limit: limit)
     return try read { db in
-      try db.query(Self.searchSQL(order: order), match, max(1, min(limit, 500))) {
-        row -> SearchResultRecord? in
+      try db.query(plan.sql, values: plan.values) { row -> SearchResultRecord? in
         guard let message = Self.messageRecord(row) else { return nil }
+        let title = row.string(Self.messageColumnCount)
+        let snippet = row.string(Self.messageColumnCount + 1)
         return SearchResultRecord(
-          message: message, conversationTitle: row.string(Self.messageColumnCount),
-          markedSnippet: row.string(Self.messageColumnCount + 1))
+          message: message, conversationTitle: title,
+          markedSnippet: terms.substrings.isEmpty
+            ? snippet
+            : terms.markedSnippet(
+              in: snippet, open: SearchMarker.open, close: SearchMarker.close))
       }.compactMap { $0 }
     }
   }
@@ -189,8 +195,50 @@ extension MessageStore {
     ORDER BY sequence DESC LIMIT ?
     """
 
-  /// A search: the match expression `?`, at most `?` results, with the conversation's title and
-  /// a marked snippet.
+  /// A search's SQL and parameters: columns `messageColumns`, the conversation's title, and a
+  /// marked snippet (words only) or the message's text (to mark in Swift).
+  struct SearchPlan {
+    var sql: String
+    var values: [any SQLBindable]
+  }
+
+  /// Words only: the `unicode61` index alone (`searchSQL`). With substrings: the `trigram`
+  /// index of unspaced messages, newest first, its short substrings found with `instr` in
+  /// those messages only, and the words (if any) as a condition on the `unicode61` index.
+  static func searchPlan(_ terms: FullTextQuery, order: SearchOrder, limit: Int) -> SearchPlan {
+    let limit = max(1, min(limit, 500))
+    guard !terms.substrings.isEmpty else {
+      return SearchPlan(sql: searchSQL(order: order), values: [terms.wordExpression ?? "", limit])
+    }
+    var conditions: [String] = []
+    var values: [any SQLBindable] = []
+    if let trigram = terms.trigramExpression {
+      conditions.append("message_search_unspaced MATCH ?")
+      values.append(trigram)
+    }
+    for short in terms.shortSubstrings {
+      conditions.append("instr(lower(u.text), lower(?)) > 0")
+      values.append(short)
+    }
+    if let words = terms.wordExpression {
+      conditions.append(
+        "u.rowid IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)")
+      values.append(words)
+    }
+    values.append(limit)
+    return SearchPlan(
+      sql: """
+        SELECT \(searchMessageColumns), coalesce(c.title, ''), u.text
+        FROM message_search_unspaced u
+        JOIN messages m ON m.id = u.rowid
+        LEFT JOIN conversations c ON c.id = m.conversation_id
+        WHERE \(conditions.joined(separator: " AND ")) AND m.kind = 'message' AND m.deleted = 0
+        ORDER BY u.rowid DESC LIMIT ?
+        """, values: values)
+  }
+
+  /// A search by words: the match expression `?`, at most `?` results, with the conversation's
+  /// title and a marked snippet.
   ///
   /// Both orders are ones FTS5 delivers itself (rowid, or `rank`, which is bm25), so SQLite
   /// needs no sorter and stops after `limit` rows: the joins and the snippet are made for the
@@ -212,18 +260,12 @@ extension MessageStore {
   private static let searchMessageColumns = messageColumns.split(separator: ",")
     .map { "m." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
 
-  /// Turns typed words into an FTS5 expression of quoted terms.
-  static func matchExpression(for query: String) throws(StoreError) -> String {
-    guard query.unicodeScalars.count <= 512 else {
-      throw .invalidQuery("the search is too long (at most 512 characters)")
+  /// Typed text as search terms; a clear error for what cannot be searched.
+  static func terms(of query: String) throws(StoreError) -> FullTextQuery {
+    do {
+      return try FullTextQuery(query)
+    } catch {
+      throw .invalidQuery(error.description)
     }
-    let words = query.split { !($0.isLetter || $0.isNumber) }.map(String.init)
-    guard !words.isEmpty else {
-      throw .invalidQuery("type at least one letter or digit to search")
-    }
-    return words.enumerated().map { index, word in
-      let quoted = "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-      return index == words.count - 1 ? quoted + " *" : quoted
-    }.joined(separator: " ")
   }
 }

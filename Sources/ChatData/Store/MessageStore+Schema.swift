@@ -178,6 +178,33 @@ extension MessageStore {
           WHERE media_file IS NOT NULL;
         """)
     }
+    // Every script searchable: messages holding Chinese, Japanese, Korean, Thai… text or an
+    // emoji (`FullTextQuery.unspacedGlob`) are also in a `trigram` index, which finds any
+    // substring of three characters or more; its own copy of their text is what a one- or
+    // two-character query scans. Other messages pay one GLOB per write. Changing the unspaced
+    // ranges needs a migration that remakes these triggers and refills the index.
+    migrator.register("v8-unspaced") { db in
+      let unspaced = "new.kind = 'message' AND new.text GLOB '\(FullTextQuery.unspacedGlob)'"
+      try db.execute(
+        """
+        CREATE VIRTUAL TABLE message_search_unspaced USING fts5(text, tokenize = 'trigram');
+        INSERT INTO message_search_unspaced (rowid, text)
+          SELECT id, text FROM messages
+          WHERE kind = 'message' AND text GLOB '\(FullTextQuery.unspacedGlob)';
+        CREATE TRIGGER messages_unspaced_insert AFTER INSERT ON messages
+        WHEN \(unspaced) BEGIN
+          INSERT INTO message_search_unspaced (rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TRIGGER messages_unspaced_delete AFTER DELETE ON messages BEGIN
+          DELETE FROM message_search_unspaced WHERE rowid = old.id;
+        END;
+        CREATE TRIGGER messages_unspaced_update AFTER UPDATE OF text ON messages BEGIN
+          DELETE FROM message_search_unspaced WHERE rowid = old.id;
+          INSERT INTO message_search_unspaced (rowid, text)
+            SELECT new.id, new.text WHERE \(unspaced);
+        END;
+        """)
+    }
     return migrator
   }
 }

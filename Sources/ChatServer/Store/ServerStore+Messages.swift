@@ -257,9 +257,18 @@ extension ServerStore {
   /// Overwrites what deletes freed and empties the write-ahead log into the database (where
   /// `secure_delete` zeroed the erased text), so a deleted text is in neither file. A failure
   /// leaves the log for SQLite's next checkpoint; it is counted, not fatal.
+  ///
+  /// The search indexes keep a deleted row's words in their segments until those are merged:
+  /// `optimize` merges them all (a rewrite of each index, as the device does; FTS5's
+  /// `secure-delete` needs SQLite 3.44, Debian 12 has 3.40).
   func eraseFreedContent() {
     guard let database else { return }
     do {
+      try database.execute(
+        """
+        INSERT INTO message_search (message_search) VALUES ('optimize');
+        INSERT INTO message_search_unspaced (message_search_unspaced) VALUES ('optimize');
+        """)
       try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     } catch {
       statistics.failedErasures += 1

@@ -192,7 +192,27 @@ extension ServerStore {
         secret TEXT COLLATE "C" NOT NULL
       );
       """
-    )
+    ),
+    // API.md Part 2's search older messages. Words: a `simple` text-search vector of the
+    // text with diacritics removed (`chat_fold`, immutable so it can be indexed; the case is
+    // folded by the database's LC_CTYPE: a UTF-8 locale folds every script, `C` only ASCII).
+    // Substrings (CJK, Thai…, emoji): `pg_trgm`'s index answers `ILIKE '%…%'`, checked on
+    // the text itself, so what the trigrams cannot narrow is still found. Both are on the
+    // partitioned table, so on every partition.
+    (
+      "pg-v2-search",
+      """
+      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+      CREATE EXTENSION IF NOT EXISTS unaccent;
+      CREATE FUNCTION chat_fold(text) RETURNS text
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+        AS $$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $$;
+      CREATE INDEX messages_search_words ON messages
+        USING gin (to_tsvector('simple', chat_fold(text))) WHERE kind = 'message';
+      CREATE INDEX messages_search_substrings ON messages
+        USING gin (text gin_trgm_ops) WHERE kind = 'message';
+      """
+    ),
   ])
 
   /// The secret named `name` every node of the PostgreSQL database at `url` shares, made from

@@ -151,6 +151,83 @@ extension ServerStore {
         CREATE INDEX push_queue_due ON push_queue (due_at) WHERE sequence IS NOT NULL;
         """)
     }
+    // API.md Part 2's search older messages. Items get a stable integer key (`row_id`: an
+    // implicit rowid may change in a VACUUM, and the index names rows by it), so the table is
+    // made again with the same rows and indexes. `message_search` (`unicode61`, diacritics and
+    // case folded) indexes every item's text from the table itself; `message_search_unspaced`
+    // (`trigram`) holds its own copy of the messages with Chinese, Japanese, Korean, Thai…
+    // text or emoji (`FullTextQuery.unspacedGlob`), found by any substring. A delete blanks
+    // the text, which takes it out of both.
+    migrator.register("v7-search") { db in
+      let unspaced = "new.kind = 'message' AND new.text GLOB '\(FullTextQuery.unspacedGlob)'"
+      let columns = """
+        conversation_id, sequence, id, sender_id, client_message_id, client_message_key, text,
+        sent_at, kind, target_id, target_key, edited_at, deleted, added, removed, title,
+        request_key, previous_title, media, media_key
+        """
+      try db.execute(
+        """
+        CREATE TABLE messages_v7 (
+          row_id INTEGER PRIMARY KEY,
+          conversation_id TEXT NOT NULL REFERENCES conversations (id),
+          sequence INTEGER NOT NULL,
+          id TEXT NOT NULL,
+          sender_id TEXT NOT NULL,
+          client_message_id TEXT NOT NULL,
+          client_message_key TEXT NOT NULL,
+          text TEXT NOT NULL,
+          sent_at INTEGER NOT NULL,
+          kind TEXT NOT NULL DEFAULT 'message',
+          target_id TEXT,
+          target_key TEXT,
+          edited_at INTEGER,
+          deleted INTEGER NOT NULL DEFAULT 0,
+          added TEXT,
+          removed TEXT,
+          title TEXT,
+          request_key TEXT,
+          previous_title TEXT,
+          media TEXT,
+          media_key TEXT,
+          UNIQUE (conversation_id, sequence),
+          UNIQUE (conversation_id, sender_id, client_message_key)
+        );
+        INSERT INTO messages_v7 (row_id, \(columns)) SELECT rowid, \(columns) FROM messages;
+        DROP TABLE messages;
+        ALTER TABLE messages_v7 RENAME TO messages;
+        CREATE INDEX messages_by_target ON messages (conversation_id, sender_id, target_key)
+          WHERE target_key IS NOT NULL;
+        CREATE INDEX messages_by_media_key ON messages (media_key) WHERE media_key IS NOT NULL;
+
+        CREATE VIRTUAL TABLE message_search USING fts5(
+          text, content = 'messages', content_rowid = 'row_id',
+          tokenize = 'unicode61 remove_diacritics 2'
+        );
+        INSERT INTO message_search (message_search) VALUES ('rebuild');
+        CREATE VIRTUAL TABLE message_search_unspaced USING fts5(text, tokenize = 'trigram');
+        INSERT INTO message_search_unspaced (rowid, text)
+          SELECT row_id, text FROM messages
+          WHERE kind = 'message' AND text GLOB '\(FullTextQuery.unspacedGlob)';
+        CREATE TRIGGER messages_search_insert AFTER INSERT ON messages BEGIN
+          INSERT INTO message_search (rowid, text) VALUES (new.row_id, new.text);
+          INSERT INTO message_search_unspaced (rowid, text)
+            SELECT new.row_id, new.text WHERE \(unspaced);
+        END;
+        CREATE TRIGGER messages_search_delete AFTER DELETE ON messages BEGIN
+          INSERT INTO message_search (message_search, rowid, text)
+            VALUES ('delete', old.row_id, old.text);
+          DELETE FROM message_search_unspaced WHERE rowid = old.row_id;
+        END;
+        CREATE TRIGGER messages_search_update AFTER UPDATE OF text ON messages BEGIN
+          INSERT INTO message_search (message_search, rowid, text)
+            VALUES ('delete', old.row_id, old.text);
+          INSERT INTO message_search (rowid, text) VALUES (new.row_id, new.text);
+          DELETE FROM message_search_unspaced WHERE rowid = old.row_id;
+          INSERT INTO message_search_unspaced (rowid, text)
+            SELECT new.row_id, new.text WHERE \(unspaced);
+        END;
+        """)
+    }
     return migrator
   }
 }

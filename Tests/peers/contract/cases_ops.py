@@ -198,7 +198,7 @@ def run_unavailable_postgres(report):
 
 
 def run_unavailable_sqlite(report):
-    """API.md's 5xx row over the network: the server's files may not grow past 300 KiB
+    """API.md's 5xx row over the network: the server's files may not grow past 600 KiB
     (RLIMIT_FSIZE, with SIGXFSZ ignored so writes just fail), so a group commit fails. The
     sends are answered 503 `unavailable` with Retry-After, the server stays up, and after a
     restart without the limit every acknowledged message is there, nothing refused is, and a
@@ -209,7 +209,7 @@ def run_unavailable_sqlite(report):
 
     def small_files():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (300 * 1024, 300 * 1024))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (600 * 1024, 600 * 1024))
 
     try:
         with Server("--dev", "--rate-limit", "off", data=data, preexec=small_files) as server:

@@ -29,6 +29,7 @@ import cases_live
 import cases_media
 import cases_ops
 import cases_push
+import cases_search
 import chatserver
 from chatserver import Certificates, Cluster, Report, Server
 
@@ -46,6 +47,7 @@ SHARED = [
     ("mute", cases_groups.run_mute),
     ("receipts-burst", cases_groups.run_receipts_burst),
     ("media-off", cases_media.run_without_store),
+    ("search", cases_search.run),
     ("live", cases_live.run),
     ("limits", cases_ops.run_limits),
     ("operations", cases_ops.run_operations),
