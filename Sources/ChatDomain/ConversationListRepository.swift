@@ -26,6 +26,12 @@ public protocol ConversationListRepository: Sendable {
   /// or unmutes it (nil). Needs the network.
   func mute(_ conversation: ConversationID, until: Date?) async throws(ChatError)
 
-  /// Searches the messages on this device, newest first. Works offline.
-  func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit]
+  /// Searches the messages on this device, newest first, and says whether older matches may
+  /// lie past what the device holds. Works offline.
+  func search(_ query: String, limit: Int) async throws(ChatError) -> LocalSearch
+
+  /// Searches everything I can see on the server (this needs the network), newest first:
+  /// "Search older messages". `before`: a previous page's `nextCursor`.
+  func searchServer(_ query: String, limit: Int, before: String?) async throws(ChatError)
+    -> ServerSearch
 }

@@ -45,3 +45,29 @@ public struct Snippet: Hashable, Sendable {
   /// The plain text, without marks.
   public var text: String { parts.map(\.text).joined() }
 }
+
+/// A search of the messages on this device.
+public struct LocalSearch: Hashable, Sendable {
+  public var hits: [SearchHit]
+  /// Some conversation's history here begins after its first message (the retention window
+  /// pruned it, or older pages were never fetched): older matches may be on the server only,
+  /// so the screen offers "Search older messages" (`searchServer`).
+  public var mayBeIncomplete: Bool
+
+  public init(hits: [SearchHit], mayBeIncomplete: Bool) {
+    self.hits = hits
+    self.mayBeIncomplete = mayBeIncomplete
+  }
+}
+
+/// A page of the server's search of everything I can see, newest first.
+public struct ServerSearch: Hashable, Sendable {
+  public var hits: [SearchHit]
+  /// Pass as `before` for the next, older page; nil at the end.
+  public var nextCursor: String?
+
+  public init(hits: [SearchHit], nextCursor: String?) {
+    self.hits = hits
+    self.nextCursor = nextCursor
+  }
+}

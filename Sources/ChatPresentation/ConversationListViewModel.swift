@@ -15,6 +15,8 @@ public final class ConversationListViewModel {
   private var summaries: [ConversationSummary] = []
   private var connection: ConnectionState = .idle
   private var search: SearchState?
+  /// Where the server's next page of older matches starts.
+  private var olderCursor: String?
   private var alert: String?
 
   public init(
@@ -47,23 +49,51 @@ public final class ConversationListViewModel {
   public func search(_ query: String) async {
     guard !query.isEmpty else {
       search = nil
+      olderCursor = nil
       render()
       return
     }
     do {
-      let hits = try await repository.search(query, limit: 50)
+      let local = try await repository.search(query, limit: 50)
       search = SearchState(
-        query: query,
-        results: hits.map { hit in
-          SearchResultRow(
-            id: hit.messageID, conversationID: hit.conversationID, title: hit.conversationTitle,
-            sender: hit.senderID == currentUserID ? "You" : hit.senderID.rawValue,
-            time: formatter.string(for: hit.sentAt), snippet: hit.snippet)
-        })
+        query: query, results: local.hits.map(row), offersOlder: local.mayBeIncomplete)
     } catch {
       search = SearchState(query: query, error: error.description)
     }
+    olderCursor = nil
     render()
+  }
+
+  /// "Search older messages": the next page of the server's matches for the current query,
+  /// less those the device already shows. Needs the network; a failure is shown in the
+  /// search, whose local results stay.
+  public func searchOlder() async {
+    guard var state = search, state.error == nil, state.older == nil || state.hasMoreOlder
+    else { return }
+    do {
+      let page = try await repository.searchServer(
+        state.query, limit: 50, before: olderCursor)
+      let shown = Set(state.results.map(\.id) + (state.older ?? []).map(\.id))
+      state.older =
+        (state.older ?? [])
+        + page.hits.filter { !shown.contains($0.messageID) }
+        .map(row)
+      state.hasMoreOlder = page.nextCursor != nil
+      state.offersOlder = false
+      olderCursor = page.nextCursor
+    } catch {
+      state.error = error.description
+    }
+    guard search?.query == state.query else { return }
+    search = state
+    render()
+  }
+
+  private func row(_ hit: SearchHit) -> SearchResultRow {
+    SearchResultRow(
+      id: hit.messageID, conversationID: hit.conversationID, title: hit.conversationTitle,
+      sender: hit.senderID == currentUserID ? "You" : hit.senderID.rawValue,
+      time: formatter.string(for: hit.sentAt), snippet: hit.snippet)
   }
 
   /// Creates a conversation; returns its ID, or nil with the reason in `viewState.alert`.

@@ -52,14 +52,31 @@ public struct ConversationListRow: Equatable, Identifiable, Sendable {
 /// A search in progress or done.
 public struct SearchState: Equatable, Sendable {
   public var query: String
+  /// What this device holds, newest first.
   public var results: [SearchResultRow]
   public var error: String?
+  /// The device may not hold every match (its history was pruned, or not all fetched): the
+  /// screen offers "Search older messages".
+  public var offersOlder: Bool
+  /// The server's matches this device does not hold, newest first; nil until asked.
+  public var older: [SearchResultRow]?
+  /// The server has more, older matches (ask again for the next page).
+  public var hasMoreOlder: Bool
 
-  public init(query: String, results: [SearchResultRow] = [], error: String? = nil) {
+  public init(
+    query: String, results: [SearchResultRow] = [], error: String? = nil,
+    offersOlder: Bool = false, older: [SearchResultRow]? = nil, hasMoreOlder: Bool = false
+  ) {
     self.query = query
     self.results = results
     self.error = error
+    self.offersOlder = offersOlder
+    self.older = older
+    self.hasMoreOlder = hasMoreOlder
   }
+
+  /// The action's label.
+  public static let searchOlderLabel = "Search older messages"
 }
 
 /// One search result.

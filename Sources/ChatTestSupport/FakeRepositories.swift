@@ -142,7 +142,15 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     throw .invalidInput("the fake mutes nothing")
   }
 
-  public func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] { [] }
+  public func search(_ query: String, limit: Int) async throws(ChatError) -> LocalSearch {
+    LocalSearch(hits: [], mayBeIncomplete: false)
+  }
+
+  public func searchServer(_ query: String, limit: Int, before: String?) async throws(ChatError)
+    -> ServerSearch
+  {
+    ServerSearch(hits: [], nextCursor: nil)
+  }
 
   // TypingIndicators.
   public func typingUsers(in conversation: ConversationID) -> AsyncStream<[UserID]> {

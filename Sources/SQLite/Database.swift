@@ -39,8 +39,12 @@ public final class Database {
   private var observers: [UInt64: (Set<String>) -> Void] = [:]
   private var nextObserverID: UInt64 = 0
 
-  /// Opens (and creates) a database.
-  public init(_ location: Location, durability: Durability = .normal) throws(SQLiteError) {
+  /// Opens (and creates) a database. `incrementalVacuum`: a new database frees its pages on
+  /// `PRAGMA incremental_vacuum` (`auto_vacuum = INCREMENTAL`, which SQLite takes only before
+  /// the first table and before WAL; an existing file keeps its mode until a `VACUUM`).
+  public init(
+    _ location: Location, durability: Durability = .normal, incrementalVacuum: Bool = false
+  ) throws(SQLiteError) {
     self.location = location
     let path: String
     switch location {
@@ -65,6 +69,7 @@ public final class Database {
     do {
       // Reading the schema here fails fast on a file that is not a database.
       try execute("PRAGMA foreign_keys = ON")
+      if incrementalVacuum { try execute("PRAGMA auto_vacuum = INCREMENTAL") }
       if case .file = location {
         let mode = try query("PRAGMA journal_mode = WAL") { $0.string(0) }.first
         guard mode?.lowercased() == "wal" else {

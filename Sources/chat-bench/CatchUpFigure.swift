@@ -63,7 +63,7 @@ enum CatchUpFigure {
       let elapsed = Nanos.now() - started
       guard caughtUp else { throw BenchError("B9: the device never caught up") }
       samples.add(elapsed)
-      let hits = try await device.conversationList.search("zq\(repetition)last", limit: 1)
+      let hits = try await device.conversationList.search("zq\(repetition)last", limit: 1).hits
       guard hits.count == 1 else { throw BenchError("B9: the last message is not indexed") }
       // The catch-up counts its messages when it returns, just after the last page was saved.
       var after = await device.metrics()

@@ -28,7 +28,7 @@ struct EngineEditDeleteTests {
     #expect(log.map(\.text) == ["see you at 10"])
     #expect(log.first?.editedAt == nil)
     #expect(await p.alice.engine.outboxCount() == 0)
-    #expect(try await p.alice.list.search("9", limit: 10).isEmpty)
+    #expect(try await p.alice.list.search("9", limit: 10).hits.isEmpty)
     await p.close()
   }
 
@@ -86,7 +86,7 @@ struct EngineEditDeleteTests {
     try await p.alice.messages.delete(id, in: p.chat)
     await p.world.settle()
     #expect(screen.latest?.isEmpty == true)
-    #expect(try await p.alice.list.search("wrong", limit: 10).isEmpty)
+    #expect(try await p.alice.list.search("wrong", limit: 10).hits.isEmpty)
     p.alice.network.isOnline = true
     await p.alice.engine.outbox.wake()
     await p.world.settle()
@@ -117,7 +117,7 @@ struct EngineEditDeleteTests {
     await p.world.settle()
     #expect(screen.latest?.map(\.isDeleted) == [false, true])
     #expect(screen.latest?.map(\.text) == ["hello", ""])
-    #expect(try await p.alice.list.search("4711", limit: 10).isEmpty)
+    #expect(try await p.alice.list.search("4711", limit: 10).hits.isEmpty)
     #expect(try await !p.alice.engine.holdsText("4711"))
     p.alice.network.release()
     await p.world.settle()
@@ -139,7 +139,7 @@ struct EngineEditDeleteTests {
     // Offline, and already gone from alice's screen and search.
     #expect(screen.latest?.first?.isDeleted == true)
     #expect(screen.latest?.first?.text == "")
-    #expect(try await p.alice.list.search("4711", limit: 10).isEmpty)
+    #expect(try await p.alice.list.search("4711", limit: 10).hits.isEmpty)
     p.alice.network.isOnline = true
     await p.alice.engine.outbox.wake()
     await p.world.settle()
@@ -148,7 +148,7 @@ struct EngineEditDeleteTests {
     #expect(log.first?.deleted == true)
     #expect(log.first?.text == "")
     #expect(bobScreen.latest?.map(\.isDeleted) == [true])
-    #expect(try await p.bob.list.search("4711", limit: 10).isEmpty)
+    #expect(try await p.bob.list.search("4711", limit: 10).hits.isEmpty)
     await p.close()
   }
 
@@ -161,7 +161,7 @@ struct EngineEditDeleteTests {
     try await p.alice.messages.delete(id, in: p.chat)
     await p.world.settle()
     #expect(screen.latest?.first?.isDeleted == true)
-    #expect(try await p.alice.list.search("4711", limit: 10).isEmpty)
+    #expect(try await p.alice.list.search("4711", limit: 10).hits.isEmpty)
     p.alice.network.release()
     await p.world.settle()
     let log = try await p.world.serverLog(p.chat, as: "bob")
@@ -199,8 +199,8 @@ struct EngineEditDeleteTests {
     await p.world.settle()
     #expect(screen.latest?.first?.text == "see you at 9")
     #expect(screen.latest?.first?.editedAt == nil)
-    #expect(try await p.alice.list.search("9", limit: 10).count == 1)
-    #expect(try await p.alice.list.search("10", limit: 10).isEmpty)
+    #expect(try await p.alice.list.search("9", limit: 10).hits.count == 1)
+    #expect(try await p.alice.list.search("10", limit: 10).hits.isEmpty)
     // Accepted changes still hold, and leave nothing to restore behind.
     try await p.alice.messages.edit(id, in: p.chat, to: "see you at 11")
     await p.world.settle()
@@ -226,7 +226,7 @@ struct EngineEditDeleteTests {
     #expect(screen.latest?.texts == ["see you at 10", "ok"])
     #expect(screen.latest?.first?.isDeleted == false)
     #expect(screen.latest?.first?.editedAt != nil)
-    #expect(try await p.alice.list.search("at 10", limit: 10).count == 1)
+    #expect(try await p.alice.list.search("at 10", limit: 10).hits.count == 1)
     // Sent again by hand, the delete erases at once, as when it was first made, and then holds.
     let failed = try #require(
       try await p.alice.engine.context.store.allMessages().first {
@@ -236,7 +236,7 @@ struct EngineEditDeleteTests {
     await p.alice.messages.retry(failed.clientID)
     await p.world.settle()
     #expect(screen.latest?.first?.isDeleted == true)
-    #expect(try await p.alice.list.search("at 10", limit: 10).isEmpty)
+    #expect(try await p.alice.list.search("at 10", limit: 10).hits.isEmpty)
     p.alice.network.isOnline = true
     await p.alice.engine.outbox.wake()
     await p.world.settle()

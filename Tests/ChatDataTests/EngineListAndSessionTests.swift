@@ -97,7 +97,7 @@ struct EngineListAndSessionTests {
     try await p.world.post("Hiking on Sunday at nine", in: p.chat, as: "bob")
     _ = try await p.alice.engine.sync()
     p.alice.network.isOnline = false
-    let hits = try await p.alice.list.search("sunday", limit: 10)
+    let hits = try await p.alice.list.search("sunday", limit: 10).hits
     #expect(hits.map(\.snippet.text) == ["Hiking on Sunday at nine"])
     #expect(hits.first?.snippet.parts.first { $0.isMatch }?.text == "Sunday")
     #expect(hits.first?.conversationTitle == "Hiking")
@@ -121,7 +121,7 @@ struct EngineListAndSessionTests {
     await p.world.settle()
     _ = try await p.alice.engine.sync()
     #expect(p.alice.network.count("POST", "/auth/refresh") == 1)
-    let hits = try await p.alice.list.search("expiry", limit: 5)
+    let hits = try await p.alice.list.search("expiry", limit: 5).hits
     #expect(hits.count == 1)
     _ = try await p.alice.messages.send("still here", in: p.chat)
     await p.world.settle()

@@ -305,8 +305,18 @@ struct ConversationListViewModelTests {
 
   final class FakeList: ConversationListRepository, Sendable {
     let pair = AsyncStream.makeStream(of: [ConversationSummary].self)
-    private let result = Locked<Result<[SearchHit], ChatError>>(.success([]))
-    var searchResult: Result<[SearchHit], ChatError> {
+    private let result = Locked<Result<LocalSearch, ChatError>>(
+      .success(LocalSearch(hits: [], mayBeIncomplete: false)))
+    private let server = Locked<[ServerSearch]>([])
+    /// The server's pages, in the order `searchServer` hands them out.
+    var serverPages: [ServerSearch] {
+      get { server.value }
+      set { server.withLock { $0 = newValue } }
+    }
+    private let cursors = Locked<[String?]>([])
+    /// The `before` of each `searchServer` call.
+    var serverCursors: [String?] { cursors.value }
+    var searchResult: Result<LocalSearch, ChatError> {
       get { result.value }
       set { result.withLock { $0 = newValue } }
     }
@@ -323,8 +333,16 @@ struct ConversationListViewModelTests {
     func mute(_ conversation: ConversationID, until: Date?) async throws(ChatError) {
       throw .offline
     }
-    func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] {
+    func search(_ query: String, limit: Int) async throws(ChatError) -> LocalSearch {
       try searchResult.get()
+    }
+    func searchServer(_ query: String, limit: Int, before: String?) async throws(ChatError)
+      -> ServerSearch
+    {
+      cursors.withLock { $0.append(before) }
+      return server.withLock {
+        $0.isEmpty ? ServerSearch(hits: [], nextCursor: nil) : $0.removeFirst()
+      }
     }
     func conversation(_ conversation: ConversationID) -> AsyncStream<ConversationSummary?> {
       AsyncStream { _ in }
@@ -403,13 +421,56 @@ struct ConversationListViewModelTests {
     #expect(model.viewState.totalUnread == 10)
   }
 
+  func hit(_ n: Int, _ text: String) -> SearchHit {
+    SearchHit(
+      messageID: MessageID(rawValue: String(format: "01900000-0000-7000-8000-%012x", n))!,
+      conversationID: ConversationID("c1"), conversationTitle: "Hike", senderID: UserID("bob"),
+      sentAt: Date(timeIntervalSince1970: 1_700_000_000 + Double(n)), sequence: n,
+      snippet: Snippet(parts: [Snippet.Part(text: text, isMatch: true)]))
+  }
+
+  @Test func anIncompleteLocalSearchOffersOlderMessagesFromTheServerPageByPage() async {
+    let list = FakeList()
+    list.searchResult = .success(LocalSearch(hits: [hit(9, "trail")], mayBeIncomplete: true))
+    list.serverPages = [
+      ServerSearch(hits: [hit(9, "trail"), hit(4, "trail map")], nextCursor: "c-1"),
+      ServerSearch(hits: [hit(2, "old trail")], nextCursor: nil),
+    ]
+    let model = model(over: list)
+    await model.search("trail")
+    #expect(model.viewState.search?.offersOlder == true)
+    #expect(model.viewState.search?.older == nil)
+    await model.searchOlder()
+    #expect(
+      model.viewState.search?.older?.map(\.snippet.text) == ["trail map"],
+      "a hit the device shows already is not repeated")
+    #expect(model.viewState.search?.hasMoreOlder == true)
+    #expect(model.viewState.search?.offersOlder == false)
+    await model.searchOlder()
+    #expect(model.viewState.search?.older?.map(\.snippet.text) == ["trail map", "old trail"])
+    #expect(model.viewState.search?.hasMoreOlder == false)
+    #expect(list.serverCursors == [nil, "c-1"])
+    await model.searchOlder()
+    #expect(list.serverCursors.count == 2, "no page after the last")
+  }
+
+  @Test func aCompleteLocalSearchDoesNotOfferOlderMessages() async {
+    let list = FakeList()
+    list.searchResult = .success(LocalSearch(hits: [hit(1, "trail")], mayBeIncomplete: false))
+    let model = model(over: list)
+    await model.search("trail")
+    #expect(model.viewState.search?.offersOlder == false)
+  }
+
   @Test func aSearchErrorIsShownNotThrown() async {
     let list = FakeList()
-    list.searchResult = .failure(.invalidInput("type at least one letter or digit to search"))
+    list.searchResult = .failure(
+      .invalidInput("type at least one letter, digit or emoji to search"))
     let model = model(over: list)
     await model.search("!!")
     #expect(
-      model.viewState.search?.error == "invalid input: type at least one letter or digit to search")
+      model.viewState.search?.error
+        == "invalid input: type at least one letter, digit or emoji to search")
     await model.search("")
     #expect(model.viewState.search == nil)
   }

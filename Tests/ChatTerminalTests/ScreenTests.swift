@@ -31,6 +31,30 @@ import Testing
     }
   }
 
+  @Test func aSearchThatMayBeIncompleteOffersOlderMessagesThenShowsThemApart() {
+    var model = ScreenModel(user: "alice")
+    model.mode = .search
+    let hit = SearchResultRow(
+      id: row(1, mine: false, ticks: nil).id, conversationID: ConversationID("c1"), title: "Hike",
+      sender: "bob", time: "14:01",
+      snippet: Snippet(parts: [Snippet.Part(text: "trail", isMatch: true)]))
+    func text(_ search: SearchState) -> String {
+      var list = ConversationListViewState()
+      list.search = search
+      return ScreenRenderer.frame(model: model, list: list, conversation: nil, size: size)
+        .joined(separator: "\n").replacingOccurrences(
+          of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
+    }
+    let offered = text(SearchState(query: "trail", results: [hit], offersOlder: true))
+    #expect(offered.contains("^O Search older messages"))
+    let shown = text(
+      SearchState(query: "trail", results: [hit], older: [hit], hasMoreOlder: false))
+    #expect(shown.contains("Older, from the server:"))
+    #expect(!shown.contains("^O Search older messages"))
+    let complete = text(SearchState(query: "trail", results: [hit]))
+    #expect(!complete.contains("^O Search older") && !complete.contains("^O More older"))
+  }
+
   @Test func ticksAreDrawnAsTheSeedDefinesThem() {
     #expect(ScreenRenderer.tickMark(.clock).text == "◷")
     #expect(ScreenRenderer.tickMark(.failed).style.contains(Style.red))

@@ -85,7 +85,7 @@ def main():
                 assert view[deleted_id]["deleted"] and view[deleted_id]["text"] == "", label
                 assert unsent not in view, label
                 words = deleted_text.replace("/", " ").replace("#", "")
-                assert not device.json("search", words), f"{label} still finds {words!r}"
+                assert not device.json("search", words)["hits"], f"{label} still finds {words!r}"
             # No database file, the server's or a device's, holds the deleted or unsent words.
             for folder, _, files in os.walk(root):
                 for name in files:

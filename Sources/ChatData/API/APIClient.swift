@@ -34,6 +34,15 @@ struct APIClient: Sendable {
       Item.self, APIRequest(.postItem(conversation: conversation.rawValue), json: body))
   }
 
+  /// `GET /v1/search`: a page of the server's matches, newest first.
+  func search(_ query: String, limit: Int, before: String?) async throws(RequestFailure)
+    -> SearchResponse
+  {
+    var items: QueryItems = ["q": query, "limit": String(limit)]
+    if let before { items.append("before", before) }
+    return try await decode(SearchResponse.self, APIRequest(.search, query: items))
+  }
+
   // MARK: - Receipts
 
   func receipts(in conversation: ConversationID) async throws(RequestFailure) -> ReceiptsResponse {

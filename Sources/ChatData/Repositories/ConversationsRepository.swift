@@ -266,14 +266,48 @@ actor ConversationsRepository: ConversationListRepository {
       })
   }
 
-  /// Searches the messages on this device, newest first.
-  func search(_ query: String, limit: Int) async throws(ChatError) -> [SearchHit] {
+  /// Searches the messages on this device, newest first; incomplete when some conversation's
+  /// history here does not reach its first message.
+  func search(_ query: String, limit: Int) async throws(ChatError) -> LocalSearch {
     do {
-      return try await store.search(query, limit: limit).map {
+      let hits = try await store.search(query, limit: limit).map {
         RecordMapping.hit($0, me: context.me)
       }
+      return LocalSearch(hits: hits, mayBeIncomplete: try await store.holdsPartialHistory())
     } catch {
       throw error.chatError
     }
+  }
+
+  /// `GET /v1/search`: the server's matches of everything I can see, newest first, titled
+  /// with the conversations this device knows. The query is checked here first, so a query
+  /// with nothing to search fails offline with the local search's words.
+  func searchServer(_ query: String, limit: Int, before: String?) async throws(ChatError)
+    -> ServerSearch
+  {
+    do {
+      _ = try MessageStore.terms(of: query)
+    } catch {
+      throw error.chatError
+    }
+    let response: SearchResponse
+    do {
+      response = try await context.api.search(query, limit: limit, before: before)
+    } catch {
+      throw error.chatError
+    }
+    var titles: [String: String] = [:]
+    for result in response.items where titles[result.conversationId] == nil {
+      if let id = ConversationID(rawValue: result.conversationId) {
+        titles[result.conversationId] =
+          await context.readOrLog {
+            try await store.conversation(id)?.title
+          } ?? nil
+      }
+    }
+    let hits = response.items.compactMap { result in
+      RecordMapping.hit(result, title: titles[result.conversationId] ?? "")
+    }
+    return ServerSearch(hits: hits, nextCursor: response.nextCursor)
   }
 }

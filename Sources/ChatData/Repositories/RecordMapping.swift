@@ -1,6 +1,7 @@
 import ChatAPI
 import ChatDomain
 import Foundation
+import Support
 
 /// Store record → domain model: the second step of the two-step mapping (seed 000 §6.4).
 enum RecordMapping {
@@ -102,6 +103,22 @@ enum RecordMapping {
       conversationTitle: record.conversationTitle, senderID: record.message.senderID,
       sentAt: record.message.sentAt, sequence: record.message.sequence,
       snippet: snippet(record.markedSnippet))
+  }
+
+  /// A hit of the server's search (its snippet marks the match with `[` `]`); nil for an item
+  /// whose identifiers or time are not what API.md promises.
+  static func hit(_ result: SearchResult, title: String) -> SearchHit? {
+    guard let id = MessageID(rawValue: result.item.clientMessageId),
+      let conversation = ConversationID(rawValue: result.conversationId),
+      let sender = UserID(rawValue: result.item.senderId),
+      let sentAt = Timestamp(rfc3339: result.item.sentAt)?.date
+    else { return nil }
+    let marked = result.snippet.replacingOccurrences(of: "[", with: SearchMarker.open)
+      .replacingOccurrences(of: "]", with: SearchMarker.close)
+    return SearchHit(
+      messageID: id, conversationID: conversation, conversationTitle: title,
+      senderID: sender, sentAt: sentAt, sequence: result.item.sequence,
+      snippet: snippet(marked))
   }
 
   /// Splits a snippet marked with `SearchMarker` into plain and matched parts.

@@ -52,7 +52,7 @@ actor MessageStore {
     if case .file(let path) = location { media = MediaFolder(databasePath: path) }
     let result: Result<MessageStore, StoreError> = await executor.spawn {
       do {
-        let db = try Database(location)
+        let db = try Database(location, incrementalVacuum: true)
         // A delete is real (API.md Part 2): what SQLite frees is overwritten, not left behind.
         try db.execute("PRAGMA secure_delete = ON")
         try Self.migrator.migrate(db)

@@ -3,7 +3,8 @@ import ChatData
 import ChatDomain
 import Foundation
 
-/// `chat sync`: catches up everything and flushes the outbox.
+/// `chat sync`: catches up everything, flushes the outbox, then prunes what the retention
+/// setting no longer keeps and tidies the database (`ChatEngine.maintain`).
 struct SyncCommand: ChatCommand {
   static let configuration = CommandConfiguration(
     commandName: "sync",
@@ -26,16 +27,25 @@ struct SyncCommand: ChatCommand {
         throw CommandFailure(error)
       }
       output.endProgress()
+      let upkeep = try await attempt { try await engine.maintain() }
       if output.json {
         output.json(
           [
             "conversationsChanged": report.conversationsChanged,
             "outboxRemaining": report.outboxRemaining,
+            "prunedItems": upkeep.prunedItems,
+            "expiredMediaFiles": upkeep.expiredMediaFiles,
           ])
       } else {
         output.line(
           "Synced: \(report.conversationsChanged) conversation(s) changed, "
             + "\(report.outboxRemaining) message(s) still waiting to send.")
+        if upkeep.prunedItems > 0 || upkeep.expiredMediaFiles > 0 {
+          output.line(
+            "Pruned \(upkeep.prunedItems) older item(s) in \(upkeep.prunedConversations)"
+              + " conversation(s) and \(upkeep.expiredMediaFiles) media file(s): the server"
+              + " keeps them.")
+        }
       }
       return report.outboxRemaining > 0 ? .temporaryFailure : .success
     }

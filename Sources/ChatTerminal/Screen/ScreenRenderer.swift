@@ -112,18 +112,35 @@ public enum ScreenRenderer {
         StyledLine("  Type words and press Enter; results come from this device.", style: Style.dim)
       ]
     }
-    if let error = search.error { return [StyledLine("  \(error)", style: Style.red)] }
-    if search.results.isEmpty { return [StyledLine("  No messages match.", style: Style.dim)] }
     var lines: [StyledLine] = []
-    for (index, result) in search.results.enumerated() {
-      var line = StyledLine(index == model.selected ? "› " : "  ", style: Style.cyan)
-      line.append("\(result.title) · \(result.sender) · \(result.time)  ", style: Style.dim)
-      for part in result.snippet.parts {
-        line.append(part.text, style: part.isMatch ? Style.bold + Style.yellow : "")
-      }
-      lines.append(line)
+    if search.results.isEmpty {
+      lines.append(StyledLine("  No messages match on this device.", style: Style.dim))
     }
+    for (index, result) in search.results.enumerated() {
+      lines.append(searchRow(result, selected: index == model.selected))
+    }
+    if let older = search.older {
+      lines.append(
+        StyledLine(
+          older.isEmpty ? "  The server has no older match." : "  Older, from the server:",
+          style: Style.dim))
+      lines += older.map { searchRow($0, selected: false) }
+    }
+    if search.offersOlder || search.hasMoreOlder {
+      let label = search.older == nil ? SearchState.searchOlderLabel : "More older messages"
+      lines.append(StyledLine("  ^O \(label)", style: Style.cyan))
+    }
+    if let error = search.error { lines.append(StyledLine("  \(error)", style: Style.red)) }
     return lines
+  }
+
+  private static func searchRow(_ result: SearchResultRow, selected: Bool) -> StyledLine {
+    var line = StyledLine(selected ? "› " : "  ", style: Style.cyan)
+    line.append("\(result.title) · \(result.sender) · \(result.time)  ", style: Style.dim)
+    for part in result.snippet.parts {
+      line.append(part.text, style: part.isMatch ? Style.bold + Style.yellow : "")
+    }
+    return line
   }
 
   /// How many lines the conversation takes at this width: the screen asks for older messages
@@ -267,7 +284,9 @@ public enum ScreenRenderer {
           style: Style.dim))
     case .search:
       lines.append(StyledLine("/ " + model.input + "▏", style: Style.bold))
-      lines.append(StyledLine(" Enter search · ↑↓ select · Esc back", style: Style.dim))
+      lines.append(
+        StyledLine(
+          " Enter search · ↑↓ select · ^O older, on the server · Esc back", style: Style.dim))
     case .newConversation:
       let prompt = model.pendingTitle == nil ? "Title: " : "Members (comma-separated): "
       lines.append(StyledLine(prompt + model.input + "▏", style: Style.bold))

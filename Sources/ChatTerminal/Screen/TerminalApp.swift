@@ -238,6 +238,7 @@ public final class TerminalApp {
       model.selected = min(max(0, count - 1), model.selected + 1)
     case .backspace: if !model.input.isEmpty { model.input.removeLast() }
     case .character(let character): model.input.append(character)
+    case .control("o"): Task { await list.searchOlder() }
     case .control("c"): quit()
     default: break
     }
