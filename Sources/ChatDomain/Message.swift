@@ -86,6 +86,10 @@ public enum SendState: Hashable, Sendable {
   case sent
   /// Rejected by the server (a 4xx). Only a tap on retry sends it again, with the same ID.
   case failed(reason: String)
+  /// Not sent: it waited in the outbox longer than the engine's stale threshold (24 h by
+  /// default) before its first post, so it is not sent silently days late. "Not sent — send
+  /// now?": `retry` sends it (same ID, at the back of the queue), `delete` discards it.
+  case stale
 }
 
 /// How far the others have got with my message. Comes from the receipt numbers, which come from

@@ -14,6 +14,7 @@ public final class ConversationListViewModel {
   private let formatter: TimeFormatter
   private var summaries: [ConversationSummary] = []
   private var connection: ConnectionState = .idle
+  private var outbox: [OutboxEntry] = []
   private var search: SearchState?
   /// Where the server's next page of older matches starts.
   private var olderCursor: String?
@@ -30,9 +31,11 @@ public final class ConversationListViewModel {
   public func onAppear() async {
     let conversations = repository.conversations()
     let connection = sources.connection.connectionStates()
+    let outbox = sources.outbox.entries()
     await withTaskGroup(of: Void.self) { group in
       group.addTask { await self.follow(conversations) { @MainActor in $0.summaries = $1 } }
       group.addTask { await self.follow(connection) { @MainActor in $0.connection = $1 } }
+      group.addTask { await self.follow(outbox) { @MainActor in $0.outbox = $1 } }
     }
   }
 
@@ -96,6 +99,46 @@ public final class ConversationListViewModel {
       time: formatter.string(for: hit.sentAt), snippet: hit.snippet)
   }
 
+  /// Sends a held or refused message now (nil: all of them, and whatever waits tries now).
+  public func sendNow(_ id: MessageID?) async {
+    await sources.outbox.retry(id)
+  }
+
+  /// Discards a message that is not on the server; a failure shows as the alert.
+  public func discard(_ id: MessageID) async {
+    do {
+      try await sources.outbox.discard(id)
+      alert = nil
+    } catch {
+      alert = error.description
+    }
+    render()
+  }
+
+  private func outboxRow(_ entry: OutboxEntry) -> OutboxState.Row {
+    let what =
+      switch entry.kind {
+      case .message: "“\(entry.text.prefix(60))”"
+      case .edit: "edit: “\(entry.text.prefix(60))”"
+      case .delete: "delete"
+      }
+    var status: String
+    switch entry.state {
+    case .waiting:
+      status = "waiting"
+      if entry.attempts > 0 { status += " · \(entry.attempts) attempt(s)" }
+      if let error = entry.lastError { status += " · last: \(error)" }
+      if let next = entry.nextAttempt { status += " · next \(formatter.string(for: next))" }
+      if let left = entry.mediaBytesLeft { status += " · \(left / 1024) KB to upload" }
+    case .notSent: status = "not sent — send now?"
+    case .failed(let reason): status = "refused: \(reason)"
+    }
+    let needsChoice = entry.state != .waiting
+    return OutboxState.Row(
+      id: entry.id, title: entry.conversationTitle, what: what, status: status,
+      needsChoice: needsChoice)
+  }
+
   /// Creates a conversation; returns its ID, or nil with the reason in `viewState.alert`.
   public func create(title: String, memberIDs: [UserID]) async -> ConversationID? {
     do {
@@ -131,6 +174,7 @@ public final class ConversationListViewModel {
           ticks: last.flatMap { mine ? Ticks(send: $0.send, receipt: $0.receipt) : nil },
           isMuted: summary.isMuted(at: now))
       }, banner: Banner.text(for: connection), search: search, alert: alert,
-      totalUnread: summaries.filter { !$0.isMuted(at: now) }.reduce(0) { $0 + $1.unreadCount })
+      totalUnread: summaries.filter { !$0.isMuted(at: now) }.reduce(0) { $0 + $1.unreadCount },
+      outbox: OutboxState(rows: outbox.map(outboxRow)))
   }
 }

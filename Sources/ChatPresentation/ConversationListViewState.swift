@@ -5,6 +5,8 @@ import Foundation
 public struct ConversationListViewState: Equatable, Sendable {
   public var rows: [ConversationListRow]
   public var banner: String?
+  /// What waits to be sent.
+  public var outbox = OutboxState()
   public var search: SearchState?
   public var alert: String?
   /// Unread over every conversation not muted (the app's badge).
@@ -12,8 +14,9 @@ public struct ConversationListViewState: Equatable, Sendable {
 
   public init(
     rows: [ConversationListRow] = [], banner: String? = nil, search: SearchState? = nil,
-    alert: String? = nil, totalUnread: Int = 0
+    alert: String? = nil, totalUnread: Int = 0, outbox: OutboxState = OutboxState()
   ) {
+    self.outbox = outbox
     self.totalUnread = totalUnread
     self.rows = rows
     self.banner = banner
@@ -46,6 +49,38 @@ public struct ConversationListRow: Equatable, Identifiable, Sendable {
     self.time = time
     self.unreadCount = unreadCount
     self.ticks = ticks
+  }
+}
+
+/// The outbox as the list shows it: a banner while anything waits ("3 messages waiting"), and
+/// the rows it opens.
+public struct OutboxState: Equatable, Sendable {
+  public struct Row: Equatable, Identifiable, Sendable {
+    public let id: MessageID
+    public let title: String
+    /// "“See you at noon”", "edit: “…”", "delete".
+    public let what: String
+    /// "waiting · 3 attempts · last: offline · next 14:05", "not sent — send now?", "refused: …".
+    public let status: String
+    /// Held or refused: only the user's choice (send now, discard) moves it.
+    public let needsChoice: Bool
+
+    public init(id: MessageID, title: String, what: String, status: String, needsChoice: Bool) {
+      self.id = id
+      self.title = title
+      self.what = what
+      self.status = status
+      self.needsChoice = needsChoice
+    }
+  }
+
+  public var rows: [Row]
+
+  public init(rows: [Row] = []) { self.rows = rows }
+
+  /// "1 message waiting", "3 messages waiting"; nil when nothing waits.
+  public var banner: String? {
+    rows.isEmpty ? nil : rows.count == 1 ? "1 message waiting" : "\(rows.count) messages waiting"
   }
 }
 

@@ -91,6 +91,8 @@ public enum Ticks: Equatable, Sendable {
   case clock
   /// Refused: red, "tap to retry".
   case failed
+  /// Waited too long to go: "not sent — send now?", with send and discard.
+  case notSent
   /// Sent, receipts unknown: a dimmed tick, never "not delivered".
   case dimmed
   /// Sent, not yet delivered: one tick.
@@ -105,6 +107,7 @@ public enum Ticks: Equatable, Sendable {
     switch (send, receipt) {
     case (.sending, _): self = .clock
     case (.failed, _): self = .failed
+    case (.stale, _): self = .notSent
     case (.sent, .unknown): self = .dimmed
     case (.sent, .notDelivered): self = .one
     case (.sent, .delivered): self = .two

@@ -289,12 +289,13 @@ final class Checker: @unchecked Sendable {
     }
   }
 
-  /// Ticks only move forward: clock → dimmed → one → two → read; a failed one goes back to the
-  /// clock only when retried, and only a message still sending can fail.
+  /// Ticks only move forward: clock → dimmed → one → two → read; a failed (or not sent: it
+  /// waited too long) one goes back to the clock only when retried, and only a message still
+  /// sending can fail or be held.
   static func mayFollow(_ old: Ticks, with new: Ticks) -> Bool {
     switch (old, new) {
-    case (.clock, .failed), (.failed, .clock): return true
-    case (.failed, _), (_, .failed): return old == new
+    case (.clock, .failed), (.failed, .clock), (.clock, .notSent), (.notSent, .clock): return true
+    case (.failed, _), (_, .failed), (.notSent, _), (_, .notSent): return old == new
     default: return rank(new) >= rank(old)
     }
   }
@@ -303,6 +304,7 @@ final class Checker: @unchecked Sendable {
     switch ticks {
     case .clock: 0
     case .failed: 0
+    case .notSent: 0
     case .dimmed: 1
     case .one: 2
     case .two: 3

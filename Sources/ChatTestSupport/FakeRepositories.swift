@@ -5,11 +5,12 @@ import Support
 /// The screens' promises (`ChatSources`) kept by one object whose streams the test drives and
 /// whose calls the test reads: what the view models are tested against (seed 000 §6.3).
 public final class FakeMessageRepository: MessageRepository, ConversationListRepository,
-  TypingIndicators, ConnectionStatus, Sendable
+  TypingIndicators, ConnectionStatus, OutboxRepository, Sendable
 {
   private struct Calls {
     var sent: [String] = []
     var retried: [MessageID] = []
+    var discarded: [MessageID] = []
     var edited: [(MessageID, String)] = []
     var deleted: [MessageID] = []
     var markedRead: [Int] = []
@@ -25,6 +26,7 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   private let summaryPair = AsyncStream.makeStream(of: ConversationSummary?.self)
   private let typingPair = AsyncStream.makeStream(of: [UserID].self)
   private let connectionPair = AsyncStream.makeStream(of: ConnectionState.self)
+  private let outboxPair = AsyncStream.makeStream(of: [OutboxEntry].self)
   private let calls = Locked(Calls())
 
   public init(currentUserID: UserID) {
@@ -34,7 +36,8 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   /// The fake as every promise a screen reads.
   public var sources: ChatSources {
     ChatSources(
-      me: currentUserID, messages: self, conversations: self, typing: self, connection: self)
+      me: currentUserID, messages: self, conversations: self, typing: self, connection: self,
+      outbox: self)
   }
 
   /// What `send`, `edit` and `delete` throw, if anything.
@@ -165,4 +168,25 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   public func connectionStates() -> AsyncStream<ConnectionState> {
     connectionPair.stream
   }
+
+  // OutboxRepository.
+  /// Sends the outbox's rows to the screen.
+  public func yieldOutbox(_ entries: [OutboxEntry]) {
+    outboxPair.continuation.yield(entries)
+  }
+
+  public func entries() -> AsyncStream<[OutboxEntry]> {
+    outboxPair.stream
+  }
+
+  public func retry(_ id: MessageID?) async {
+    if let id { await retry(id) }
+  }
+
+  public func discard(_ id: MessageID) async throws(ChatError) {
+    calls.withLock { $0.discarded.append(id) }
+  }
+
+  /// The IDs `discard` was called with.
+  public var discarded: [MessageID] { calls.withLock { $0.discarded } }
 }

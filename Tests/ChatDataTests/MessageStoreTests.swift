@@ -57,17 +57,17 @@ import Testing
 
   @Test func aPendingRowForAConversationNotOnThisDeviceIsNotSaved() async throws {
     let f = try await StoreFixture.make()
-    #expect(try await f.store.insertPending(f.pending(StoreFixture.id(1))) == nil)
+    #expect(try await f.store.insertPending(f.pending(StoreFixture.id(1)), queuedAt: 0) == nil)
     #expect(try await f.store.unsent().isEmpty)
     try await f.addConversation()
-    #expect(try await f.store.insertPending(f.pending(StoreFixture.id(1))) == .member)
+    #expect(try await f.store.insertPending(f.pending(StoreFixture.id(1)), queuedAt: 0) == .member)
   }
 
   @Test func theServersCopyOfMyMessageTurnsThePendingRowIntoTheAcknowledgedOne() async throws {
     let f = try await StoreFixture.make()
     try await f.addConversation()
     let id = StoreFixture.id(9)
-    try await f.store.insertPending(f.pending(id))
+    try await f.store.insertPending(f.pending(id), queuedAt: 0)
     #expect(try await f.store.unsent().map(\.clientID) == [id])
     try await f.store.saveServerMessages(
       [f.serverMessage(1, from: f.me, text: "on my way", id: id)], in: f.chat, me: f.me)
@@ -82,8 +82,8 @@ import Testing
   @Test func rowsSortBySequenceWithUnsentLastInClientIDOrder() async throws {
     let f = try await StoreFixture.make()
     try await f.addConversation(lastSequence: 3)
-    try await f.store.insertPending(f.pending(StoreFixture.id(200)))
-    try await f.store.insertPending(f.pending(StoreFixture.id(100)))
+    try await f.store.insertPending(f.pending(StoreFixture.id(200)), queuedAt: 0)
+    try await f.store.insertPending(f.pending(StoreFixture.id(100)), queuedAt: 0)
     try await f.store.saveServerMessages(
       [f.serverMessage(3), f.serverMessage(1)], in: f.chat, me: f.me)
     try await f.store.saveServerMessages([f.serverMessage(2)], in: f.chat, me: f.me)
@@ -96,12 +96,12 @@ import Testing
     let f = try await StoreFixture.make()
     try await f.addConversation()
     let (a, b, c) = (StoreFixture.id(1), StoreFixture.id(2), StoreFixture.id(3))
-    for id in [a, b, c] { try await f.store.insertPending(f.pending(id)) }
+    for id in [a, b, c] { try await f.store.insertPending(f.pending(id), queuedAt: 0) }
     try await f.store.markFailed(a, sender: f.me, reason: "invalid")
     #expect(try await f.store.unsent().map(\.clientID) == [b, c])
-    #expect(try await f.store.requeue(a, sender: f.me))
+    #expect(try await f.store.requeue(a, sender: f.me, queuedAt: 0))
     #expect(try await f.store.unsent().map(\.clientID) == [b, c, a])
-    #expect(try await f.store.requeue(b, sender: f.me) == false)
+    #expect(try await f.store.requeue(b, sender: f.me, queuedAt: 0) == false)
   }
 
   @Test func syncPositionAdvancesOverContiguousRowsAndReportsAGap() async throws {
@@ -122,7 +122,7 @@ import Testing
     try await f.addConversation(lastSequence: 0)
     try await f.store.saveServerMessages([f.serverMessage(1)], in: f.chat, me: f.me)
     let mine = StoreFixture.id(50)
-    try await f.store.insertPending(f.pending(mine))
+    try await f.store.insertPending(f.pending(mine), queuedAt: 0)
     try await f.store.saveServerMessages(
       [f.serverMessage(1, from: f.me, text: "on my way", id: mine), f.serverMessage(2)],
       in: f.chat, me: f.me)
@@ -219,7 +219,7 @@ import Testing
     try await f.store.saveServerMessages(
       [f.serverMessage(1, in: other)], in: other, me: f.me)
     #expect(try await f.store.listRows().map(\.conversation.id) == [other, f.chat])
-    try await f.store.insertPending(f.pending(StoreFixture.id(1), text: "new"))
+    try await f.store.insertPending(f.pending(StoreFixture.id(1), text: "new"), queuedAt: 0)
     let rows = try await f.store.listRows()
     #expect(rows.map(\.conversation.id) == [f.chat, other])
     #expect(rows[0].lastMessage?.text == "new")
@@ -305,7 +305,7 @@ import Testing
     do {
       let f = try await StoreFixture.make(.file(path))
       try await f.addConversation(lastSequence: 0)
-      try await f.store.insertPending(f.pending(StoreFixture.id(1)))
+      try await f.store.insertPending(f.pending(StoreFixture.id(1)), queuedAt: 0)
     }
     let f = try await StoreFixture.make(.file(path))
     #expect(try await f.store.unsent().count == 1)

@@ -354,7 +354,8 @@ struct ConversationListViewModelTests {
     let others = FakeMessageRepository(currentUserID: me)
     return ConversationListViewModel(
       sources: ChatSources(
-        me: me, messages: others, conversations: list, typing: others, connection: others),
+        me: me, messages: others, conversations: list, typing: others, connection: others,
+        outbox: others),
       formatter: utc)
   }
 
@@ -452,6 +453,42 @@ struct ConversationListViewModelTests {
     #expect(list.serverCursors == [nil, "c-1"])
     await model.searchOlder()
     #expect(list.serverCursors.count == 2, "no page after the last")
+  }
+
+  @Test func theOutboxBannerCountsWhatWaitsAndEachRowSaysWhereItStands() async throws {
+    let list = FakeList()
+    let others = FakeMessageRepository(currentUserID: me)
+    let model = ConversationListViewModel(
+      sources: ChatSources(
+        me: me, messages: others, conversations: list, typing: others, connection: others,
+        outbox: others),
+      formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    func entry(_ n: Int, _ state: OutboxEntry.State, attempts: Int = 0) -> OutboxEntry {
+      OutboxEntry(
+        id: hit(n, "").messageID, conversationID: ConversationID("c1"), conversationTitle: "Hike",
+        kind: .message, text: "message \(n)", state: state,
+        createdAt: Date(timeIntervalSince1970: 1_796_000_000), attempts: attempts,
+        nextAttempt: Date(timeIntervalSince1970: 1_796_000_060), lastError: "offline",
+        mediaBytesLeft: nil)
+    }
+    others.yieldOutbox([
+      entry(1, .waiting, attempts: 3), entry(2, .notSent), entry(3, .failed(reason: "too long")),
+    ])
+    try await waitUntil("three rows waiting", in: model.viewState) { $0.outbox.rows.count == 3 }
+    #expect(model.viewState.outbox.banner == "3 messages waiting")
+    #expect(
+      model.viewState.outbox.rows.map(\.status) == [
+        "waiting · 3 attempt(s) · last: offline · next 00:54", "not sent — send now?",
+        "refused: too long",
+      ])
+    #expect(model.viewState.outbox.rows.map(\.needsChoice) == [false, true, true])
+    await model.discard(hit(2, "").messageID)
+    #expect(others.discarded == [hit(2, "").messageID])
+    others.yieldOutbox([])
+    try await waitUntil("nothing waits", in: model.viewState) { $0.outbox.rows.isEmpty }
+    #expect(model.viewState.outbox.banner == nil)
   }
 
   @Test func aCompleteLocalSearchDoesNotOfferOlderMessages() async {

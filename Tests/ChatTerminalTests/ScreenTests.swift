@@ -55,6 +55,34 @@ import Testing
     #expect(!complete.contains("^O Search older") && !complete.contains("^O More older"))
   }
 
+  @Test func theListSaysWhatWaitsAndTheOutboxShowsEachRowAndItsChoice() {
+    var model = ScreenModel(user: "alice")
+    let waiting = OutboxState.Row(
+      id: row(1, mine: true, ticks: nil).id, title: "Hike", what: "“on my way”",
+      status: "waiting · 2 attempt(s) · last: offline", needsChoice: false)
+    let held = OutboxState.Row(
+      id: row(2, mine: true, ticks: nil).id, title: "Hike", what: "“see you at noon”",
+      status: "not sent — send now?", needsChoice: true)
+    var list = ConversationListViewState()
+    list.outbox = OutboxState(rows: [waiting, held])
+    func text() -> String {
+      ScreenRenderer.frame(
+        model: model, list: list, conversation: nil, size: RawTerminal.Size(rows: 12, columns: 100)
+      )
+      .joined(separator: "\n").replacingOccurrences(
+        of: "\u{1B}\\[[0-9;?]*[A-Za-z]", with: "", options: .regularExpression)
+    }
+    #expect(text().contains("2 messages waiting · w to see them"))
+    model.mode = .outbox
+    let outbox = text()
+    #expect(outbox.contains("Outbox"))
+    #expect(outbox.contains("“on my way”"))
+    #expect(outbox.contains("not sent — send now?"))
+    list.outbox = OutboxState()
+    model.mode = .list
+    #expect(!text().contains("waiting"))
+  }
+
   @Test func ticksAreDrawnAsTheSeedDefinesThem() {
     #expect(ScreenRenderer.tickMark(.clock).text == "◷")
     #expect(ScreenRenderer.tickMark(.failed).style.contains(Style.red))

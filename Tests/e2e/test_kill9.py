@@ -101,6 +101,17 @@ def main():
               f"deletes and {kills['listen']} listeners; {len(returned)} sends and "
               f"{len(expected)} changes returned", flush=True)
 
+        def outbox_after_the_kills():
+            # What the killed processes left unsent is listed once each, as waiting (a row
+            # killed mid-post counts as started and is retried with its ID, never held).
+            for device in devices:
+                entries = device.json("outbox")
+                ids = [entry["clientMessageId"] for entry in entries]
+                assert len(ids) == len(set(ids)), "an outbox row is listed twice"
+                assert all(entry["state"] == "waiting" for entry in entries), entries
+
+        results.check("chat outbox lists what the kills left unsent, once each", outbox_after_the_kills)
+
         def exactly_once_everywhere():
             for device in devices:
                 device.run("sync")
@@ -126,6 +137,7 @@ def main():
             else:  # edits and deletes hold sequences of their own, between the messages
                 assert sequences == sorted(set(sequences)), "sequences out of order"
             assert all(m["send"] == "sent" for view in views for m in view), "left unsent"
+            assert all(device.json("outbox") == [] for device in devices), "the outbox is not empty"
 
         results.check("every returned send is on every device exactly once", exactly_once_everywhere)
 

@@ -37,6 +37,11 @@ public final class ChatEngine: Sendable {
     public var mediaCacheBytes = 512 * 1024 * 1024
     /// The socket with a long-poll fallback, or long poll only.
     public var liveUpdates = LiveUpdates.automatic
+    /// A message that waited in the outbox longer than this before its first post is not sent
+    /// silently: it turns `stale` ("not sent — send now?"), for `retry` (send now) or `delete`
+    /// (discard). Measured by the engine's elapsed time (`SendClock`), across launches. nil: a
+    /// message waits as long as it takes.
+    public var staleSendAfter: Duration? = .seconds(24 * 3600)
 
     public init(
       http: any HTTPTransport, live: any LiveTransport,
@@ -65,12 +70,16 @@ public final class ChatEngine: Sendable {
   /// Photos and documents: sending them, fetching their bytes.
   public let media: any MediaRepository
   public var currentUserID: UserID { context.me }
+  /// The outbox as the user sees it: what waits, what is held, retry and discard.
+  public var outboxQueue: any OutboxRepository {
+    OutboxEntries(context: context, messages: messagesSource, outbox: outbox)
+  }
 
   /// Everything the screens read: what the view models are built with.
   public var sources: ChatSources {
     ChatSources(
       me: context.me, messages: messages, conversations: conversationList, typing: typing,
-      connection: live)
+      connection: live, outbox: outboxQueue)
   }
 
   let context: EngineContext
@@ -168,6 +177,14 @@ public final class ChatEngine: Sendable {
     } catch {
       throw fail(.storage("\(error)"))
     }
+    let sendClock: SendClock
+    do {
+      sendClock = SendClock(
+        clock: environment.clock, saved: try await store.setting(SendClock.settingKey))
+      try await store.saveSetting(SendClock.settingKey, sendClock.checkpoint())
+    } catch {
+      throw fail(error.chatError)
+    }
     let ids =
       environment.ids ?? UUIDv7Generator(now: { [clock = environment.clock] in clock.now().date })
     // IDs made by an earlier launch still waiting in the outbox keep sorting before new ones.
@@ -178,13 +195,13 @@ public final class ChatEngine: Sendable {
     }
     return ChatEngine(
       storage: storage, store: store, session: session, environment: environment, ids: ids,
-      executor: executor, ownsExecutor: ownsExecutor)
+      sendClock: sendClock, executor: executor, ownsExecutor: ownsExecutor)
   }
 
   private init(
     storage: Storage, store: MessageStore, session record: SessionRecord,
-    environment: Environment, ids: any MessageIDGenerator, executor: any SerialTaskExecutor,
-    ownsExecutor: Bool
+    environment: Environment, ids: any MessageIDGenerator, sendClock: SendClock,
+    executor: any SerialTaskExecutor, ownsExecutor: Bool
   ) {
     self.storage = storage
     self.ownsExecutor = ownsExecutor
@@ -198,7 +215,8 @@ public final class ChatEngine: Sendable {
       api: APIClient(transport: environment.http, session: session, retryPolicy: retryPolicy),
       clock: environment.clock, random: environment.random, ids: ids, log: environment.log,
       metrics: ClientMetrics(executor: executor), retryPolicy: retryPolicy,
-      knownBugs: environment.knownBugs, objects: environment.objects,
+      knownBugs: environment.knownBugs, sendClock: sendClock,
+      staleSendAfter: environment.staleSendAfter, objects: environment.objects,
       mediaProcessing: environment.mediaProcessing)
     self.context = context
     let receipts = ReceiptsRepository(context: context)
@@ -294,6 +312,9 @@ public final class ChatEngine: Sendable {
   }
 
   func stopParts() async {
+    // Where the stale-send clock stands, for the next launch (best effort: without it, the
+    // next launch counts from the checkpoint made when this one opened).
+    try? await context.store.saveSetting(SendClock.settingKey, context.sendClock.checkpoint())
     await mediaSource.stop()
     await messagesSource.stop()
     await receiptsSource.stop()

@@ -19,6 +19,9 @@ struct EngineContext: Sendable {
   let retryPolicy: RetryPolicy
   /// Test-only (see `KnownBugs`); empty in apps.
   let knownBugs: KnownBugs
+  /// The stale-send rule's clock, and its threshold (nil: a message waits as long as it takes).
+  let sendClock: SendClock
+  let staleSendAfter: Duration?
   /// Media's seams; nil where the app does not send or fetch media.
   var objects: (any ObjectTransfer)? = nil
   var mediaProcessing: (any MediaProcessing)? = nil

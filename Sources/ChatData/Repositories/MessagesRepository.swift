@@ -95,7 +95,7 @@ actor MessagesRepository {
   func save(_ record: MessageRecord) async throws(ChatError) {
     let conversation = record.conversationID
     do {
-      switch try await store.insertPending(record) {
+      switch try await store.insertPending(record, queuedAt: context.sendClock.now()) {
       case .member?: break
       case .removed?: throw ChatError.invalidInput("you were removed from this conversation")
       case .left?: throw ChatError.invalidInput("you left this conversation")
@@ -162,6 +162,21 @@ actor MessagesRepository {
     try await changed(id, in: conversation, outcome: outcome, event: "delete")
   }
 
+  /// Discards my held message (`OutboxRepository.discard`): see `MessageStore.discardHeld`;
+  /// any other message of mine is deleted as `delete` does.
+  func discard(_ id: MessageID, in conversation: ConversationID) async throws(ChatError) {
+    let outcome: LocalChangeOutcome
+    do {
+      outcome = try await store.discardHeld(
+        id, in: conversation, sender: context.me, id: context.ids.next(),
+        at: context.clock.now().date, queuedAt: context.sendClock.now())
+    } catch {
+      throw ChatError(error)
+    }
+    guard outcome != .notFound else { return try await delete(id, in: conversation) }
+    try await changed(id, in: conversation, outcome: outcome, event: "discard")
+  }
+
   /// Turns a local change's outcome into an answer, and lets the outbox post a queued one.
   private func changed(
     _ id: MessageID, in conversation: ConversationID, outcome: LocalChangeOutcome,
@@ -181,11 +196,12 @@ actor MessagesRepository {
     }
   }
 
-  /// A tapped retry: a failed message goes to the back of the queue with the same ID. A message
-  /// still sending is simply given a chance now.
+  /// A tapped retry: a failed message goes to the back of the queue with the same ID; a stale
+  /// one too ("send now": its age starts again). A message still sending is simply given a
+  /// chance now.
   func retry(_ id: MessageID) async {
     do {
-      if try await store.requeue(id, sender: context.me) {
+      if try await store.requeue(id, sender: context.me, queuedAt: context.sendClock.now()) {
         await context.metrics.recordSaved(id, at: context.clock.uptime())
         context.log.write(LogRecord(.info, "send.retry_tapped"))
       }

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import Foundation
 import Support
 
 /// Sending (seed 000 §10, seed 003 deep dive 1): the outbox is the unsent rows of the store,
@@ -132,17 +133,22 @@ actor Outbox {
         lane.pause.reset()
       case .signedOut?:
         stop()
-      case .temporary(let error)?:
-        await wait(lane, after: error)
+      case .temporary(let error, let id)?:
+        await wait(lane, after: error, posting: id)
       }
     }
   }
 
-  /// Waits out a conversation's backoff after a temporary failure.
-  private func wait(_ lane: Lane, after error: RequestFailure) async {
+  /// Waits out a conversation's backoff after a temporary failure of `id`'s post.
+  private func wait(_ lane: Lane, after error: RequestFailure, posting id: MessageID) async {
     // `stop()` may have run while the post was in flight: a pause must not begin after it.
-    guard isRunning else { return }
+    guard isRunning else {
+      await recordFailedAttempt(id, error, nextAttempt: nil)
+      return
+    }
     let delay = lane.pause.delay(retryAfter: error.retryAfter)
+    await recordFailedAttempt(
+      id, error, nextAttempt: context.clock.now().date.addingTimeInterval(delay.secondsValue))
     context.log.write(
       LogRecord(
         .info, "send.will_retry",
@@ -161,7 +167,10 @@ actor Outbox {
         switch await postNext(in: conversation) {
         case .accepted?, .rejected?: continue
         case .signedOut?: break conversations
-        case nil, .temporary?: continue conversations
+        case .temporary(let error, let id)?:
+          await recordFailedAttempt(id, error, nextAttempt: nil)
+          continue conversations
+        case nil: continue conversations
         }
       }
     }
@@ -217,7 +226,22 @@ actor Outbox {
   /// How one post ended.
   private enum Outcome: Sendable {
     case accepted, rejected, signedOut
-    case temporary(RequestFailure)
+    /// The post of that row will be tried again.
+    case temporary(RequestFailure, MessageID)
+  }
+
+  /// The outbox as the user sees it (`chat outbox`): one more attempt of `id`, why it did not
+  /// end (a label, never a server's text), and when the next is due (nil: unknown, e.g. the
+  /// next `chat sync`). A store failure is logged: the row is still queued either way.
+  private func recordFailedAttempt(_ id: MessageID, _ error: RequestFailure, nextAttempt: Date?)
+    async
+  {
+    do {
+      try await store.recordFailedAttempt(
+        id, sender: context.me, reason: error.label, nextAttemptAt: nextAttempt)
+    } catch {
+      context.log.write(LogRecord(.error, "send.attempt_not_recorded", [("error", "\(error)")]))
+    }
   }
 
   /// Posts the conversation's oldest queued message, one post at a time per conversation
@@ -228,7 +252,8 @@ actor Outbox {
       let next: (record: MessageRecord, isFirst: Bool)?
       do {
         next = try await store.startPosting(
-          in: conversation, newestFirst: context.knownBugs.contains(.postNewestFirst))
+          in: conversation, newestFirst: context.knownBugs.contains(.postNewestFirst),
+          staleBefore: context.staleSendAfter.map { context.sendClock.now() - $0.secondsValue })
       } catch {
         context.log.write(LogRecord(.error, "outbox.read_failed", [("error", "\(error)")]))
         return nil
@@ -259,7 +284,7 @@ actor Outbox {
       let item = try await context.api.postMessage(body, in: message.conversationID)
       guard var record = MessageRecord(item), record.clientID == postedID else {
         context.log.write(LogRecord(.error, "send.unreadable_reply"))
-        return .temporary(.malformedReply("post"))
+        return .temporary(.malformedReply("post"), message.clientID)
       }
       record.clientID = message.clientID
       await context.metrics.recordAccepted()
@@ -268,7 +293,8 @@ actor Outbox {
       guard let saved = await catchUp.save([record], in: message.conversationID),
         saved.clashes == 0
       else {
-        return .temporary(.malformedReply("the accepted message could not be saved"))
+        return .temporary(
+          .malformedReply("the accepted message could not be saved"), message.clientID)
       }
       context.log.write(
         LogRecord(.info, "send.accepted", [("sequence", "\(record.sequence ?? 0)")]))
@@ -286,7 +312,7 @@ actor Outbox {
           context.log.write(LogRecord(.error, "send.mark_failed", [("error", "\(error)")]))
         }
       }
-      return .temporary(error)
+      return .temporary(error, message.clientID)
     } catch {
       await context.metrics.recordRejected()
       context.log.write(LogRecord(.warning, "send.rejected", [("reason", error.label)]))

@@ -41,6 +41,7 @@ enum RecordMapping {
       case .sending: .sending
       case .sent: .sent
       case .failed: .failed(reason: record.failure ?? "refused by the server")
+      case .stale: .stale
       }
     return Message(
       id: record.clientID, conversationID: record.conversationID, senderID: record.senderID,

@@ -118,6 +118,27 @@ extension MessageStore {
     return outcome
   }
 
+  /// Discards my held (stale) message `target`, in one transaction: never posted, its row goes;
+  /// posted before (the server may hold it, its reply lost), it goes back into the outbox and
+  /// the delete item `id` behind it, so the server ends with a tombstone either way, never
+  /// with a message this device no longer shows.
+  func discardHeld(
+    _ target: MessageID, in conversation: ConversationID, sender: UserID, id: MessageID,
+    at now: Date, queuedAt: Double
+  ) throws(StoreError) -> LocalChangeOutcome {
+    try write { db -> LocalChangeOutcome in
+      let held = try db.scalarInt(
+        """
+        SELECT count(*) FROM messages
+        WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND state = 3
+          AND sequence IS NULL
+        """, conversation.rawValue, sender.rawValue, target.rawValue)
+      guard held == 1 else { return .notFound }
+      _ = try requeue(target, sender: sender, queuedAt: queuedAt)
+      return try deleteOwn(target, in: conversation, sender: sender, id: id, at: now)
+    }
+  }
+
   /// Puts an edit or delete item of mine at the back of the outbox.
   private func queue(
     _ kind: MessageRecord.Kind, of target: MessageID, in conversation: ConversationID,

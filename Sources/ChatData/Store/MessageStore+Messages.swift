@@ -80,18 +80,20 @@ extension MessageStore {
   /// sending: it is on screen before any network. Saved only in a conversation I am still a
   /// member of: otherwise the answer says where I stand (nil: no such conversation here).
   @discardableResult
-  func insertPending(_ message: MessageRecord) throws(StoreError) -> Participation? {
+  func insertPending(_ message: MessageRecord, queuedAt: Double) throws(StoreError)
+    -> Participation?
+  {
     try write { db in
       try db.run(
         """
         INSERT INTO messages (conversation_id, client_id, sender_id, text, sent_at, state,
-                              outbox_position, media, media_file, media_viewed)
-        SELECT ?, ?, ?, ?, ?, 0, \(Self.nextOutboxPosition), ?, ?, ?
+                              outbox_position, media, media_file, media_viewed, queued_elapsed)
+        SELECT ?, ?, ?, ?, ?, 0, \(Self.nextOutboxPosition), ?, ?, ?, ?
         WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ? AND membership = 'member')
         """, message.conversationID.rawValue, message.clientID.rawValue,
         message.senderID.rawValue, message.text, message.sentAt.timeIntervalSince1970,
         message.media.map(Self.stored(media:)), message.mediaFile,
-        message.mediaFile == nil ? nil : message.sentAt.timeIntervalSince1970,
+        message.mediaFile == nil ? nil : message.sentAt.timeIntervalSince1970, queuedAt,
         message.conversationID.rawValue)
       guard db.changes == 1 else {
         return try db.query(
@@ -122,30 +124,66 @@ extension MessageStore {
   /// and the returned record's text is that body, for this post and every retry. A local edit
   /// is therefore either written before it (and posted with it) or after it (and queued).
   /// `isFirst`: no earlier post of it started (so none can have reached the server).
-  func startPosting(in conversation: ConversationID, newestFirst: Bool = false)
-    throws(StoreError) -> (record: MessageRecord, isFirst: Bool)?
-  {
+  func startPosting(
+    in conversation: ConversationID, newestFirst: Bool = false, staleBefore: Double? = nil
+  ) throws(StoreError) -> (record: MessageRecord, isFirst: Bool)? {
     try write { db in
-      guard
-        let (rowID, isFirst) = try db.query(
-          """
-          SELECT id, posted_text IS NULL FROM messages
-          WHERE \(Self.inOutbox) AND conversation_id = ?
-          ORDER BY outbox_position \(newestFirst ? "DESC" : "ASC") LIMIT 1
-          """, conversation.rawValue, map: { ($0.int(0), $0.int(1) != 0) }
-        ).first,
-        var record = try db.query(
-          """
-          UPDATE messages SET posted_text = coalesce(posted_text, text) WHERE id = ?
-          RETURNING \(Self.messageColumns), posted_text
-          """, rowID,
-          map: { row in
-            Self.messageRecord(row).map { ($0, row.string(Self.messageColumnCount)) }
-          }
-        ).first ?? nil
-      else { return nil }
-      record.0.text = record.1
-      return (record.0, isFirst)
+      while true {
+        guard
+          let (rowID, isFirst, isStale) = try db.query(
+            """
+            SELECT id, posted_text IS NULL, kind = 'message' AND queued_elapsed < ?
+            FROM messages
+            WHERE \(Self.inOutbox) AND conversation_id = ?
+            ORDER BY outbox_position \(newestFirst ? "DESC" : "ASC") LIMIT 1
+            """, staleBefore, conversation.rawValue,
+            map: { ($0.int(0), $0.int(1) != 0, $0.int(2) != 0) }
+          ).first
+        else { return nil }
+        // The stale-send rule: a message that waited too long is held for the user's choice,
+        // and the next row is looked at. A post may have started (and reached the server,
+        // its reply lost): the row keeps that body, so "send now" retries the same post.
+        if isStale {
+          try db.run(
+            "UPDATE messages SET state = 3, outbox_position = NULL WHERE id = ?", rowID)
+          touch(conversation)
+          continue
+        }
+        guard
+          var record = try db.query(
+            """
+            UPDATE messages SET posted_text = coalesce(posted_text, text) WHERE id = ?
+            RETURNING \(Self.messageColumns), posted_text
+            """, rowID,
+            map: { row in
+              Self.messageRecord(row).map { ($0, row.string(Self.messageColumnCount)) }
+            }
+          ).first ?? nil
+        else { return nil }
+        record.0.text = record.1
+        return (record.0, isFirst)
+      }
+    }
+  }
+
+  /// A post of `id` that did not end in an answer to save: one more attempt, its reason
+  /// (`RequestFailure.label`: no server text), and when the next is due (nil: when the
+  /// network or the next start allows). For the outbox as the user sees it.
+  func recordFailedAttempt(
+    _ id: MessageID, sender: UserID, reason: String, nextAttemptAt: Date?
+  ) throws(StoreError) {
+    try write { db in
+      let rows = try db.query(
+        """
+        UPDATE messages SET send_attempts = send_attempts + 1, last_error = ?,
+          next_attempt_at = ?
+        WHERE client_id = ? AND sender_id = ? AND sequence IS NULL
+        RETURNING conversation_id
+        """, reason, nextAttemptAt?.timeIntervalSince1970, id.rawValue, sender.rawValue
+      ) { $0.string(0) }
+      for conversation in rows {
+        if let id = ConversationID(rawValue: conversation) { touch(id) }
+      }
     }
   }
 
@@ -226,21 +264,23 @@ extension MessageStore {
     }
   }
 
-  /// A tapped retry: a failed message goes back to sending, at the back of the queue, with the
-  /// same ID. Returns false when the message is not failed (already sent, or still queued).
+  /// A tapped retry: a failed (or stale) message goes back to sending, at the back of the
+  /// queue, with the same ID, its age counted from `queuedAt` (the user asked for it now).
+  /// Returns false when the message is neither (already sent, or still queued).
   /// A delete sent again erases its message at once, as when it was first made. A message with
   /// media uploads again from the start (the upload may be what the server refused).
-  func requeue(_ id: MessageID, sender: UserID) throws(StoreError) -> Bool {
+  func requeue(_ id: MessageID, sender: UserID, queuedAt: Double) throws(StoreError) -> Bool {
     let requeued = try write { db in
       let rows = try db.query(
         """
         UPDATE messages SET state = 0, failure = NULL,
           outbox_position = \(Self.nextOutboxPosition),
           upload_key = NULL, upload_sent = 0, upload_done = 0,
-          media = CASE WHEN media IS NULL THEN NULL ELSE json_set(media, '$.key', '') END
-        WHERE client_id = ? AND sender_id = ? AND state = 2 AND sequence IS NULL
+          media = CASE WHEN media IS NULL THEN NULL ELSE json_set(media, '$.key', '') END,
+          queued_elapsed = ?, send_attempts = 0, last_error = NULL, next_attempt_at = NULL
+        WHERE client_id = ? AND sender_id = ? AND state IN (2, 3) AND sequence IS NULL
         RETURNING conversation_id, kind, target
-        """, id.rawValue, sender.rawValue
+        """, queuedAt, id.rawValue, sender.rawValue
       ) { ($0.string(0), $0.string(1), $0.optionalString(2)) }
       var erased = false
       for (conversation, kind, target) in rows {
@@ -571,6 +611,46 @@ extension MessageStore {
     try read { db in
       try db.scalarInt(
         "SELECT max(sequence) FROM messages WHERE conversation_id = ?", conversation.rawValue)
+    }
+  }
+}
+
+/// A row of the outbox as the user sees it, as the store holds it.
+struct OutboxRow: Sendable, Equatable {
+  var record: MessageRecord
+  var conversationTitle: String
+  var attempts: Int
+  var nextAttemptAt: Date?
+  var lastError: String?
+  var mediaBytesLeft: Int?
+}
+
+extension MessageStore {
+  /// `sender`'s rows not on the server: queued ones in the order they go out, then held and
+  /// refused ones (through `messages_unsent`: no scan of the messages).
+  func outboxRows(sender: UserID) throws(StoreError) -> [OutboxRow] {
+    try read { db in
+      try db.query(
+        """
+        SELECT \(Self.messageColumnsOfM), coalesce(c.title, ''), m.send_attempts,
+          m.next_attempt_at, m.last_error,
+          CASE WHEN m.media IS NOT NULL AND m.upload_done = 0
+            THEN json_extract(m.media, '$.byteCount') - m.upload_sent END
+        FROM messages m INDEXED BY messages_unsent
+        LEFT JOIN conversations c ON c.id = m.conversation_id
+        WHERE m.sequence IS NULL AND m.sender_id = ?
+          AND (m.outbox_position IS NOT NULL OR m.state IN (2, 3))
+        ORDER BY m.outbox_position IS NULL, m.outbox_position, m.id
+        """, sender.rawValue
+      ) { row -> OutboxRow? in
+        guard let record = Self.messageRecord(row) else { return nil }
+        let next = Self.messageColumnCount
+        return OutboxRow(
+          record: record, conversationTitle: row.string(next), attempts: row.int(next + 1),
+          nextAttemptAt: row.isNull(next + 2)
+            ? nil : Date(timeIntervalSince1970: row.double(next + 2)),
+          lastError: row.optionalString(next + 3), mediaBytesLeft: row.optionalInt(next + 4))
+      }.compactMap { $0 }
     }
   }
 }

@@ -228,7 +228,7 @@ extension MessageStore {
     values.append(limit)
     return SearchPlan(
       sql: """
-        SELECT \(searchMessageColumns), coalesce(c.title, ''), u.text
+        SELECT \(messageColumnsOfM), coalesce(c.title, ''), u.text
         FROM message_search_unspaced u
         JOIN messages m ON m.id = u.rowid
         LEFT JOIN conversations c ON c.id = m.conversation_id
@@ -246,7 +246,7 @@ extension MessageStore {
   static func searchSQL(order: SearchOrder) -> String {
     let orderBy = order == .newest ? "message_search.rowid DESC" : "message_search.rank"
     return """
-      SELECT \(searchMessageColumns),
+      SELECT \(messageColumnsOfM),
              coalesce(c.title, ''),
              snippet(message_search, 0, char(2), char(3), '…', 12)
       FROM message_search
@@ -257,7 +257,8 @@ extension MessageStore {
       """
   }
 
-  private static let searchMessageColumns = messageColumns.split(separator: ",")
+  /// `messageColumns` of the table named `m` in a join.
+  static let messageColumnsOfM = messageColumns.split(separator: ",")
     .map { "m." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
 
   /// Typed text as search terms; a clear error for what cannot be searched.

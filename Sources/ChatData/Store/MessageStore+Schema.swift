@@ -205,6 +205,25 @@ extension MessageStore {
         END;
         """)
     }
+    // An outbox you can see, and stale sends that ask first. `queued_elapsed`: when the row
+    // entered the outbox, in the engine's elapsed seconds (`SendClock`, which the phone's date
+    // alone cannot move); a row of an older version counts from its `sent_at` (its creation on
+    // this device's wall clock): its age so far, measured as the launch that migrates finds it.
+    // `send_attempts`, `last_error` (a label, never a server's text about the message) and
+    // `next_attempt_at` (wall seconds, shown only) describe its posts so far. `messages_unsent`:
+    // the outbox as the user sees it, refused and held rows included, without a scan.
+    migrator.register("v9-outbox") { db in
+      try db.execute(
+        """
+        ALTER TABLE messages ADD COLUMN queued_elapsed REAL;
+        ALTER TABLE messages ADD COLUMN send_attempts INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE messages ADD COLUMN last_error TEXT;
+        ALTER TABLE messages ADD COLUMN next_attempt_at REAL;
+        UPDATE messages SET queued_elapsed = sent_at - CAST(strftime('%s', 'now') AS REAL)
+        WHERE sequence IS NULL;
+        CREATE INDEX messages_unsent ON messages (id) WHERE sequence IS NULL;
+        """)
+    }
     return migrator
   }
 }

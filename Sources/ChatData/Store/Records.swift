@@ -12,6 +12,9 @@ struct MessageRecord: Sendable, Equatable {
     case sent = 1
     /// Rejected with a 4xx; waits for a tapped retry.
     case failed = 2
+    /// Waited in the outbox past the stale threshold before its first post: held for the
+    /// user's choice (send now: a retry; discard: a delete).
+    case stale = 3
   }
 
   var conversationID: ConversationID

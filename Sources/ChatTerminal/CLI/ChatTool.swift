@@ -25,7 +25,8 @@ public struct ChatTool: ChatCommand {
       MembersCommand.self,
       LeaveCommand.self, TitleCommand.self, MuteCommand.self, SyncCommand.self,
       MessagesCommand.self, SearchCommand.self,
-      ReadCommand.self, ListenCommand.self, RetentionCommand.self, DoctorCommand.self,
+      ReadCommand.self, ListenCommand.self, OutboxCommand.self, RetentionCommand.self,
+      DoctorCommand.self,
       LogoutCommand.self,
     ])
 

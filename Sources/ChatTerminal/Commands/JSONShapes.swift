@@ -62,6 +62,9 @@ struct MessageJSON: Encodable, Equatable {
     case .failed(let reason):
       send = "failed"
       failure = reason
+    case .stale:
+      send = "notSent"
+      failure = "waited too long to send: send it now or discard it"
     }
     receipt =
       switch message.receipt {
@@ -172,6 +175,7 @@ extension Message {
     switch send {
     case .sending: "sending"
     case .failed(let reason): "failed: \(reason.terminalSafe)"
+    case .stale: "not sent: it waited too long (send it now, or discard it)"
     case .sent:
       switch receipt {
       case .unknown: "sent"

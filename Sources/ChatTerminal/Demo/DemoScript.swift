@@ -114,6 +114,7 @@ struct DemoScript {
     switch ticks {
     case .clock: "◷  sending (saved on the device)"
     case .failed: "!  failed"
+    case .notSent: "!  not sent: it waited too long"
     case .dimmed: "✓  sent"
     case .one: "✓  sent, not delivered yet"
     case .two: "✓✓ delivered"

@@ -9,6 +9,8 @@ public struct ScreenModel: Equatable, Sendable {
     case list
     case conversation(ConversationID)
     case search
+    /// What waits to be sent, opened from the list's "3 messages waiting".
+    case outbox
     case newConversation
     case help
   }

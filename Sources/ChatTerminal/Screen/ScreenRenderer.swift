@@ -27,6 +27,8 @@ public enum ScreenRenderer {
         columns: columns)
     case .help:
       body = helpBody(offersBackground: model.offersBackground)
+    case .outbox:
+      body = outboxBody(list.outbox, model: model)
     }
     if model.background {
       // The lock screen's notifications, above whatever the screen shows.
@@ -54,6 +56,8 @@ public enum ScreenRenderer {
       line.append(" Search ", style: Style.bold + Style.reverse)
     case .help:
       line.append(" Help ", style: Style.bold + Style.reverse)
+    case .outbox:
+      line.append(" Outbox ", style: Style.bold + Style.reverse)
     case .list, .newConversation:
       line.append(" Conversations ", style: Style.bold + Style.reverse)
     }
@@ -74,8 +78,13 @@ public enum ScreenRenderer {
   static func listBody(
     _ list: ConversationListViewState, model: ScreenModel, height: Int, columns: Int
   ) -> [StyledLine] {
+    // "3 messages waiting" stays above the list while anything waits; w opens it.
+    let waiting = list.outbox.banner.map {
+      StyledLine("  \($0) · w to see them", style: Style.yellow)
+    }
     guard !list.rows.isEmpty else {
-      return [StyledLine("  No conversations yet. Press n to start one.", style: Style.dim)]
+      return (waiting.map { [$0] } ?? [])
+        + [StyledLine("  No conversations yet. Press n to start one.", style: Style.dim)]
     }
     var lines: [StyledLine] = []
     for (index, row) in list.rows.enumerated() {
@@ -100,8 +109,25 @@ public enum ScreenRenderer {
     }
     // Keep the selection on screen.
     let selectedLine = model.selected * 2
+    let height = waiting == nil ? height : height - 1
     let first = max(0, selectedLine + 2 - height)
-    return Array(lines.dropFirst(first))
+    return (waiting.map { [$0] } ?? []) + Array(lines.dropFirst(first))
+  }
+
+  /// The outbox: each row's conversation, what it is, and where it stands.
+  static func outboxBody(_ outbox: OutboxState, model: ScreenModel) -> [StyledLine] {
+    guard !outbox.rows.isEmpty else {
+      return [StyledLine("  Nothing waits: every message is on the server.", style: Style.dim)]
+    }
+    var lines: [StyledLine] = []
+    for (index, row) in outbox.rows.enumerated() {
+      var line = StyledLine(index == model.selected ? "› " : "  ", style: Style.cyan)
+      line.append("\(row.title)  ", style: Style.bold)
+      line.append(row.what.replacingOccurrences(of: "\n", with: " ") + "  ")
+      line.append(row.status, style: row.needsChoice ? Style.yellow : Style.dim)
+      lines.append(line)
+    }
+    return lines
   }
 
   static func searchBody(
@@ -250,6 +276,7 @@ public enum ScreenRenderer {
     switch ticks {
     case .clock: ("◷", Style.dim)
     case .failed: ("! ^R to retry", Style.red)
+    case .notSent: ("! not sent — send now? ^R send · ^X discard", Style.yellow)
     case .dimmed: ("✓", Style.dim)
     case .one: ("✓", "")
     case .two: ("✓✓", "")
@@ -287,6 +314,11 @@ public enum ScreenRenderer {
       lines.append(
         StyledLine(
           " Enter search · ↑↓ select · ^O older, on the server · Esc back", style: Style.dim))
+    case .outbox:
+      lines.append(StyledLine())
+      lines.append(
+        StyledLine(
+          " ↑↓ select · Enter send now · x discard · a send all now · Esc back", style: Style.dim))
     case .newConversation:
       let prompt = model.pendingTitle == nil ? "Title: " : "Members (comma-separated): "
       lines.append(StyledLine(prompt + model.input + "▏", style: Style.bold))
@@ -320,6 +352,7 @@ public enum ScreenRenderer {
       "Ticks on your messages:",
       "  ◷   sending (saved here, waiting for the server)",
       "  !   refused by the server: press Ctrl-R in the conversation to retry (same ID)",
+      "  !   not sent: it waited over a day to go; Ctrl-R sends it now, Ctrl-X discards it",
       "  ✓   sent (dim: receipts not known yet)",
       "  ✓✓  delivered to the others",
       "  ✓✓  read (blue)",
@@ -327,6 +360,8 @@ public enum ScreenRenderer {
       "Ctrl-N cycles the network: normal → offline → flaky → slow. Offline, sends wait with a",
       "clock and the banner says so; back online they go out, once each, in order. Flaky drops",
       "requests and loses replies: watch the retries keep one copy of each message.",
+      "While anything waits, the list says \"N messages waiting\": w opens the outbox (each",
+      "message's attempts, last error and next attempt; Enter sends now, x discards).",
       "",
       "In a conversation, Ctrl-E edits your last message (Enter saves, Esc cancels) and Ctrl-X",
       "twice deletes it for everyone. Offline, the change shows at once and goes out later; a",

@@ -128,6 +128,40 @@ public final class TerminalApp {
     case .search: handleSearch(key)
     case .newConversation: handleNewConversation(key)
     case .help: if key == .escape || key == .character("q") || key == .enter { model.mode = .list }
+    case .outbox: handleOutbox(key)
+    }
+  }
+
+  /// The outbox: send a held or refused message now, discard one (x twice), or send all now.
+  private func handleOutbox(_ key: Key) {
+    let rows = list.viewState.outbox.rows
+    let confirming = model.confirmingDelete
+    model.confirmingDelete = nil
+    let selected = rows.indices.contains(model.selected) ? rows[model.selected] : nil
+    switch key {
+    case .up: model.selected = max(0, model.selected - 1)
+    case .down: model.selected = min(max(0, rows.count - 1), model.selected + 1)
+    case .enter:
+      guard let selected else { return }
+      model.notice = "Sending now."
+      Task { await list.sendNow(selected.id) }
+    case .character("a"):
+      model.notice = "Sending everything now."
+      Task { await list.sendNow(nil) }
+    case .character("x"):
+      guard let selected else { return }
+      if confirming == selected.id {
+        model.notice = "Discarded: it will not be sent."
+        Task { await list.discard(selected.id) }
+      } else {
+        model.confirmingDelete = selected.id
+        model.notice = "Discard this message? It will never be sent. x again."
+      }
+    case .escape:
+      model.mode = .list
+      model.selected = 0
+    case .control("c"): quit()
+    default: break
     }
   }
 
@@ -148,6 +182,9 @@ public final class TerminalApp {
       model.input = ""
       model.pendingTitle = nil
     case .character("?"): model.mode = .help
+    case .character("w"):
+      model.mode = .outbox
+      model.selected = 0
     case .character("q"), .control("c"), .control("d"): quit()
     default: break
     }
@@ -196,7 +233,10 @@ public final class TerminalApp {
         model.notice = "Delete your last message for everyone? ^X again."
       }
     case .control("r"):
-      let failed = conversation.viewState.rows.filter { $0.ticks == .failed }
+      // Refused ones, and those held because they waited too long ("send now").
+      let failed = conversation.viewState.rows.filter {
+        $0.ticks == .failed || $0.ticks == .notSent
+      }
       for row in failed { conversation.retry(row.id) }
       model.notice = failed.isEmpty ? "Nothing to retry." : "Retrying \(failed.count) message(s)."
     case .backspace:
