@@ -37,11 +37,19 @@ extension SplitMix64 {
 
 /// Varied message text: a vocabulary of made-up words drawn with Zipf's law (a few words are
 /// everywhere, most are rare, as in real chat), 1 to 24 words a message, some punctuation.
+/// One message in `unspacedEvery` is Chinese/Japanese-like instead: made-up words of two or
+/// three characters from kanji and kana, written without spaces (the messages the `trigram`
+/// index holds).
 struct Corpus: Sendable {
   /// The words, most frequent first.
   let words: [String]
   /// Cumulative Zipf weights, for drawing a word by rank.
   private let cumulative: [Double]
+  /// The unspaced words (2–3 characters), most frequent first.
+  let unspacedWords: [String]
+  private let unspacedCumulative: [Double]
+  /// One message in this many is unspaced.
+  static let unspacedEvery: UInt64 = 10
 
   init(vocabularySize: Int = 8_000, seed: UInt64 = 7) {
     var generator = SplitMix64(seed: seed)
@@ -64,8 +72,29 @@ struct Corpus: Sendable {
       if word.count >= 2, seen.insert(word).inserted { words.append(word) }
     }
     self.words = words
+    cumulative = Self.zipf(vocabularySize)
+    // Common kanji and kana: made-up words of 2–3 of them.
+    let characters = Array(
+      "日本人大年一中出見子上行生時事自分何言国会話私今気手前後東京北海道山川田町花雨雪空"
+        + "朝夜昼食飲買売読書聞休来帰会社学校駅電車店家族友達先週末明天我们你他她去吃烤鸭"
+        + "好很说看写走到给这那里没有的了是在和也都就要可以能想知道开时候小心明白谢再见"
+        + "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわん"
+        + "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワン")
+    var unspaced: [String] = []
+    var seenUnspaced: Set<String> = []
+    while unspaced.count < 2_000 {
+      let length = 2 + Int(generator.next() % 2)
+      let word = String(
+        (0..<length).map { _ in characters[Int(generator.next() % UInt64(characters.count))] })
+      if seenUnspaced.insert(word).inserted { unspaced.append(word) }
+    }
+    unspacedWords = unspaced
+    unspacedCumulative = Self.zipf(unspaced.count)
+  }
+
+  private static func zipf(_ count: Int) -> [Double] {
     var total = 0.0
-    cumulative = (1...vocabularySize).map { rank in
+    return (1...count).map { rank in
       total += 1 / Double(rank)
       return total
     }
@@ -73,6 +102,10 @@ struct Corpus: Sendable {
 
   /// The rank (0 = most frequent) of a random word.
   func drawRank(_ generator: inout SplitMix64) -> Int {
+    Self.draw(&generator, cumulative)
+  }
+
+  private static func draw(_ generator: inout SplitMix64, _ cumulative: [Double]) -> Int {
     let target = Double(generator.next() >> 11) / Double(1 << 53) * cumulative[cumulative.count - 1]
     var low = 0
     var high = cumulative.count - 1
@@ -83,9 +116,22 @@ struct Corpus: Sendable {
     return low
   }
 
-  /// One message; `ranks` receives the ranks of the words it holds (for document frequencies).
-  func message(_ generator: inout SplitMix64, ranks: inout [Int]) -> String {
+  /// One message; `ranks` receives the ranks of the words it holds (for document frequencies),
+  /// `unspacedRanks` those of an unspaced message's words.
+  func message(_ generator: inout SplitMix64, ranks: inout [Int], unspacedRanks: inout [Int])
+    -> String
+  {
     ranks.removeAll(keepingCapacity: true)
+    unspacedRanks.removeAll(keepingCapacity: true)
+    if generator.next() % Self.unspacedEvery == 0 {
+      var text = ""
+      for _ in 0..<(2 + Int(generator.next() % 8)) {
+        let rank = Self.draw(&generator, unspacedCumulative)
+        unspacedRanks.append(rank)
+        text += unspacedWords[rank]
+      }
+      return text + (generator.next() % 3 == 0 ? "。" : "")
+    }
     // Mostly short, sometimes long: 1 + (0…7) + (0…7) + (0…9) words.
     let count =
       1 + Int(generator.next() % 8) + Int(generator.next() % 8)

@@ -31,18 +31,23 @@ struct StorageFixture: Sendable {
   let corpus: Corpus
   /// How many messages hold each word, by the word's rank.
   let documentFrequency: [Int]
+  /// How many messages hold each unspaced word, by its rank (`Corpus.unspacedWords`).
+  let unspacedDocumentFrequency: [Int]
 }
 
 /// B1: catch-up ingest into `MessageStore` (FTS included), 1,000 rows a transaction, next to
-/// the same rows inserted by a raw C loop into the same schema with the same pragmas, with and
-/// without the FTS triggers. The three writers take turns page by page (in rotating order), so
-/// a burst of load from another build slows all three alike.
+/// the same rows inserted by a raw C loop into the same schema with the same pragmas: with
+/// both search indexes, without the `trigram` one (what the second index costs: one GLOB per
+/// row, and a trigram insert for the one message in ten that is unspaced), and without either.
+/// The four writers take turns page by page (in rotating order), so a burst of load from
+/// another build slows all four alike.
 enum IngestFigure {
   static func run(layout: StorageLayout, folder: String) async throws -> (
     StorageFixture, [ResultRow]
   ) {
     let storePath = folder + "/store.sqlite"
     let rawPath = folder + "/raw-fts.sqlite"
+    let wordsPath = folder + "/raw-words.sqlite"
     let plainPath = folder + "/raw-plain.sqlite"
     let executor = ThreadExecutor(name: "bench.store")
     let me = UserID("me")
@@ -50,18 +55,24 @@ enum IngestFigure {
     try await store.saveSession(user: me, device: DeviceID("phone"))
 
     // The raw databases get the very schema the store's migrations make, then the raw loop.
-    for path in [rawPath, plainPath] {
+    for path in [rawPath, wordsPath, plainPath] {
       let schemaExecutor = ThreadExecutor(name: "bench.schema")
       _ = try await BenchmarkStore.open(.file(path), executor: schemaExecutor)
       schemaExecutor.shutdown()
     }
     let raw = try RawDatabase(path: rawPath)
+    let words = try RawDatabase(path: wordsPath)
     let plain = try RawDatabase(path: plainPath)
+    let dropUnspaced = """
+      DROP TRIGGER messages_unspaced_insert; DROP TRIGGER messages_unspaced_delete;
+      DROP TRIGGER messages_unspaced_update; DROP TABLE message_search_unspaced;
+      """
+    try words.exec(dropUnspaced)
     try plain.exec(
       """
       DROP TRIGGER messages_search_insert; DROP TRIGGER messages_search_delete;
       DROP TRIGGER messages_search_update; DROP TABLE message_search;
-      """)
+      """ + dropUnspaced)
 
     // Conversations: the large one and the small ones, each with 2–4 members.
     var generator = SplitMix64(seed: 42)
@@ -89,6 +100,10 @@ enum IngestFigure {
 
     let corpus = Corpus()
     var frequency = [Int](repeating: 0, count: corpus.words.count)
+    var unspacedFrequency = [Int](repeating: 0, count: corpus.unspacedWords.count)
+    var unspacedRanks: [Int] = []
+    var wordsTimes = Samples()
+    var wordsCPU: Int64 = 0
     var nextSequence = [Int](repeating: 1, count: conversations.count)
     var storeTimes = Samples()
     var rawTimes = Samples()
@@ -105,9 +120,13 @@ enum IngestFigure {
       var messages: [BenchmarkMessage] = []
       messages.reserveCapacity(layout.pageSize)
       for _ in 0..<layout.pageSize {
-        let text = corpus.message(&generator, ranks: &ranks)
+        let text = corpus.message(&generator, ranks: &ranks, unspacedRanks: &unspacedRanks)
         seen.removeAll(keepingCapacity: true)
         for rank in ranks where seen.insert(rank).inserted { frequency[rank] += 1 }
+        seen.removeAll(keepingCapacity: true)
+        for rank in unspacedRanks where seen.insert(rank).inserted {
+          unspacedFrequency[rank] += 1
+        }
         let sequence = nextSequence[slot]
         nextSequence[slot] += 1
         let sender = conversation.members[
@@ -124,8 +143,8 @@ enum IngestFigure {
       }
       let page = BenchmarkStore.Page(conversation: conversation.id, messages: messages)
       let rows = RawRows(messages)
-      for turn in 0..<3 {
-        switch (pageIndex + turn) % 3 {
+      for turn in 0..<4 {
+        switch (pageIndex + turn) % 4 {
         case 0:
           // On the store's executor, so the measurement holds no hop between threads.
           let (elapsed, cpu) = try await onExecutor(executor) {
@@ -140,6 +159,10 @@ enum IngestFigure {
           let cpu = CPUTime.thread()
           rawTimes.add(try rows.insert(into: raw))
           rawCPU += CPUTime.thread() - cpu
+        case 2:
+          let cpu = CPUTime.thread()
+          wordsTimes.add(try rows.insert(into: words))
+          wordsCPU += CPUTime.thread() - cpu
         default:
           let cpu = CPUTime.thread()
           plainTimes.add(try rows.insert(into: plain))
@@ -153,18 +176,21 @@ enum IngestFigure {
       }
     }
     raw.close()
+    words.close()
     plain.close()
-    for path in [rawPath, plainPath] { try? Database.deleteFiles(at: path) }
+    for path in [rawPath, wordsPath, plainPath] { try? Database.deleteFiles(at: path) }
 
     let fixture = StorageFixture(
       layout: layout, folder: folder, storePath: storePath, store: store, me: me, large: large,
-      corpus: corpus, documentFrequency: frequency)
+      corpus: corpus, documentFrequency: frequency, unspacedDocumentFrequency: unspacedFrequency)
     let workload =
       "\(Report.grouped(layout.totalMessages)) msgs, \(Report.grouped(layout.pageSize))/txn, "
-      + "\(Report.grouped(corpus.words.count))-word vocabulary"
+      + "\(Report.grouped(corpus.words.count))-word vocabulary, 1 in "
+      + "\(Corpus.unspacedEvery) unspaced (CJK)"
     let storeRate = Double(rate(storeTimes, layout.pageSize))
     let rawRate = Double(rate(rawTimes, layout.pageSize))
     let plainRate = Double(rate(plainTimes, layout.pageSize))
+    let wordsRate = Double(rate(wordsTimes, layout.pageSize))
     func slowRate(_ samples: Samples) -> Double {
       Double(layout.pageSize) / Nanos.seconds(samples.p99)
     }
@@ -183,8 +209,10 @@ enum IngestFigure {
     }
     storeRow.details = [
       "overallStore": overall(storeTimes), "overallRaw": overall(rawTimes),
+      "overallRawWithoutTrigram": overall(wordsTimes),
       "overallRawWithoutFTS": overall(plainTimes), "storePerCPUSecond": perCPU(storeCPU),
       "rawPerCPUSecond": perCPU(rawCPU), "rawWithoutFTSPerCPUSecond": perCPU(plainCPU),
+      "rawWithoutTrigramPerCPUSecond": perCPU(wordsCPU),
       "ratioPerCPUSecond": perCPU(storeCPU) / perCPU(rawCPU),
     ]
     var rawRow = ResultRow(
@@ -192,12 +220,18 @@ enum IngestFigure {
       median: rawRate, p99: slowRate(rawTimes), samples: rawTimes.count, target: "",
       note: "same schema, triggers, pragmas and text; plain INSERT")
     rawRow.details = ["overall": overall(rawTimes)]
+    var wordsRow = ResultRow(
+      figure: "B1", name: "baseline: raw C loop, no trigram", workload: workload,
+      unit: .perSecond, median: wordsRate, p99: slowRate(wordsTimes), samples: wordsTimes.count,
+      target: "",
+      note: "without the trigram index of unspaced text: what the second index costs")
+    wordsRow.details = ["overall": overall(wordsTimes)]
     var plainRow = ResultRow(
       figure: "B1", name: "baseline: raw C loop, no FTS", workload: workload, unit: .perSecond,
       median: plainRate, p99: slowRate(plainTimes), samples: plainTimes.count, target: "",
-      note: "the same without the FTS5 table and triggers: what the index costs")
+      note: "the same without either FTS5 index: what the indexes cost")
     plainRow.details = ["overall": overall(plainTimes)]
-    return (fixture, [storeRow, rawRow, plainRow])
+    return (fixture, [storeRow, rawRow, wordsRow, plainRow])
   }
 
   /// Rows per second at the median transaction time.
