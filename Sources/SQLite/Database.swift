@@ -165,11 +165,12 @@ public final class Database {
     flushChangesIfAutocommit()
   }
 
-  /// Runs a query and maps each row.
+  /// Runs a query and maps each row. `capacity`: the rows expected, when known (a `LIMIT`), so
+  /// the result is not copied as it grows.
   public func query<T>(
-    _ sql: String, _ values: any SQLBindable..., map: (Row) throws -> T
+    _ sql: String, _ values: any SQLBindable..., capacity: Int = 0, map: (Row) throws -> T
   ) throws -> [T] {
-    try statement(sql).query(values, map)
+    try statement(sql).query(values, capacity: capacity, map)
   }
 
   /// Runs a query with an array of parameters and maps each row.

@@ -78,11 +78,12 @@ public final class Statement {
 
   /// Runs the statement and maps every row.
   public func query<T>(
-    _ values: [any SQLBindable] = [], _ map: (Row) throws -> T
+    _ values: [any SQLBindable] = [], capacity: Int = 0, _ map: (Row) throws -> T
   ) throws -> [T] {
     try bind(values)
     defer { sqlite3_reset(handle) }
     var result: [T] = []
+    result.reserveCapacity(capacity)
     while try step() {
       result.append(try map(Row(statement: self)))
     }

@@ -42,8 +42,12 @@ extension MessageStore {
   static let messageColumnCount = messageColumns.split(separator: ",").count
 
   /// Maps a row selected with `messageColumns`; nil for a row this version cannot read.
-  static func messageRecord(_ row: Row, offset: Int = 0) -> MessageRecord? {
-    guard let conversation = ConversationID(rawValue: row.string(offset)),
+  /// `conversation`: the one a query's `conversation_id = ?` already names, so its column is
+  /// neither read nor checked again for each row.
+  static func messageRecord(
+    _ row: Row, offset: Int = 0, in conversation: ConversationID? = nil
+  ) -> MessageRecord? {
+    guard let conversation = conversation ?? ConversationID(rawValue: row.string(offset)),
       let clientID = MessageID(rawValue: row.string(offset + 1)),
       let sender = UserID(rawValue: row.string(offset + 2)),
       let state = MessageRecord.State(rawValue: row.int(offset + 7))
@@ -54,7 +58,7 @@ extension MessageStore {
       sequence: row.optionalInt(offset + 5),
       sentAt: Date(timeIntervalSince1970: row.double(offset + 6)), state: state,
       failure: row.optionalString(offset + 8),
-      kind: MessageRecord.Kind(rawValue: row.string(offset + 9)) ?? .message,
+      kind: kind(row.string(offset + 9)),
       target: row.optionalString(offset + 10).flatMap(MessageID.init(rawValue:)),
       editedAt: row.isNull(offset + 11)
         ? nil : Date(timeIntervalSince1970: row.double(offset + 11)),
@@ -71,7 +75,14 @@ extension MessageStore {
 
   /// A comma-separated list of user IDs (a members item's `added` or `removed`).
   private static func users(_ list: String?) -> [UserID] {
-    (list ?? "").split(separator: ",").compactMap { UserID(rawValue: String($0)) }
+    guard let list, !list.isEmpty else { return [] }
+    return list.split(separator: ",").compactMap { UserID(rawValue: String($0)) }
+  }
+
+  /// An item's kind; a message when unknown. Almost every row is one: that is tested first
+  /// (a `switch` over the cases' strings showed in B2's profile).
+  private static func kind(_ text: String) -> MessageRecord.Kind {
+    text == "message" ? .message : MessageRecord.Kind(rawValue: text) ?? .message
   }
 
   // MARK: - Sending

@@ -31,29 +31,27 @@ extension MessageStore {
           conversation.rawValue
         ) { Self.conversationRecord($0) }.first ?? nil
       let floor = record?.historyFloor ?? 0
-      var messages = try db.query(Self.windowSQL, conversation.rawValue, floor, limit) {
-        Self.messageRecord($0)
-      }.compactMap { $0 }
-      messages.reverse()
-      // Whether any held row lies below the window: one index probe. (Counting them walked
-      // every row of the conversation: milliseconds at 100,000 messages, on every change.)
-      let oldest = messages.first?.sequence ?? 0
-      var hasOlder = false
-      if messages.count == limit {
-        hasOlder =
-          try db.scalarInt(
-            """
-            SELECT 1 FROM messages WHERE conversation_id = ? AND sequence >= ? AND sequence < ?
-              AND kind IN ('message', 'members', 'title')
-            LIMIT 1
-            """, conversation.rawValue, floor, oldest) == 1
+      // One row more than the window: whether any held row lies below it. (Counting them walked
+      // every row of the conversation: milliseconds at 100,000 messages, on every change; a
+      // second query for one row cost more than the row.)
+      var newestFirst = try db.query(
+        Self.windowSQL, conversation.rawValue, floor, limit + 1, capacity: limit + 1
+      ) { Self.messageRecord($0, in: conversation) }
+      let hasOlder = newestFirst.count > limit
+      if hasOlder { newestFirst.removeLast() }
+      // Oldest first, each record moved (popped), not copied: the records are large, and
+      // copying them (`reversed`, `compactMap`) showed in B2's profile.
+      var messages: [MessageRecord] = []
+      messages.reserveCapacity(newestFirst.count + 4)
+      while let row = newestFirst.popLast() {
+        if let record = row { messages.append(record) }
       }
-      let unsent = try db.query(
+      messages += try db.query(
         """
         SELECT \(Self.messageColumns) FROM messages
         WHERE conversation_id = ? AND sequence IS NULL AND kind = 'message' ORDER BY client_id
         """, conversation.rawValue
-      ) { Self.messageRecord($0) }.compactMap { $0 }
+      ) { Self.messageRecord($0, in: conversation) }.compactMap { $0 }
       let receipts = try Self.receipts(conversation, db: db)
       // "Read by N of M" is for groups only: a one-to-one conversation reads no more.
       var memberReceipts: [MemberReceiptRecord] = []
@@ -82,7 +80,7 @@ extension MessageStore {
         }
       }
       return ConversationSnapshot(
-        conversation: record, messages: messages + unsent, receipts: receipts,
+        conversation: record, messages: messages, receipts: receipts,
         hasOlderHeld: hasOlder, memberReceipts: memberReceipts, joinedAt: joinedAt,
         mediaFolder: media)
     }
