@@ -1,0 +1,1562 @@
+--
+-- PostgreSQL database dump
+--
+
+\restrict C6c0HV69uBk8rum36eG6b4MxWfkFK8TuyBpCI6eML4hI3BndilVXrDAIve1SaHL
+
+-- Dumped from database version 15.18 (Debian 15.18-0+deb12u1)
+-- Dumped by pg_dump version 15.18 (Debian 15.18-0+deb12u1)
+
+SET statement_timeout = 0;
+SET lock_timeout = 0;
+SET idle_in_transaction_session_timeout = 0;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+SET check_function_bodies = false;
+SET xmloption = content;
+SET client_min_messages = warning;
+SET row_security = off;
+
+--
+-- Name: pg_trgm; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+
+
+--
+-- Name: EXTENSION pg_trgm; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON EXTENSION pg_trgm IS 'text similarity measurement and index searching based on trigrams';
+
+
+--
+-- Name: unaccent; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
+
+
+--
+-- Name: EXTENSION unaccent; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON EXTENSION unaccent IS 'text search dictionary that removes accents';
+
+
+--
+-- Name: chat_fold(text); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.chat_fold(text) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $_$ SELECT public.unaccent('public.unaccent'::regdictionary, $1) $_$;
+
+
+SET default_tablespace = '';
+
+SET default_table_access_method = heap;
+
+--
+-- Name: conversations; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.conversations (
+    id text NOT NULL COLLATE pg_catalog."C",
+    title text NOT NULL COLLATE pg_catalog."C",
+    created_at bigint NOT NULL,
+    last_sequence bigint DEFAULT 0 NOT NULL,
+    last_activity_at bigint NOT NULL,
+    change_version bigint DEFAULT 0 NOT NULL,
+    change_xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
+    last_message_sequence bigint DEFAULT 0 NOT NULL,
+    created_by text COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: live_relay; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE UNLOGGED TABLE public.live_relay (
+    id bigint NOT NULL,
+    users text NOT NULL,
+    frame text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: live_relay_id_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE UNLOGGED SEQUENCE public.live_relay_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: live_relay_id_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.live_relay_id_seq OWNED BY public.live_relay.id;
+
+
+--
+-- Name: media_uploads; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.media_uploads (
+    media_key text NOT NULL COLLATE pg_catalog."C",
+    owner_id text NOT NULL COLLATE pg_catalog."C",
+    kind text NOT NULL COLLATE pg_catalog."C",
+    content_type text NOT NULL COLLATE pg_catalog."C",
+    byte_count bigint NOT NULL,
+    sha256 text NOT NULL COLLATE pg_catalog."C",
+    file_name text COLLATE pg_catalog."C",
+    upload_id text COLLATE pg_catalog."C",
+    complete integer DEFAULT 0 NOT NULL,
+    created_at bigint NOT NULL,
+    purged integer DEFAULT 0 NOT NULL
+);
+
+
+--
+-- Name: member_ranges; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.member_ranges (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    user_id text NOT NULL COLLATE pg_catalog."C",
+    first_sequence bigint NOT NULL,
+    last_sequence bigint
+);
+
+
+--
+-- Name: members; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.members (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    user_id text NOT NULL COLLATE pg_catalog."C",
+    delivered_up_to bigint DEFAULT 0 NOT NULL,
+    read_up_to bigint DEFAULT 0 NOT NULL,
+    membership text DEFAULT 'member'::text NOT NULL COLLATE pg_catalog."C",
+    muted_until text COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: messages; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.messages (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    sequence bigint NOT NULL,
+    id text NOT NULL COLLATE pg_catalog."C",
+    sender_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_key text NOT NULL COLLATE pg_catalog."C",
+    text text NOT NULL COLLATE pg_catalog."C",
+    sent_at bigint NOT NULL,
+    kind text DEFAULT 'message'::text NOT NULL COLLATE pg_catalog."C",
+    target_id text COLLATE pg_catalog."C",
+    target_key text COLLATE pg_catalog."C",
+    edited_at bigint,
+    deleted integer DEFAULT 0 NOT NULL,
+    added text COLLATE pg_catalog."C",
+    removed text COLLATE pg_catalog."C",
+    title text COLLATE pg_catalog."C",
+    request_key text COLLATE pg_catalog."C",
+    previous_title text COLLATE pg_catalog."C",
+    media text COLLATE pg_catalog."C",
+    media_key text COLLATE pg_catalog."C"
+)
+PARTITION BY HASH (conversation_id);
+
+
+--
+-- Name: messages_p0; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.messages_p0 (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    sequence bigint NOT NULL,
+    id text NOT NULL COLLATE pg_catalog."C",
+    sender_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_key text NOT NULL COLLATE pg_catalog."C",
+    text text NOT NULL COLLATE pg_catalog."C",
+    sent_at bigint NOT NULL,
+    kind text DEFAULT 'message'::text NOT NULL COLLATE pg_catalog."C",
+    target_id text COLLATE pg_catalog."C",
+    target_key text COLLATE pg_catalog."C",
+    edited_at bigint,
+    deleted integer DEFAULT 0 NOT NULL,
+    added text COLLATE pg_catalog."C",
+    removed text COLLATE pg_catalog."C",
+    title text COLLATE pg_catalog."C",
+    request_key text COLLATE pg_catalog."C",
+    previous_title text COLLATE pg_catalog."C",
+    media text COLLATE pg_catalog."C",
+    media_key text COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: messages_p1; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.messages_p1 (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    sequence bigint NOT NULL,
+    id text NOT NULL COLLATE pg_catalog."C",
+    sender_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_key text NOT NULL COLLATE pg_catalog."C",
+    text text NOT NULL COLLATE pg_catalog."C",
+    sent_at bigint NOT NULL,
+    kind text DEFAULT 'message'::text NOT NULL COLLATE pg_catalog."C",
+    target_id text COLLATE pg_catalog."C",
+    target_key text COLLATE pg_catalog."C",
+    edited_at bigint,
+    deleted integer DEFAULT 0 NOT NULL,
+    added text COLLATE pg_catalog."C",
+    removed text COLLATE pg_catalog."C",
+    title text COLLATE pg_catalog."C",
+    request_key text COLLATE pg_catalog."C",
+    previous_title text COLLATE pg_catalog."C",
+    media text COLLATE pg_catalog."C",
+    media_key text COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: messages_p2; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.messages_p2 (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    sequence bigint NOT NULL,
+    id text NOT NULL COLLATE pg_catalog."C",
+    sender_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_key text NOT NULL COLLATE pg_catalog."C",
+    text text NOT NULL COLLATE pg_catalog."C",
+    sent_at bigint NOT NULL,
+    kind text DEFAULT 'message'::text NOT NULL COLLATE pg_catalog."C",
+    target_id text COLLATE pg_catalog."C",
+    target_key text COLLATE pg_catalog."C",
+    edited_at bigint,
+    deleted integer DEFAULT 0 NOT NULL,
+    added text COLLATE pg_catalog."C",
+    removed text COLLATE pg_catalog."C",
+    title text COLLATE pg_catalog."C",
+    request_key text COLLATE pg_catalog."C",
+    previous_title text COLLATE pg_catalog."C",
+    media text COLLATE pg_catalog."C",
+    media_key text COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: messages_p3; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.messages_p3 (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    sequence bigint NOT NULL,
+    id text NOT NULL COLLATE pg_catalog."C",
+    sender_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_key text NOT NULL COLLATE pg_catalog."C",
+    text text NOT NULL COLLATE pg_catalog."C",
+    sent_at bigint NOT NULL,
+    kind text DEFAULT 'message'::text NOT NULL COLLATE pg_catalog."C",
+    target_id text COLLATE pg_catalog."C",
+    target_key text COLLATE pg_catalog."C",
+    edited_at bigint,
+    deleted integer DEFAULT 0 NOT NULL,
+    added text COLLATE pg_catalog."C",
+    removed text COLLATE pg_catalog."C",
+    title text COLLATE pg_catalog."C",
+    request_key text COLLATE pg_catalog."C",
+    previous_title text COLLATE pg_catalog."C",
+    media text COLLATE pg_catalog."C",
+    media_key text COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: messages_p4; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.messages_p4 (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    sequence bigint NOT NULL,
+    id text NOT NULL COLLATE pg_catalog."C",
+    sender_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_key text NOT NULL COLLATE pg_catalog."C",
+    text text NOT NULL COLLATE pg_catalog."C",
+    sent_at bigint NOT NULL,
+    kind text DEFAULT 'message'::text NOT NULL COLLATE pg_catalog."C",
+    target_id text COLLATE pg_catalog."C",
+    target_key text COLLATE pg_catalog."C",
+    edited_at bigint,
+    deleted integer DEFAULT 0 NOT NULL,
+    added text COLLATE pg_catalog."C",
+    removed text COLLATE pg_catalog."C",
+    title text COLLATE pg_catalog."C",
+    request_key text COLLATE pg_catalog."C",
+    previous_title text COLLATE pg_catalog."C",
+    media text COLLATE pg_catalog."C",
+    media_key text COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: messages_p5; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.messages_p5 (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    sequence bigint NOT NULL,
+    id text NOT NULL COLLATE pg_catalog."C",
+    sender_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_key text NOT NULL COLLATE pg_catalog."C",
+    text text NOT NULL COLLATE pg_catalog."C",
+    sent_at bigint NOT NULL,
+    kind text DEFAULT 'message'::text NOT NULL COLLATE pg_catalog."C",
+    target_id text COLLATE pg_catalog."C",
+    target_key text COLLATE pg_catalog."C",
+    edited_at bigint,
+    deleted integer DEFAULT 0 NOT NULL,
+    added text COLLATE pg_catalog."C",
+    removed text COLLATE pg_catalog."C",
+    title text COLLATE pg_catalog."C",
+    request_key text COLLATE pg_catalog."C",
+    previous_title text COLLATE pg_catalog."C",
+    media text COLLATE pg_catalog."C",
+    media_key text COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: messages_p6; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.messages_p6 (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    sequence bigint NOT NULL,
+    id text NOT NULL COLLATE pg_catalog."C",
+    sender_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_key text NOT NULL COLLATE pg_catalog."C",
+    text text NOT NULL COLLATE pg_catalog."C",
+    sent_at bigint NOT NULL,
+    kind text DEFAULT 'message'::text NOT NULL COLLATE pg_catalog."C",
+    target_id text COLLATE pg_catalog."C",
+    target_key text COLLATE pg_catalog."C",
+    edited_at bigint,
+    deleted integer DEFAULT 0 NOT NULL,
+    added text COLLATE pg_catalog."C",
+    removed text COLLATE pg_catalog."C",
+    title text COLLATE pg_catalog."C",
+    request_key text COLLATE pg_catalog."C",
+    previous_title text COLLATE pg_catalog."C",
+    media text COLLATE pg_catalog."C",
+    media_key text COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: messages_p7; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.messages_p7 (
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    sequence bigint NOT NULL,
+    id text NOT NULL COLLATE pg_catalog."C",
+    sender_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_id text NOT NULL COLLATE pg_catalog."C",
+    client_message_key text NOT NULL COLLATE pg_catalog."C",
+    text text NOT NULL COLLATE pg_catalog."C",
+    sent_at bigint NOT NULL,
+    kind text DEFAULT 'message'::text NOT NULL COLLATE pg_catalog."C",
+    target_id text COLLATE pg_catalog."C",
+    target_key text COLLATE pg_catalog."C",
+    edited_at bigint,
+    deleted integer DEFAULT 0 NOT NULL,
+    added text COLLATE pg_catalog."C",
+    removed text COLLATE pg_catalog."C",
+    title text COLLATE pg_catalog."C",
+    request_key text COLLATE pg_catalog."C",
+    previous_title text COLLATE pg_catalog."C",
+    media text COLLATE pg_catalog."C",
+    media_key text COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: push_queue; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.push_queue (
+    user_id text NOT NULL COLLATE pg_catalog."C",
+    device_id text NOT NULL COLLATE pg_catalog."C",
+    conversation_id text NOT NULL COLLATE pg_catalog."C",
+    sequence bigint,
+    last_sent_at bigint,
+    due_at bigint NOT NULL,
+    attempts bigint DEFAULT 0 NOT NULL
+);
+
+
+--
+-- Name: push_tokens; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.push_tokens (
+    user_id text NOT NULL COLLATE pg_catalog."C",
+    device_id text NOT NULL COLLATE pg_catalog."C",
+    provider text NOT NULL COLLATE pg_catalog."C",
+    token text NOT NULL COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: refresh_tokens; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.refresh_tokens (
+    token_hash bytea NOT NULL,
+    user_id text NOT NULL COLLATE pg_catalog."C",
+    device_id text NOT NULL COLLATE pg_catalog."C",
+    expires_at bigint NOT NULL,
+    spent_at bigint
+);
+
+
+--
+-- Name: schema_migrations; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.schema_migrations (
+    identifier text NOT NULL
+);
+
+
+--
+-- Name: server_secrets; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.server_secrets (
+    name text NOT NULL COLLATE pg_catalog."C",
+    secret text NOT NULL COLLATE pg_catalog."C"
+);
+
+
+--
+-- Name: messages_p0; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages ATTACH PARTITION public.messages_p0 FOR VALUES WITH (modulus 8, remainder 0);
+
+
+--
+-- Name: messages_p1; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages ATTACH PARTITION public.messages_p1 FOR VALUES WITH (modulus 8, remainder 1);
+
+
+--
+-- Name: messages_p2; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages ATTACH PARTITION public.messages_p2 FOR VALUES WITH (modulus 8, remainder 2);
+
+
+--
+-- Name: messages_p3; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages ATTACH PARTITION public.messages_p3 FOR VALUES WITH (modulus 8, remainder 3);
+
+
+--
+-- Name: messages_p4; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages ATTACH PARTITION public.messages_p4 FOR VALUES WITH (modulus 8, remainder 4);
+
+
+--
+-- Name: messages_p5; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages ATTACH PARTITION public.messages_p5 FOR VALUES WITH (modulus 8, remainder 5);
+
+
+--
+-- Name: messages_p6; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages ATTACH PARTITION public.messages_p6 FOR VALUES WITH (modulus 8, remainder 6);
+
+
+--
+-- Name: messages_p7; Type: TABLE ATTACH; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages ATTACH PARTITION public.messages_p7 FOR VALUES WITH (modulus 8, remainder 7);
+
+
+--
+-- Name: live_relay id; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.live_relay ALTER COLUMN id SET DEFAULT nextval('public.live_relay_id_seq'::regclass);
+
+
+--
+-- Data for Name: conversations; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.conversations (id, title, created_at, last_sequence, last_activity_at, change_version, change_xid, last_message_sequence, created_by) FROM stdin;
+8dd20571-f443-4520-be1d-4475f64e5075	Lunch	1796387822824	4	1796387823867	0	760	3	alice
+08e6e4be-8c04-4035-b14f-b34c4c543d93	Sunday hike	1796387822687	4	1796387823170	0	762	3	alice
+\.
+
+
+--
+-- Data for Name: live_relay; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.live_relay (id, users, frame, created_at) FROM stdin;
+\.
+
+
+--
+-- Data for Name: media_uploads; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.media_uploads (media_key, owner_id, kind, content_type, byte_count, sha256, file_name, upload_id, complete, created_at, purged) FROM stdin;
+\.
+
+
+--
+-- Data for Name: member_ranges; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.member_ranges (conversation_id, user_id, first_sequence, last_sequence) FROM stdin;
+08e6e4be-8c04-4035-b14f-b34c4c543d93	alice	1	\N
+08e6e4be-8c04-4035-b14f-b34c4c543d93	bob	1	\N
+08e6e4be-8c04-4035-b14f-b34c4c543d93	carol	1	\N
+8dd20571-f443-4520-be1d-4475f64e5075	alice	1	\N
+8dd20571-f443-4520-be1d-4475f64e5075	bob	1	\N
+\.
+
+
+--
+-- Data for Name: members; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.members (conversation_id, user_id, delivered_up_to, read_up_to, membership, muted_until) FROM stdin;
+08e6e4be-8c04-4035-b14f-b34c4c543d93	carol	3	3	member	\N
+08e6e4be-8c04-4035-b14f-b34c4c543d93	bob	4	4	member	\N
+8dd20571-f443-4520-be1d-4475f64e5075	bob	4	4	member	\N
+8dd20571-f443-4520-be1d-4475f64e5075	alice	3	1	member	\N
+08e6e4be-8c04-4035-b14f-b34c4c543d93	alice	4	4	member	\N
+\.
+
+
+--
+-- Data for Name: messages_p0; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.messages_p0 (conversation_id, sequence, id, sender_id, client_message_id, client_message_key, text, sent_at, kind, target_id, target_key, edited_at, deleted, added, removed, title, request_key, previous_title, media, media_key) FROM stdin;
+\.
+
+
+--
+-- Data for Name: messages_p1; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.messages_p1 (conversation_id, sequence, id, sender_id, client_message_id, client_message_key, text, sent_at, kind, target_id, target_key, edited_at, deleted, added, removed, title, request_key, previous_title, media, media_key) FROM stdin;
+\.
+
+
+--
+-- Data for Name: messages_p2; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.messages_p2 (conversation_id, sequence, id, sender_id, client_message_id, client_message_key, text, sent_at, kind, target_id, target_key, edited_at, deleted, added, removed, title, request_key, previous_title, media, media_key) FROM stdin;
+\.
+
+
+--
+-- Data for Name: messages_p3; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.messages_p3 (conversation_id, sequence, id, sender_id, client_message_id, client_message_key, text, sent_at, kind, target_id, target_key, edited_at, deleted, added, removed, title, request_key, previous_title, media, media_key) FROM stdin;
+\.
+
+
+--
+-- Data for Name: messages_p4; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.messages_p4 (conversation_id, sequence, id, sender_id, client_message_id, client_message_key, text, sent_at, kind, target_id, target_key, edited_at, deleted, added, removed, title, request_key, previous_title, media, media_key) FROM stdin;
+\.
+
+
+--
+-- Data for Name: messages_p5; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.messages_p5 (conversation_id, sequence, id, sender_id, client_message_id, client_message_key, text, sent_at, kind, target_id, target_key, edited_at, deleted, added, removed, title, request_key, previous_title, media, media_key) FROM stdin;
+\.
+
+
+--
+-- Data for Name: messages_p6; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.messages_p6 (conversation_id, sequence, id, sender_id, client_message_id, client_message_key, text, sent_at, kind, target_id, target_key, edited_at, deleted, added, removed, title, request_key, previous_title, media, media_key) FROM stdin;
+08e6e4be-8c04-4035-b14f-b34c4c543d93	1	135cc4a9-7576-47f7-9672-b89f97b5b6af	alice	01a2410e-dd77-7000-b32a-7c6d1de1bc2f	01a2410e-dd77-7000-b32a-7c6d1de1bc2f	Meet at the trailhead at nine	1796387822970	message	\N	\N	\N	0	\N	\N	\N	\N	\N	\N	\N
+08e6e4be-8c04-4035-b14f-b34c4c543d93	3	e2cbb3a5-a3c0-482a-b37b-bbbeb87354d8	carol	01a2410e-de3f-7000-87bf-5c1bb7535a22	01a2410e-de3f-7000-87bf-5c1bb7535a22	Café au lait for me, merci	1796387823170	message	\N	\N	\N	0	\N	\N	\N	\N	\N	\N	\N
+08e6e4be-8c04-4035-b14f-b34c4c543d93	4	29129869-d304-48c2-8c0e-f3efc11ac445	bob	89f49fdd-6676-431f-9a89-51a3c6760dbf	89f49fdd-6676-431f-9a89-51a3c6760dbf	Bringing coffee and tea for everyone	1796387823858	edit	01a2410e-dddf-7000-afe3-29f2615efcc1	01a2410e-dddf-7000-afe3-29f2615efcc1	\N	0	\N	\N	\N	\N	\N	\N	\N
+08e6e4be-8c04-4035-b14f-b34c4c543d93	2	55c47a7a-9f7a-420f-a18c-f423457c648e	bob	01a2410e-dddf-7000-afe3-29f2615efcc1	01a2410e-dddf-7000-afe3-29f2615efcc1	Bringing coffee and tea for everyone	1796387823074	message	\N	\N	1796387823858	0	\N	\N	\N	\N	\N	\N	\N
+\.
+
+
+--
+-- Data for Name: messages_p7; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.messages_p7 (conversation_id, sequence, id, sender_id, client_message_id, client_message_key, text, sent_at, kind, target_id, target_key, edited_at, deleted, added, removed, title, request_key, previous_title, media, media_key) FROM stdin;
+8dd20571-f443-4520-be1d-4475f64e5075	1	74f1be1c-b3a4-4ebf-8a42-401bc21baa8e	alice	01a2410e-de67-7000-ad6f-82d07bd7144b	01a2410e-de67-7000-ad6f-82d07bd7144b	Did you see the lighthouse photos?	1796387823210	message	\N	\N	\N	0	\N	\N	\N	\N	\N	\N	\N
+8dd20571-f443-4520-be1d-4475f64e5075	2	794b770d-cf41-4865-8455-a9dc5eac94e1	bob	01a2410e-dec2-7000-8dc6-2f70fd62c89b	01a2410e-dec2-7000-8dc6-2f70fd62c89b	Yes, the one at dusk is the best	1796387823301	message	\N	\N	\N	0	\N	\N	\N	\N	\N	\N	\N
+8dd20571-f443-4520-be1d-4475f64e5075	4	db26fd83-53c6-42a8-8ba8-338b671bdcb7	bob	1b0aa41c-a222-44e7-904a-dbf7936d84f5	1b0aa41c-a222-44e7-904a-dbf7936d84f5		1796387823874	delete	1c335c8b-a38b-4f8e-b311-2b0c8654f0ed	1c335c8b-a38b-4f8e-b311-2b0c8654f0ed	\N	0	\N	\N	\N	\N	\N	\N	\N
+8dd20571-f443-4520-be1d-4475f64e5075	3	8e7e2d53-a3fe-4315-a6b3-d6f97f9dfb25	bob	1c335c8b-a38b-4f8e-b311-2b0c8654f0ed	1c335c8b-a38b-4f8e-b311-2b0c8654f0ed		1796387823867	message	\N	\N	\N	1	\N	\N	\N	\N	\N	\N	\N
+\.
+
+
+--
+-- Data for Name: push_queue; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.push_queue (user_id, device_id, conversation_id, sequence, last_sent_at, due_at, attempts) FROM stdin;
+\.
+
+
+--
+-- Data for Name: push_tokens; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.push_tokens (user_id, device_id, provider, token) FROM stdin;
+\.
+
+
+--
+-- Data for Name: refresh_tokens; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.refresh_tokens (token_hash, user_id, device_id, expires_at, spent_at) FROM stdin;
+\\xdc3291ee083dd2fc2f86498d05eb7e54ef60ff07d29790511f4a9d21d9a59542	alice	cli	1798979822518	\N
+\\x788c536e5624f4bfbf4b20ab5b9ad5513c0e43d5d473f39186ca90380fed0acf	bob	cli	1798979822577	\N
+\\x32943f13fd4d012cbb8a54d6bbf87641149c3a1dc46212ea578ab871293066ba	carol	cli	1798979822625	\N
+\\x812282425f016ce3e89f2088d377258b208cf912918a3f8b3d5a6ee585175d2c	bob	fixtures	1798979823852	\N
+\.
+
+
+--
+-- Data for Name: schema_migrations; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.schema_migrations (identifier) FROM stdin;
+pg-v1
+pg-v2-search
+\.
+
+
+--
+-- Data for Name: server_secrets; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+COPY public.server_secrets (name, secret) FROM stdin;
+signing-key	16b4e3ac4d1a45975ba44c1e7cae5d33fccf06c080a44002047dbeef2b2c6a66
+\.
+
+
+--
+-- Name: live_relay_id_seq; Type: SEQUENCE SET; Schema: public; Owner: -
+--
+
+SELECT pg_catalog.setval('public.live_relay_id_seq', 1, false);
+
+
+--
+-- Name: conversations conversations_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.conversations
+    ADD CONSTRAINT conversations_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: live_relay live_relay_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.live_relay
+    ADD CONSTRAINT live_relay_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: media_uploads media_uploads_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.media_uploads
+    ADD CONSTRAINT media_uploads_pkey PRIMARY KEY (media_key);
+
+
+--
+-- Name: member_ranges member_ranges_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.member_ranges
+    ADD CONSTRAINT member_ranges_pkey PRIMARY KEY (conversation_id, user_id, first_sequence);
+
+
+--
+-- Name: members members_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.members
+    ADD CONSTRAINT members_pkey PRIMARY KEY (conversation_id, user_id);
+
+
+--
+-- Name: messages messages_conversation_id_sender_id_client_message_key_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages
+    ADD CONSTRAINT messages_conversation_id_sender_id_client_message_key_key UNIQUE (conversation_id, sender_id, client_message_key);
+
+
+--
+-- Name: messages_p0 messages_p0_conversation_id_sender_id_client_message_key_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p0
+    ADD CONSTRAINT messages_p0_conversation_id_sender_id_client_message_key_key UNIQUE (conversation_id, sender_id, client_message_key);
+
+
+--
+-- Name: messages messages_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages
+    ADD CONSTRAINT messages_pkey PRIMARY KEY (conversation_id, sequence);
+
+
+--
+-- Name: messages_p0 messages_p0_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p0
+    ADD CONSTRAINT messages_p0_pkey PRIMARY KEY (conversation_id, sequence);
+
+
+--
+-- Name: messages_p1 messages_p1_conversation_id_sender_id_client_message_key_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p1
+    ADD CONSTRAINT messages_p1_conversation_id_sender_id_client_message_key_key UNIQUE (conversation_id, sender_id, client_message_key);
+
+
+--
+-- Name: messages_p1 messages_p1_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p1
+    ADD CONSTRAINT messages_p1_pkey PRIMARY KEY (conversation_id, sequence);
+
+
+--
+-- Name: messages_p2 messages_p2_conversation_id_sender_id_client_message_key_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p2
+    ADD CONSTRAINT messages_p2_conversation_id_sender_id_client_message_key_key UNIQUE (conversation_id, sender_id, client_message_key);
+
+
+--
+-- Name: messages_p2 messages_p2_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p2
+    ADD CONSTRAINT messages_p2_pkey PRIMARY KEY (conversation_id, sequence);
+
+
+--
+-- Name: messages_p3 messages_p3_conversation_id_sender_id_client_message_key_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p3
+    ADD CONSTRAINT messages_p3_conversation_id_sender_id_client_message_key_key UNIQUE (conversation_id, sender_id, client_message_key);
+
+
+--
+-- Name: messages_p3 messages_p3_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p3
+    ADD CONSTRAINT messages_p3_pkey PRIMARY KEY (conversation_id, sequence);
+
+
+--
+-- Name: messages_p4 messages_p4_conversation_id_sender_id_client_message_key_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p4
+    ADD CONSTRAINT messages_p4_conversation_id_sender_id_client_message_key_key UNIQUE (conversation_id, sender_id, client_message_key);
+
+
+--
+-- Name: messages_p4 messages_p4_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p4
+    ADD CONSTRAINT messages_p4_pkey PRIMARY KEY (conversation_id, sequence);
+
+
+--
+-- Name: messages_p5 messages_p5_conversation_id_sender_id_client_message_key_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p5
+    ADD CONSTRAINT messages_p5_conversation_id_sender_id_client_message_key_key UNIQUE (conversation_id, sender_id, client_message_key);
+
+
+--
+-- Name: messages_p5 messages_p5_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p5
+    ADD CONSTRAINT messages_p5_pkey PRIMARY KEY (conversation_id, sequence);
+
+
+--
+-- Name: messages_p6 messages_p6_conversation_id_sender_id_client_message_key_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p6
+    ADD CONSTRAINT messages_p6_conversation_id_sender_id_client_message_key_key UNIQUE (conversation_id, sender_id, client_message_key);
+
+
+--
+-- Name: messages_p6 messages_p6_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p6
+    ADD CONSTRAINT messages_p6_pkey PRIMARY KEY (conversation_id, sequence);
+
+
+--
+-- Name: messages_p7 messages_p7_conversation_id_sender_id_client_message_key_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p7
+    ADD CONSTRAINT messages_p7_conversation_id_sender_id_client_message_key_key UNIQUE (conversation_id, sender_id, client_message_key);
+
+
+--
+-- Name: messages_p7 messages_p7_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.messages_p7
+    ADD CONSTRAINT messages_p7_pkey PRIMARY KEY (conversation_id, sequence);
+
+
+--
+-- Name: push_queue push_queue_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.push_queue
+    ADD CONSTRAINT push_queue_pkey PRIMARY KEY (user_id, device_id, conversation_id);
+
+
+--
+-- Name: push_tokens push_tokens_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.push_tokens
+    ADD CONSTRAINT push_tokens_pkey PRIMARY KEY (user_id, device_id);
+
+
+--
+-- Name: refresh_tokens refresh_tokens_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.refresh_tokens
+    ADD CONSTRAINT refresh_tokens_pkey PRIMARY KEY (token_hash);
+
+
+--
+-- Name: schema_migrations schema_migrations_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.schema_migrations
+    ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (identifier);
+
+
+--
+-- Name: server_secrets server_secrets_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.server_secrets
+    ADD CONSTRAINT server_secrets_pkey PRIMARY KEY (name);
+
+
+--
+-- Name: members_by_user; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX members_by_user ON public.members USING btree (user_id);
+
+
+--
+-- Name: messages_by_media_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_by_media_key ON ONLY public.messages USING btree (media_key) WHERE (media_key IS NOT NULL);
+
+
+--
+-- Name: messages_by_target; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_by_target ON ONLY public.messages USING btree (conversation_id, sender_id, target_key) WHERE (target_key IS NOT NULL);
+
+
+--
+-- Name: messages_p0_conversation_id_sender_id_target_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p0_conversation_id_sender_id_target_key_idx ON public.messages_p0 USING btree (conversation_id, sender_id, target_key) WHERE (target_key IS NOT NULL);
+
+
+--
+-- Name: messages_p0_media_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p0_media_key_idx ON public.messages_p0 USING btree (media_key) WHERE (media_key IS NOT NULL);
+
+
+--
+-- Name: messages_search_substrings; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_search_substrings ON ONLY public.messages USING gin (text public.gin_trgm_ops) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p0_text_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p0_text_idx ON public.messages_p0 USING gin (text public.gin_trgm_ops) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_search_words; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_search_words ON ONLY public.messages USING gin (to_tsvector('simple'::regconfig, public.chat_fold(text))) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p0_to_tsvector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p0_to_tsvector_idx ON public.messages_p0 USING gin (to_tsvector('simple'::regconfig, public.chat_fold(text))) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p1_conversation_id_sender_id_target_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p1_conversation_id_sender_id_target_key_idx ON public.messages_p1 USING btree (conversation_id, sender_id, target_key) WHERE (target_key IS NOT NULL);
+
+
+--
+-- Name: messages_p1_media_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p1_media_key_idx ON public.messages_p1 USING btree (media_key) WHERE (media_key IS NOT NULL);
+
+
+--
+-- Name: messages_p1_text_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p1_text_idx ON public.messages_p1 USING gin (text public.gin_trgm_ops) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p1_to_tsvector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p1_to_tsvector_idx ON public.messages_p1 USING gin (to_tsvector('simple'::regconfig, public.chat_fold(text))) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p2_conversation_id_sender_id_target_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p2_conversation_id_sender_id_target_key_idx ON public.messages_p2 USING btree (conversation_id, sender_id, target_key) WHERE (target_key IS NOT NULL);
+
+
+--
+-- Name: messages_p2_media_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p2_media_key_idx ON public.messages_p2 USING btree (media_key) WHERE (media_key IS NOT NULL);
+
+
+--
+-- Name: messages_p2_text_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p2_text_idx ON public.messages_p2 USING gin (text public.gin_trgm_ops) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p2_to_tsvector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p2_to_tsvector_idx ON public.messages_p2 USING gin (to_tsvector('simple'::regconfig, public.chat_fold(text))) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p3_conversation_id_sender_id_target_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p3_conversation_id_sender_id_target_key_idx ON public.messages_p3 USING btree (conversation_id, sender_id, target_key) WHERE (target_key IS NOT NULL);
+
+
+--
+-- Name: messages_p3_media_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p3_media_key_idx ON public.messages_p3 USING btree (media_key) WHERE (media_key IS NOT NULL);
+
+
+--
+-- Name: messages_p3_text_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p3_text_idx ON public.messages_p3 USING gin (text public.gin_trgm_ops) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p3_to_tsvector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p3_to_tsvector_idx ON public.messages_p3 USING gin (to_tsvector('simple'::regconfig, public.chat_fold(text))) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p4_conversation_id_sender_id_target_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p4_conversation_id_sender_id_target_key_idx ON public.messages_p4 USING btree (conversation_id, sender_id, target_key) WHERE (target_key IS NOT NULL);
+
+
+--
+-- Name: messages_p4_media_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p4_media_key_idx ON public.messages_p4 USING btree (media_key) WHERE (media_key IS NOT NULL);
+
+
+--
+-- Name: messages_p4_text_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p4_text_idx ON public.messages_p4 USING gin (text public.gin_trgm_ops) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p4_to_tsvector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p4_to_tsvector_idx ON public.messages_p4 USING gin (to_tsvector('simple'::regconfig, public.chat_fold(text))) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p5_conversation_id_sender_id_target_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p5_conversation_id_sender_id_target_key_idx ON public.messages_p5 USING btree (conversation_id, sender_id, target_key) WHERE (target_key IS NOT NULL);
+
+
+--
+-- Name: messages_p5_media_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p5_media_key_idx ON public.messages_p5 USING btree (media_key) WHERE (media_key IS NOT NULL);
+
+
+--
+-- Name: messages_p5_text_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p5_text_idx ON public.messages_p5 USING gin (text public.gin_trgm_ops) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p5_to_tsvector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p5_to_tsvector_idx ON public.messages_p5 USING gin (to_tsvector('simple'::regconfig, public.chat_fold(text))) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p6_conversation_id_sender_id_target_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p6_conversation_id_sender_id_target_key_idx ON public.messages_p6 USING btree (conversation_id, sender_id, target_key) WHERE (target_key IS NOT NULL);
+
+
+--
+-- Name: messages_p6_media_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p6_media_key_idx ON public.messages_p6 USING btree (media_key) WHERE (media_key IS NOT NULL);
+
+
+--
+-- Name: messages_p6_text_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p6_text_idx ON public.messages_p6 USING gin (text public.gin_trgm_ops) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p6_to_tsvector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p6_to_tsvector_idx ON public.messages_p6 USING gin (to_tsvector('simple'::regconfig, public.chat_fold(text))) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p7_conversation_id_sender_id_target_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p7_conversation_id_sender_id_target_key_idx ON public.messages_p7 USING btree (conversation_id, sender_id, target_key) WHERE (target_key IS NOT NULL);
+
+
+--
+-- Name: messages_p7_media_key_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p7_media_key_idx ON public.messages_p7 USING btree (media_key) WHERE (media_key IS NOT NULL);
+
+
+--
+-- Name: messages_p7_text_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p7_text_idx ON public.messages_p7 USING gin (text public.gin_trgm_ops) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: messages_p7_to_tsvector_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX messages_p7_to_tsvector_idx ON public.messages_p7 USING gin (to_tsvector('simple'::regconfig, public.chat_fold(text))) WHERE (kind = 'message'::text);
+
+
+--
+-- Name: push_queue_by_conversation; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX push_queue_by_conversation ON public.push_queue USING btree (conversation_id);
+
+
+--
+-- Name: push_queue_due; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX push_queue_due ON public.push_queue USING btree (due_at) WHERE (sequence IS NOT NULL);
+
+
+--
+-- Name: messages_p0_conversation_id_sender_id_client_message_key_key; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_conversation_id_sender_id_client_message_key_key ATTACH PARTITION public.messages_p0_conversation_id_sender_id_client_message_key_key;
+
+
+--
+-- Name: messages_p0_conversation_id_sender_id_target_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_target ATTACH PARTITION public.messages_p0_conversation_id_sender_id_target_key_idx;
+
+
+--
+-- Name: messages_p0_media_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_media_key ATTACH PARTITION public.messages_p0_media_key_idx;
+
+
+--
+-- Name: messages_p0_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_pkey ATTACH PARTITION public.messages_p0_pkey;
+
+
+--
+-- Name: messages_p0_text_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_substrings ATTACH PARTITION public.messages_p0_text_idx;
+
+
+--
+-- Name: messages_p0_to_tsvector_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_words ATTACH PARTITION public.messages_p0_to_tsvector_idx;
+
+
+--
+-- Name: messages_p1_conversation_id_sender_id_client_message_key_key; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_conversation_id_sender_id_client_message_key_key ATTACH PARTITION public.messages_p1_conversation_id_sender_id_client_message_key_key;
+
+
+--
+-- Name: messages_p1_conversation_id_sender_id_target_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_target ATTACH PARTITION public.messages_p1_conversation_id_sender_id_target_key_idx;
+
+
+--
+-- Name: messages_p1_media_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_media_key ATTACH PARTITION public.messages_p1_media_key_idx;
+
+
+--
+-- Name: messages_p1_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_pkey ATTACH PARTITION public.messages_p1_pkey;
+
+
+--
+-- Name: messages_p1_text_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_substrings ATTACH PARTITION public.messages_p1_text_idx;
+
+
+--
+-- Name: messages_p1_to_tsvector_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_words ATTACH PARTITION public.messages_p1_to_tsvector_idx;
+
+
+--
+-- Name: messages_p2_conversation_id_sender_id_client_message_key_key; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_conversation_id_sender_id_client_message_key_key ATTACH PARTITION public.messages_p2_conversation_id_sender_id_client_message_key_key;
+
+
+--
+-- Name: messages_p2_conversation_id_sender_id_target_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_target ATTACH PARTITION public.messages_p2_conversation_id_sender_id_target_key_idx;
+
+
+--
+-- Name: messages_p2_media_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_media_key ATTACH PARTITION public.messages_p2_media_key_idx;
+
+
+--
+-- Name: messages_p2_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_pkey ATTACH PARTITION public.messages_p2_pkey;
+
+
+--
+-- Name: messages_p2_text_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_substrings ATTACH PARTITION public.messages_p2_text_idx;
+
+
+--
+-- Name: messages_p2_to_tsvector_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_words ATTACH PARTITION public.messages_p2_to_tsvector_idx;
+
+
+--
+-- Name: messages_p3_conversation_id_sender_id_client_message_key_key; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_conversation_id_sender_id_client_message_key_key ATTACH PARTITION public.messages_p3_conversation_id_sender_id_client_message_key_key;
+
+
+--
+-- Name: messages_p3_conversation_id_sender_id_target_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_target ATTACH PARTITION public.messages_p3_conversation_id_sender_id_target_key_idx;
+
+
+--
+-- Name: messages_p3_media_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_media_key ATTACH PARTITION public.messages_p3_media_key_idx;
+
+
+--
+-- Name: messages_p3_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_pkey ATTACH PARTITION public.messages_p3_pkey;
+
+
+--
+-- Name: messages_p3_text_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_substrings ATTACH PARTITION public.messages_p3_text_idx;
+
+
+--
+-- Name: messages_p3_to_tsvector_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_words ATTACH PARTITION public.messages_p3_to_tsvector_idx;
+
+
+--
+-- Name: messages_p4_conversation_id_sender_id_client_message_key_key; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_conversation_id_sender_id_client_message_key_key ATTACH PARTITION public.messages_p4_conversation_id_sender_id_client_message_key_key;
+
+
+--
+-- Name: messages_p4_conversation_id_sender_id_target_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_target ATTACH PARTITION public.messages_p4_conversation_id_sender_id_target_key_idx;
+
+
+--
+-- Name: messages_p4_media_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_media_key ATTACH PARTITION public.messages_p4_media_key_idx;
+
+
+--
+-- Name: messages_p4_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_pkey ATTACH PARTITION public.messages_p4_pkey;
+
+
+--
+-- Name: messages_p4_text_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_substrings ATTACH PARTITION public.messages_p4_text_idx;
+
+
+--
+-- Name: messages_p4_to_tsvector_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_words ATTACH PARTITION public.messages_p4_to_tsvector_idx;
+
+
+--
+-- Name: messages_p5_conversation_id_sender_id_client_message_key_key; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_conversation_id_sender_id_client_message_key_key ATTACH PARTITION public.messages_p5_conversation_id_sender_id_client_message_key_key;
+
+
+--
+-- Name: messages_p5_conversation_id_sender_id_target_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_target ATTACH PARTITION public.messages_p5_conversation_id_sender_id_target_key_idx;
+
+
+--
+-- Name: messages_p5_media_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_media_key ATTACH PARTITION public.messages_p5_media_key_idx;
+
+
+--
+-- Name: messages_p5_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_pkey ATTACH PARTITION public.messages_p5_pkey;
+
+
+--
+-- Name: messages_p5_text_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_substrings ATTACH PARTITION public.messages_p5_text_idx;
+
+
+--
+-- Name: messages_p5_to_tsvector_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_words ATTACH PARTITION public.messages_p5_to_tsvector_idx;
+
+
+--
+-- Name: messages_p6_conversation_id_sender_id_client_message_key_key; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_conversation_id_sender_id_client_message_key_key ATTACH PARTITION public.messages_p6_conversation_id_sender_id_client_message_key_key;
+
+
+--
+-- Name: messages_p6_conversation_id_sender_id_target_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_target ATTACH PARTITION public.messages_p6_conversation_id_sender_id_target_key_idx;
+
+
+--
+-- Name: messages_p6_media_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_media_key ATTACH PARTITION public.messages_p6_media_key_idx;
+
+
+--
+-- Name: messages_p6_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_pkey ATTACH PARTITION public.messages_p6_pkey;
+
+
+--
+-- Name: messages_p6_text_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_substrings ATTACH PARTITION public.messages_p6_text_idx;
+
+
+--
+-- Name: messages_p6_to_tsvector_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_words ATTACH PARTITION public.messages_p6_to_tsvector_idx;
+
+
+--
+-- Name: messages_p7_conversation_id_sender_id_client_message_key_key; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_conversation_id_sender_id_client_message_key_key ATTACH PARTITION public.messages_p7_conversation_id_sender_id_client_message_key_key;
+
+
+--
+-- Name: messages_p7_conversation_id_sender_id_target_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_target ATTACH PARTITION public.messages_p7_conversation_id_sender_id_target_key_idx;
+
+
+--
+-- Name: messages_p7_media_key_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_by_media_key ATTACH PARTITION public.messages_p7_media_key_idx;
+
+
+--
+-- Name: messages_p7_pkey; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_pkey ATTACH PARTITION public.messages_p7_pkey;
+
+
+--
+-- Name: messages_p7_text_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_substrings ATTACH PARTITION public.messages_p7_text_idx;
+
+
+--
+-- Name: messages_p7_to_tsvector_idx; Type: INDEX ATTACH; Schema: public; Owner: -
+--
+
+ALTER INDEX public.messages_search_words ATTACH PARTITION public.messages_p7_to_tsvector_idx;
+
+
+--
+-- Name: members members_conversation_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.members
+    ADD CONSTRAINT members_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id);
+
+
+--
+-- Name: messages messages_conversation_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE public.messages
+    ADD CONSTRAINT messages_conversation_id_fkey FOREIGN KEY (conversation_id) REFERENCES public.conversations(id);
+
+
+--
+-- PostgreSQL database dump complete
+--
+
+\unrestrict C6c0HV69uBk8rum36eG6b4MxWfkFK8TuyBpCI6eML4hI3BndilVXrDAIve1SaHL
+
