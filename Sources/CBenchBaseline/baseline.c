@@ -135,4 +135,6 @@ int bench_raw_query(bench_raw *raw, int statement, const bench_value *params, in
   return code == SQLITE_DONE ? rows : -1;
 }
 
+int bench_raw_changes(bench_raw *raw) { return sqlite3_changes(raw->db); }
+
 const char *bench_raw_error(bench_raw *raw) { return sqlite3_errmsg(raw->db); }

@@ -2,8 +2,9 @@ import ArgumentParsing
 import Foundation
 import Glibc
 
-/// `chat-bench`: the performance figures (B1–B14 and B6S, docs/PERFORMANCE.md), each next to its
-/// physical limit or a peer.
+/// `chat-bench`: the performance figures (B1–B15 and B6S, docs/PERFORMANCE.md), each next to its
+/// physical limit or a peer. A full run leaves out B15 (its two-year database takes minutes to
+/// build) unless `--only` names it.
 ///
 ///     swift run -c release chat-bench [--quick] [--json FILE] [--svg DIR] [--only B1,B4]
 ///
@@ -41,7 +42,8 @@ struct ChatBench: ParsableCommand {
     var svgFolder: String?
     @Option(
       help: ArgumentHelp(
-        "Measure only these figures, e.g. B1,B4 (B2, B3 and B10 need B1's database: B1 runs).",
+        "Measure only these figures, e.g. B1,B4 (B2, B3 and B10 need B1's database: B1 runs; "
+          + "a full run measures B15, the two-year database, only when named).",
         valueName: "LIST"),
       transform: { Set($0.uppercased().split(separator: ",").map(String.init)) })
     var only: Set<String>?

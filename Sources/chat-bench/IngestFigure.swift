@@ -12,9 +12,20 @@ struct StorageLayout: Sendable {
   var totalMessages: Int
   var largeConversation: Int
   var pageSize = 1_000
+  /// The time between two messages of the whole database (one a second: 1,000,000 messages
+  /// span 12 days).
+  var secondsPerMessage = 1.0
 
   static let full = StorageLayout(totalMessages: 1_000_000, largeConversation: 100_000)
   static let quick = StorageLayout(totalMessages: 100_000, largeConversation: 10_000)
+  /// B15: two years of one busy user's chats, 5,000,000 messages (about 7,000 a day).
+  static let twoYears = StorageLayout(
+    totalMessages: 5_000_000, largeConversation: 100_000,
+    secondsPerMessage: 2 * 365 * 86_400 / 5_000_000)
+  /// B15 in a quick run: the same two years, 200,000 messages.
+  static let twoYearsQuick = StorageLayout(
+    totalMessages: 200_000, largeConversation: 10_000,
+    secondsPerMessage: 2 * 365 * 86_400 / 200_000)
 
   var smallConversations: Int { (totalMessages - largeConversation) / pageSize }
 }
@@ -74,74 +85,20 @@ enum IngestFigure {
       DROP TRIGGER messages_search_update; DROP TABLE message_search;
       """ + dropUnspaced)
 
-    // Conversations: the large one and the small ones, each with 2–4 members.
-    var generator = SplitMix64(seed: 42)
-    let users = (0..<50).map { UserID("user\($0)") }
-    var conversations: [(id: ConversationID, members: [UserID], pages: Int)] = []
-    let large = ConversationID(generator.uuidString())
-    conversations.append(
-      (large, [me, users[0], users[1]], layout.largeConversation / layout.pageSize))
-    for _ in 0..<layout.smallConversations {
-      let count = 1 + Int(generator.next() % 3)
-      let members = [me] + (0..<count).map { _ in users[Int(generator.next() % 50)] }
-      conversations.append((ConversationID(generator.uuidString()), members, 1))
-    }
-    let created = Date(timeIntervalSince1970: 1_780_000_000)
-    for (index, conversation) in conversations.enumerated() {
-      try await store.saveConversation(
-        conversation.id, title: "Conversation \(index)", members: conversation.members,
-        createdAt: created, me: me)
-    }
-    // Page slots, shuffled; each conversation's pages stay in sequence order.
-    var slots = conversations.indices.flatMap { index in
-      [Int](repeating: index, count: conversations[index].pages)
-    }
-    slots.shuffle(using: &generator)
-
-    let corpus = Corpus()
-    var frequency = [Int](repeating: 0, count: corpus.words.count)
-    var unspacedFrequency = [Int](repeating: 0, count: corpus.unspacedWords.count)
-    var unspacedRanks: [Int] = []
+    var source = PageSource(layout: layout, me: me)
+    try await source.saveConversations(in: store)
     var wordsTimes = Samples()
     var wordsCPU: Int64 = 0
-    var nextSequence = [Int](repeating: 1, count: conversations.count)
     var storeTimes = Samples()
     var rawTimes = Samples()
     var plainTimes = Samples()
     var storeCPU: Int64 = 0
     var rawCPU: Int64 = 0
     var plainCPU: Int64 = 0
-    var ranks: [Int] = []
-    var seen = Set<Int>()
-    var written = 0
-    let reportEvery = max(1, slots.count / 10)
-    for (pageIndex, slot) in slots.enumerated() {
-      let conversation = conversations[slot]
-      var messages: [BenchmarkMessage] = []
-      messages.reserveCapacity(layout.pageSize)
-      for _ in 0..<layout.pageSize {
-        let text = corpus.message(&generator, ranks: &ranks, unspacedRanks: &unspacedRanks)
-        seen.removeAll(keepingCapacity: true)
-        for rank in ranks where seen.insert(rank).inserted { frequency[rank] += 1 }
-        seen.removeAll(keepingCapacity: true)
-        for rank in unspacedRanks where seen.insert(rank).inserted {
-          unspacedFrequency[rank] += 1
-        }
-        let sequence = nextSequence[slot]
-        nextSequence[slot] += 1
-        let sender = conversation.members[
-          Int(generator.next() % UInt64(conversation.members.count))]
-        // Client IDs are UUIDv7, from the sender's clock (a message a second); server IDs random.
-        let sentAt = created.addingTimeInterval(Double(written))
-        let clientID = generator.uuidV7String(millis: UInt64(sentAt.timeIntervalSince1970 * 1000))
-        messages.append(
-          BenchmarkMessage(
-            conversation: conversation.id, clientID: MessageID(rawValue: clientID)!,
-            sender: sender, serverID: generator.uuidString(), text: text, sequence: sequence,
-            sentAt: sentAt))
-        written += 1
-      }
-      let page = BenchmarkStore.Page(conversation: conversation.id, messages: messages)
+    let reportEvery = max(1, source.pageCount / 10)
+    for pageIndex in 0..<source.pageCount {
+      let messages = source.page(pageIndex)
+      let page = BenchmarkStore.Page(conversation: messages[0].conversation, messages: messages)
       let rows = RawRows(messages)
       for turn in 0..<4 {
         switch (pageIndex + turn) % 4 {
@@ -171,7 +128,7 @@ enum IngestFigure {
       }
       if (pageIndex + 1) % reportEvery == 0 {
         progress(
-          "B1: \(Report.grouped(written)) messages; store \(Report.grouped(rate(storeTimes, layout.pageSize)))/s, "
+          "B1: \(Report.grouped(source.written)) messages; store \(Report.grouped(rate(storeTimes, layout.pageSize)))/s, "
             + "raw \(Report.grouped(rate(rawTimes, layout.pageSize)))/s (medians so far)")
       }
     }
@@ -180,9 +137,9 @@ enum IngestFigure {
     plain.close()
     for path in [rawPath, wordsPath, plainPath] { try? Database.deleteFiles(at: path) }
 
-    let fixture = StorageFixture(
-      layout: layout, folder: folder, storePath: storePath, store: store, me: me, large: large,
-      corpus: corpus, documentFrequency: frequency, unspacedDocumentFrequency: unspacedFrequency)
+    let fixture = source.fixture(folder: folder, storePath: storePath, store: store)
+    let corpus = source.corpus
+    let written = source.written
     let workload =
       "\(Report.grouped(layout.totalMessages)) msgs, \(Report.grouped(layout.pageSize))/txn, "
       + "\(Report.grouped(corpus.words.count))-word vocabulary, 1 in "
@@ -300,6 +257,9 @@ final class RawDatabase: @unchecked Sendable {
   }
 
   var error: String { String(cString: bench_raw_error(handle)) }
+
+  /// Rows the last INSERT, UPDATE or DELETE changed.
+  var changes: Int { Int(bench_raw_changes(handle)) }
 
   func exec(_ sql: String) throws {
     guard bench_raw_exec(handle, sql) == 0 else { throw BenchError("\(error) in \(sql)") }

@@ -32,6 +32,18 @@ struct Run {
       }
     }
 
+    // B15 builds a 5,000,000-message database (minutes): in a full run, only when named.
+    if options.wants("B15") {
+      if quick || options.only?.contains("B15") == true {
+        progress("B15: building a two-year database")
+        report.rows += try await TwoYearFigure.run(
+          folder: folder, counts: quick ? .quick : .full)
+      } else {
+        report.skipped.append(
+          "B15: builds a 5,000,000-message database (minutes): chat-bench --only B15")
+      }
+    }
+
     var sendToSent: Samples?
     var oneAtATime: Samples?
     var endToEnd: Samples?

@@ -50,6 +50,9 @@ int bench_raw_prepare(bench_raw *raw, const char *sql);
 /// bytes of text columns are touched); returns the number of rows, or -1 on failure.
 int bench_raw_query(bench_raw *raw, int statement, const bench_value *params, int count);
 
+/// Rows the last INSERT, UPDATE or DELETE changed (`sqlite3_changes`).
+int bench_raw_changes(bench_raw *raw);
+
 /// The last error of the connection.
 const char *bench_raw_error(bench_raw *raw);
 

@@ -87,6 +87,33 @@ package final class BenchmarkStore: Sendable {
   /// parameters: conversation, history floor, limit.
   package static var windowSQL: String { MessageStore.windowSQL }
 
+  /// What pruning to `retention` at `now` deletes (`ChatEngine.maintain`'s plan): each
+  /// conversation with the lowest sequence it keeps.
+  package func pruneTargets(_ retention: Retention, now: Date) async throws -> [(
+    conversation: ConversationID, floor: Int
+  )] {
+    try await store.pruneTargets(retention, now: now).map { ($0.conversation, $0.floor) }
+  }
+
+  /// One of `ChatEngine.maintain`'s pruning transactions; returns the items it deleted.
+  package func pruneStep(_ conversation: ConversationID, floor: Int, batch: Int) async throws
+    -> Int
+  {
+    try await store.pruneStep(PruneTarget(conversation: conversation, floor: floor), batch: batch)
+  }
+
+  /// Items per pruning transaction, as the engine prunes.
+  package static var pruneBatch: Int { ChatEngine.pruneBatch }
+
+  /// The delete `pruneStep` runs, with its three parameters: conversation, floor, batch.
+  package static var pruneSQL: String { MessageStore.pruneSQL }
+
+  /// `PRAGMA optimize`, the incremental vacuum and the checkpoint after pruning; returns the
+  /// pages given back to the file system.
+  package func tidy() async throws -> Int {
+    try await store.tidy()
+  }
+
   /// The SQL `search(_:limit:ranked:)` runs for `query`, and its parameters but the last
   /// (the limit, an integer): all text.
   package static func searchPlan(for query: String, ranked: Bool) throws -> (

@@ -75,12 +75,7 @@ extension MessageStore {
         UPDATE conversations SET history_floor = ?
         WHERE id = ? AND coalesce(history_floor, 1) < ?
         """, target.floor, target.conversation.rawValue, target.floor)
-      try db.run(
-        """
-        DELETE FROM messages WHERE id IN (
-          SELECT id FROM messages WHERE conversation_id = ? AND sequence < ?
-          ORDER BY sequence LIMIT ?)
-        """, target.conversation.rawValue, target.floor, batch)
+      try db.run(Self.pruneSQL, target.conversation.rawValue, target.floor, batch)
       let deleted = db.changes
       if deleted > 0 {
         touch(target.conversation)
@@ -89,6 +84,14 @@ extension MessageStore {
       return deleted
     }
   }
+
+  /// The delete of one pruning transaction: up to `?` (batch) held items of conversation `?`
+  /// below `?` (its floor), oldest first.
+  static let pruneSQL = """
+    DELETE FROM messages WHERE id IN (
+      SELECT id FROM messages WHERE conversation_id = ? AND sequence < ?
+      ORDER BY sequence LIMIT ?)
+    """
 
   /// Whether some conversation's history here does not reach its first item: pruned, paged
   /// back only so far, or never fetched (a local search may miss older matches).
