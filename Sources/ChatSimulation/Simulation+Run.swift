@@ -26,6 +26,11 @@ public struct SeedResult: Sendable {
   public internal(set) var leftAtTeardown = (jobs: 0, timers: 0)
   /// Sends saved with a photo or a document, and downloads of others' media that returned.
   public internal(set) var media = (sends: 0, downloads: 0)
+  /// Items the devices pruned; messages below a history floor at the end, and how many of
+  /// them the devices' server search found.
+  public internal(set) var retention = (pruned: 0, searched: 0, found: 0)
+  /// Messages held as stale, and how many times their users chose send now or discard.
+  public internal(set) var stale = (held: 0, sentNow: 0, discarded: 0)
 
   public var passed: Bool { violations.isEmpty }
 
@@ -107,6 +112,8 @@ extension Simulation {
       sends: history.sends.count, messagesOnServer: log.reduce(0) { $0 + $1.messages.count },
       trace: options.keepsTrace ? history.lines : [])
     result.media = (history.mediaSent.count, history.downloads)
+    result.retention = (history.pruned, history.prunedSearched, history.prunedFound)
+    result.stale = checker.stale
     result.leftAtTeardown = tearDown()
     return result
   }
@@ -211,6 +218,7 @@ extension Simulation {
         for view in incarnation.views.values { view.cancel() }
         incarnation.listTask?.cancel()
         incarnation.sessionTask?.cancel()
+        incarnation.outboxTask?.cancel()
         incarnation.views.removeAll()
         if let engine = incarnation.engine {
           incarnation.executor.spawn { await engine.close() }
@@ -224,6 +232,7 @@ extension Simulation {
         incarnation.latest.removeAll()
         incarnation.listTask = nil
         incarnation.sessionTask = nil
+        incarnation.outboxTask = nil
       }
     }
     sockets.removeAll()
