@@ -31,6 +31,10 @@ public struct SeedResult: Sendable {
   public internal(set) var retention = (pruned: 0, searched: 0, found: 0)
   /// Messages held as stale, and how many times their users chose send now or discard.
   public internal(set) var stale = (held: 0, sentNow: 0, discarded: 0)
+  /// The `chat-sim` options beyond the profile that shaped the run, as the replay needs them
+  /// (" --retain-messages 5"); the options tests put in (known bugs, a focus) are not among
+  /// them.
+  var options = ""
 
   public var passed: Bool { violations.isEmpty }
 
@@ -44,6 +48,7 @@ public struct SeedResult: Sendable {
       var command = "swift run -c release chat-sim --seed \(seed)"
     #endif
     if profile != .quick { command += " --profile \(profile.rawValue)" }
+    command += options
     return command
   }
 }
@@ -114,6 +119,10 @@ extension Simulation {
     result.media = (history.mediaSent.count, history.downloads)
     result.retention = (history.pruned, history.prunedSearched, history.prunedFound)
     result.stale = checker.stale
+    if let window = options.retainMessages { result.options += " --retain-messages \(window)" }
+    if let staleAfter = options.staleAfter {
+      result.options += " --stale-after \(staleAfter.milliseconds / 1000)"
+    }
     result.leftAtTeardown = tearDown()
     return result
   }
