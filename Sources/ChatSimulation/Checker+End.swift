@@ -55,6 +55,7 @@ extension Checker {
     checkChanges(history: history, log: log, simulation: simulation)
     checkRanges(log: log, simulation: simulation)
     checkMedia(log: log, finals: finals, simulation: simulation)
+    checkDiscards(log: log, simulation: simulation)
   }
 
   /// Every message with media the server holds names a complete object in the store, with
@@ -213,8 +214,11 @@ extension Checker {
       guard byText[Array(send.text.utf8)] == nil, !onServer.contains(saved.rawValue) else {
         continue
       }
-      // Deleted while still unsent: it never reaches the server, rightly.
-      guard !deletedHere.contains(saved.rawValue) else { continue }
+      // Deleted while still unsent, or held and discarded: it never reaches the server,
+      // rightly.
+      guard !deletedHere.contains(saved.rawValue), discarded[saved.rawValue] == nil else {
+        continue
+      }
       let deviceName = String(send.device.split(separator: "#")[0])
       let final = finals.first { $0.device.name == deviceName }
       let shownFailed =
@@ -325,9 +329,15 @@ extension Checker {
           .undrained, "\(name) \(label): \(unsent.id) ends \(unsent.send)",
           keys: [unsent.id.rawValue])
       }
+      // Below the device's history floor its items were pruned: each message there must be
+      // one the server search finds instead (`checkPruned`).
+      let floor = final.floor(of: conversation.id)
       let expected = (view?.items ?? []).filter {
-        [.message, .members, .title].contains($0.effectiveKind)
+        [.message, .members, .title].contains($0.effectiveKind) && $0.sequence >= floor
       }
+      checkPruned(
+        final, (view?.items ?? []).filter { $0.sequence < floor }, in: conversation.id,
+        simulation: simulation)
       let different = zip(sent, expected).enumerated().first { _, pair in
         !Self.same(
           pair.0, pair.1, text: conversation.sawEveryChange(of: pair.1, as: user))
@@ -374,6 +384,24 @@ extension Checker {
           "\(name) holds \(hit.messageID) at \(simulation.label(conversation.id))#\(sequence), written while \(user) was not a member",
           keys: [hit.messageID.rawValue, name])
       }
+    }
+  }
+
+  /// A message missing from a device because it lies below its conversation's history floor
+  /// there is not lost: it is on the server (`below` is what the server serves the device's
+  /// user there) and the device's server search found it (`FinalView.foundOnServer`). A
+  /// deleted one has no text to search for; an edit, a delete or a members item is no message.
+  private func checkPruned(
+    _ final: FinalView, _ below: [Item], in conversation: ConversationID, simulation: Simulation
+  ) {
+    for item in below where item.effectiveKind == .message && item.deleted != true {
+      let id = item.clientMessageId.lowercased()
+      guard !final.foundOnServer.contains(id) else { continue }
+      report(
+        .prunedNotFound,
+        "\(final.incarnation.name) pruned \(id) (\(simulation.label(conversation))#\(item.sequence), "
+          + "below its floor \(final.floor(of: conversation))) and its server search does not find it",
+        keys: [id, final.incarnation.name])
     }
   }
 

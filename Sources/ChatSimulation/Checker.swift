@@ -50,6 +50,15 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
     /// A device holds media bytes other than those their sender picked (a download kept
     /// unchecked), or the server accepted a message whose object is not complete in the store.
     case media
+    /// A message missing from a device because it lies below its conversation's history
+    /// floor (pruned) is not on the server, or the device's server search does not find it.
+    case prunedNotFound = "pruned-not-found"
+    /// A message was posted after it waited in its outbox past the stale threshold, or a held
+    /// one went back to sending, without its user choosing "send now".
+    case sentStale = "sent-stale"
+    /// A held message its user discarded is still a message on the server (a tombstone is
+    /// right: its post may have reached the server before it was held).
+    case discardKept = "discard-kept"
   }
 
   public let invariant: Invariant
@@ -64,7 +73,7 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
 /// more at the end (the server's log against every device and every operation).
 final class Checker: @unchecked Sendable {
   // @unchecked: touched only on the world's thread.
-  private let history: History
+  let history: History
   private(set) var violations: [Violation] = []
   /// Stops recording after this many (the first ones are what matter).
   private let limit = 20
@@ -97,8 +106,29 @@ final class Checker: @unchecked Sendable {
   private var shown: [DeviceMessage: Shown] = [:]
   /// Retry taps not yet answered by a failed message going back to the clock.
   private var retryTaps: [DeviceMessage: Int] = [:]
-  /// Every message a retry was ever tapped for (a tap sends it to the back of its queue).
-  private(set) var everRetried: Set<DeviceMessage> = []
+  /// Every message a retry was ever tapped for (a tap sends it to the back of its queue), or
+  /// that was ever held (its outbox went on without it; "send now" puts it at the back).
+  var everRetried: Set<DeviceMessage> = []
+  /// The stale-send threshold of every device's engine; nil: the engine's default, which no
+  /// run reaches, so nothing is checked.
+  var staleAfter: Duration?
+  /// The earliest the simulation knew each of my unsent messages was in its outbox since it
+  /// was last queued: saved by `send`, first shown, or a retry or "send now" tapped. The
+  /// row was queued at or before that, so a post's age measured from it is never more than
+  /// the engine's own measure.
+  var queuedAt: [DeviceMessage: Duration] = [:]
+  /// "Send now" taps not yet answered by a held message going back to the clock.
+  var sendNowTaps: [DeviceMessage: Int] = [:]
+  /// Every held message its user tapped "discard" for: the discard itself may post it again
+  /// (a post that had started, so the server may hold it, goes again before its delete).
+  var discardTapped: Set<DeviceMessage> = []
+  /// Held messages whose discard returned, by client message ID (lowercased): none may end
+  /// as a message on the server.
+  var discarded: [String: DeviceMessage] = [:]
+  /// Every message some device held.
+  var everHeld: Set<DeviceMessage> = []
+  /// Messages held, sends now and discards, for the report.
+  var stale = (held: 0, sentNow: 0, discarded: 0)
   /// What was shown at each sequence, first seen.
   private(set) var claims: [Slot: Claim] = [:]
   /// Each text's message ID, first seen (texts are unique per send).
@@ -144,6 +174,7 @@ final class Checker: @unchecked Sendable {
   func retryTapped(_ id: MessageID, on device: SimDevice) {
     retryTaps[DeviceMessage(device: device.name, id: id), default: 0] += 1
     everRetried.insert(DeviceMessage(device: device.name, id: id))
+    queuedAt[DeviceMessage(device: device.name, id: id)] = history.now
   }
 
   /// A screen of `device` shows `messages` for `conversation`.
@@ -258,6 +289,10 @@ final class Checker: @unchecked Sendable {
       idOfText[text] = message.id
     }
     let now = Shown(sequence: message.sequence, ticks: ticks)
+    if mine, message.sequence == nil, queuedAt[key] == nil {
+      queuedAt[key] = history.now
+    }
+    if ticks == .notSent { held(message.id, on: device.name) }
     guard let before = shown[key] else {
       shown[key] = now
       history.trace("view \(place) \(message.id) \(Self.describe(now))")
@@ -277,6 +312,16 @@ final class Checker: @unchecked Sendable {
         report(
           .receiptBackwards, "\(place): \(message.id) went from \(old) to \(new)",
           keys: [message.id.rawValue])
+      } else if old == .notSent, new == .clock, !message.isDeleted {
+        // A discard that turns a held message whose post had started into a tombstone sends
+        // it (then its delete) on: that one shows the clock deleted.
+        if let taps = sendNowTaps[key], taps > 0 {
+          sendNowTaps[key] = taps - 1
+        } else {
+          report(
+            .sentStale, "\(place): \(message.id) went from not sent to sending untapped",
+            keys: [message.id.rawValue])
+        }
       } else if old == .failed, new == .clock {
         if let taps = retryTaps[key], taps > 0 {
           retryTaps[key] = taps - 1
@@ -291,10 +336,13 @@ final class Checker: @unchecked Sendable {
 
   /// Ticks only move forward: clock → dimmed → one → two → read; a failed (or not sent: it
   /// waited too long) one goes back to the clock only when retried, and only a message still
-  /// sending can fail or be held.
+  /// sending can fail or be held. A held one may also turn sent: a post of it that started
+  /// before it was held reached the server (its reply lost), and a catch-up brought it back.
+  /// (Whether a held one was posted again without "send now" is `posted`'s to say.)
   static func mayFollow(_ old: Ticks, with new: Ticks) -> Bool {
     switch (old, new) {
     case (.clock, .failed), (.failed, .clock), (.clock, .notSent), (.notSent, .clock): return true
+    case (.notSent, _) where rank(new) > 0: return true
     case (.failed, _), (_, .failed), (.notSent, _), (_, .notSent): return old == new
     default: return rank(new) >= rank(old)
     }

@@ -48,9 +48,16 @@ final class History: @unchecked Sendable {
   private(set) var mediaSent: [MessageID: String] = [:]
   /// Downloads of others' media that returned (each checked by the checker).
   var downloads = 0
+  /// Items the devices' upkeep pruned; messages below a history floor at the end the
+  /// server search was asked for, and those it found.
+  var pruned = 0
+  var prunedSearched = 0
+  var prunedFound = 0
   private(set) var acknowledgements: [Acknowledgement] = []
   /// Client message IDs a device got a 4xx for (the only ones allowed to end failed).
   private(set) var refusedIDs: Set<String> = []
+  /// Client message IDs whose delete a device got a 4xx for: the message stays on the server.
+  private(set) var refusedDeletes: Set<String> = []
   /// Operations so far (invocations and returns), to order sends.
   private var operations = 0
   private let world: World
@@ -60,6 +67,9 @@ final class History: @unchecked Sendable {
     self.world = world
     self.keepsLines = keepsLines
   }
+
+  /// The simulated time now.
+  var now: Duration { world.now }
 
   /// Adds a line to the trace, stamped with the simulated time.
   func trace(_ text: String) {
@@ -122,8 +132,9 @@ final class History: @unchecked Sendable {
     acknowledgements.append(acknowledgement)
   }
 
-  func refused(clientMessageID: String) {
+  func refused(clientMessageID: String, deleting target: String? = nil) {
     refusedIDs.insert(clientMessageID.lowercased())
+    if let target { refusedDeletes.insert(target.lowercased()) }
   }
 
   /// The lines that mention any of `keys`, at most `limit` (the first and last halves).

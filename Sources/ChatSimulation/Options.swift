@@ -99,6 +99,15 @@ public struct SimulationOptions: Sendable {
   /// Users also send photos and documents (uploads as outbox steps, through every fault) and
   /// download others'; on by default, off with `chat-sim --without-media`.
   public var media = true
+  /// Every device keeps a window of this many messages per conversation (its retention
+  /// setting) and prunes when it goes to the background and once more before the end is read
+  /// (`chat-sim --retain-messages N`); nil: devices keep everything. A pruned message is not
+  /// lost: the checker finds it on the server with the device's server search.
+  public var retainMessages: Int?
+  /// Every device's stale-send threshold (`chat-sim --stale-after SECONDS`): a message that
+  /// waited longer in its outbox is held, and its user sends it now or discards it, drawn
+  /// from the seed. nil: the engine's default (24 h), which no run reaches.
+  public var staleAfter: Duration?
 
   public init(profile: Profile = .quick, keepsTrace: Bool = true, folder: String? = nil) {
     self.profile = profile

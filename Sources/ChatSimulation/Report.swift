@@ -34,6 +34,8 @@ public struct RunSummary: Sendable {
   public let sends: Int
   public let mediaSends: Int
   public let downloads: Int
+  public let retention: (pruned: Int, searched: Int, found: Int)
+  public let stale: (held: Int, sentNow: Int, discarded: Int)
 
   public init(results: [SeedResult], wallTime: Duration) {
     seeds = results.count
@@ -49,6 +51,12 @@ public struct RunSummary: Sendable {
     sends = results.reduce(0) { $0 + $1.sends }
     mediaSends = results.reduce(0) { $0 + $1.media.sends }
     downloads = results.reduce(0) { $0 + $1.media.downloads }
+    retention = results.reduce((0, 0, 0)) {
+      ($0.0 + $1.retention.pruned, $0.1 + $1.retention.searched, $0.2 + $1.retention.found)
+    }
+    stale = results.reduce((0, 0, 0)) {
+      ($0.0 + $1.stale.held, $0.1 + $1.stale.sentNow, $0.2 + $1.stale.discarded)
+    }
   }
 
   public var violations: Int { failed.reduce(0) { $0 + $1.violations.count } }
@@ -61,8 +69,18 @@ public struct RunSummary: Sendable {
       "simulated time:   \(String(format: "%.1f", hours)) hours",
       "sends:            \(sends) (\(mediaSends) with a photo or document; \(downloads) downloads checked)",
       "scheduler steps:  \(steps)",
-      "faults injected:",
     ]
+    if retention.pruned > 0 || retention.searched > 0 {
+      lines.append(
+        "pruned:           \(retention.pruned) items; at the end \(retention.searched) messages "
+          + "below a history floor, \(retention.found) found by the server search")
+    }
+    if stale.held > 0 {
+      lines.append(
+        "stale sends:      \(stale.held) held; send now \(stale.sentNow), "
+          + "discarded \(stale.discarded)")
+    }
+    lines.append("faults injected:")
     for kind in FaultKind.allCases {
       lines.append(
         "  " + kind.rawValue.padding(toLength: 36, withPad: " ", startingAt: 0)

@@ -63,6 +63,15 @@ struct FinalView {
   let listed: [ConversationID]
   /// Where its user stands in each conversation it holds; nil when it could not be read.
   let conversations: [HeldConversation]?
+  /// The client message IDs (lowercased) of the messages below a history floor that the
+  /// device's server search found.
+  var foundOnServer: Set<String> = []
+
+  /// Where each conversation's history begins on the device: pruned below, so its screen
+  /// shows from there (1 when not read).
+  func floor(of conversation: ConversationID) -> Int {
+    conversations?.first { $0.id == conversation }?.historyFloor ?? 1
+  }
 }
 
 extension Simulation {
@@ -156,6 +165,7 @@ extension Simulation {
       let all = devices.compactMap(\.current).map(ObjectIdentifier.init)
       if all.allSatisfy(scrolled.contains) { break }
     }
+    if options.retainMessages != nil { pruneAtTheEnd() }
     for device in devices where device.current?.engine == nil {
       checker.report(.relaunch, "\(device.name) is not running at the end", keys: [device.name])
     }
@@ -170,13 +180,66 @@ extension Simulation {
       let standing = world.perform(on: incarnation.executor, timeout: .seconds(60)) {
         try? await engine.heldConversations()
       }
-      finals.append(
-        FinalView(
-          device: device, incarnation: incarnation, views: incarnation.latest, outbox: outbox,
-          held: held ?? nil, listed: incarnation.known.map(\.id), conversations: standing ?? nil))
+      var final = FinalView(
+        device: device, incarnation: incarnation, views: incarnation.latest, outbox: outbox,
+        held: held ?? nil, listed: incarnation.known.map(\.id), conversations: standing ?? nil)
+      if options.retainMessages != nil { searchPruned(&final, log: log, engine: engine) }
+      finals.append(final)
     }
     checkErasure(log, finals)
     checker.checkEnd(log: log, finals: finals, simulation: self)
+  }
+
+  /// Every device prunes once more, its screens scrolled back to the beginning: what its
+  /// window no longer keeps goes, and each conversation's history there begins at its floor.
+  private func pruneAtTheEnd() {
+    for device in devices {
+      guard let incarnation = device.current, let engine = incarnation.engine else { continue }
+      _ = world.perform(on: incarnation.executor, timeout: .seconds(600)) { [self] in
+        await maintain(engine, on: incarnation)
+      }
+    }
+    // The screens read what is left.
+    world.run(deadline: world.now + .seconds(60))
+  }
+
+  /// Asks the server search of `final`'s device for each message its user may see below a
+  /// history floor there (pruned, so not on its screen), by the words that make its text
+  /// unique: the checker wants each found.
+  private func searchPruned(_ final: inout FinalView, log: [LoggedConversation], engine: ChatEngine)
+  {
+    let user = final.device.user
+    for conversation in log {
+      let floor = final.floor(of: conversation.id)
+      guard floor > 1, let view = conversation.views[user] else { continue }
+      for item in view.items
+      where item.sequence < floor && item.effectiveKind == .message && item.deleted != true {
+        let id = item.clientMessageId.lowercased()
+        // A former member was served the text it saw; the server indexes the current one.
+        let current = conversation.messages.first { $0.sequence == item.sequence }?.text
+        let queries = [item.text, current].compactMap { $0 }.map(Self.uniqueWords)
+        history.prunedSearched += 1
+        let found = world.perform(on: final.incarnation.executor, timeout: .seconds(60)) {
+          for query in Set(queries).sorted() {
+            var cursor: String?
+            for _ in 0..<5 {
+              guard
+                let page = try? await engine.conversationList.searchServer(
+                  query, limit: 50, before: cursor)
+              else { break }
+              if page.hits.contains(where: { $0.messageID.rawValue == id }) { return true }
+              guard let next = page.nextCursor else { break }
+              cursor = next
+            }
+          }
+          return false
+        }
+        if found == true {
+          history.prunedFound += 1
+          final.foundOnServer.insert(id)
+        }
+      }
+    }
   }
 
   /// No device holds the text of a deleted message, nor of its edits, in its rows or its

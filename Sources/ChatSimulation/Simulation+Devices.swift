@@ -30,6 +30,7 @@ extension Simulation {
     environment.objects = SimObjectTransfer(
       simulation: self, device: device, incarnation: incarnation)
     environment.mediaProcessing = SimMediaProcessing()
+    if let staleAfter = options.staleAfter { environment.staleSendAfter = staleAfter }
     if device.name == Self.longPollingDevice { environment.liveUpdates = .longPollOnly }
     return environment
   }
@@ -78,6 +79,13 @@ extension Simulation {
           history.trace("push token of \(name) waits: \(error)")
         }
       }
+      if let window = options.retainMessages {
+        do {
+          try await engine.setRetention(Retention(messagesPerConversation: window))
+        } catch {
+          history.trace("retention of \(name) not saved: \(error)")
+        }
+      }
       // A launch killed before this point and thawed by the teardown, which has already
       // closed every engine it found: this one closes itself instead of starting.
       guard phase != .done else {
@@ -87,6 +95,7 @@ extension Simulation {
       if device.isForeground { await engine.start() }
       watchList(device, incarnation)
       watchSession(device, incarnation)
+      watchOutbox(device, incarnation)
     }
   }
 

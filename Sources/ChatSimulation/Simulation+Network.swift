@@ -73,16 +73,22 @@ extension Simulation {
     _ exchange: Exchange
   ) {
     let what = describe(request)
+    let postedID = request.method == "POST" ? Self.clientMessageID(in: request) : nil
+    if let postedID, request.path.hasSuffix("/messages"),
+      [nil, .message].contains(Self.postedItem(in: request)?.kind),
+      let id = MessageID(rawValue: postedID.lowercased())
+    {
+      checker.posted(id, from: device.name)
+    }
     guard let travel = depart(what, from: device, incarnation, exchange, timeout: request.timeout)
     else { return }
-    let postedID = request.method == "POST" ? Self.clientMessageID(in: request) : nil
     if let injected = injectedStatus(for: request, postedID: postedID) {
       history.trace("fault \(injected.status) \(incarnation.name) \(what)")
       // A refusal for good: a 4xx other than 401 (refresh) and 429 (come back later).
       if (400..<500).contains(injected.status), ![401, 429].contains(injected.status),
         let postedID
       {
-        history.refused(clientMessageID: postedID)
+        history.refused(clientMessageID: postedID, deleting: Self.deleteTarget(in: request))
       }
       world.schedule(after: travel + latency()) { exchange.finish(.success(injected)) }
       return
@@ -210,7 +216,7 @@ extension Simulation {
         response.status != 429,
         let postedID = Self.clientMessageID(in: request)
       {
-        history.refused(clientMessageID: postedID)
+        history.refused(clientMessageID: postedID, deleting: Self.deleteTarget(in: request))
         line += " id=\(postedID)"
       }
     }
@@ -275,6 +281,12 @@ extension Simulation {
 
   static func clientMessageID(in request: APIRequest) -> String? {
     postedItem(in: request)?.clientMessageId
+  }
+
+  /// The message a posted delete item targets; nil for any other request.
+  static func deleteTarget(in request: APIRequest) -> String? {
+    guard let item = postedItem(in: request), item.kind == .delete else { return nil }
+    return item.target
   }
 
   static func postedItem(in request: APIRequest) -> PostItem? {

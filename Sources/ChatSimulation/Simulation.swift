@@ -76,6 +76,7 @@ final class Simulation: @unchecked Sendable {
     world = World(scheduler: SimRandom(seed: seed, stream: "scheduler"))
     history = History(world: world, keepsLines: options.keepsTrace)
     checker = Checker(history: history)
+    checker.staleAfter = options.staleAfter
     folder =
       options.folder + "/chat-sim-\(getpid())-\(seed)-\(UInt32.random(in: 0...UInt32.max))"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -197,6 +198,12 @@ final class Incarnation: @unchecked Sendable {
   var closed: Set<ConversationID> = []
   /// The conversation list, as the device last showed it.
   var known: [ConversationSummary] = []
+  /// Follows the outbox (`watchOutbox`), when sends can go stale.
+  var outboxTask: Task<Void, Never>?
+  /// The messages the outbox shows held now (with their conversations), and those whose user
+  /// is about to answer.
+  var held: [MessageID: ConversationID] = [:]
+  var answering: Set<MessageID> = []
 
   init(name: String, executor: SteppedExecutor) {
     self.name = name

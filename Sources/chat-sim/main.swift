@@ -60,6 +60,19 @@ struct ChatSim: ParsableCommand {
   var withoutMemberChanges = false
   @Flag(help: "Leave out photos and documents: no uploads, no downloads (before media).")
   var withoutMedia = false
+  @Option(
+    help: ArgumentHelp(
+      "Devices keep a window of N messages per conversation and prune (retention).",
+      valueName: "N"),
+    transform: Int.inRange(1...))
+  var retainMessages: Int?
+  @Option(
+    help: ArgumentHelp(
+      "The stale-send threshold of every device: a message that waited longer is held, and "
+        + "its user sends it now or discards it.",
+      valueName: "SECONDS"),
+    transform: Int.inRange(1...))
+  var staleAfter: Int?
 
   @Sendable static func focus(_ text: String) throws -> Focus {
     guard let focus = Focus(rawValue: text) else {
@@ -83,6 +96,8 @@ struct ChatSim: ParsableCommand {
     options.editsAndDeletes = !withoutEdits
     options.memberChanges = !withoutMemberChanges
     options.media = !withoutMedia
+    options.retainMessages = retainMessages
+    options.staleAfter = staleAfter.map { .seconds($0) }
     return options
   }
 

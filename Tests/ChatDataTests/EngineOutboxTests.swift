@@ -138,4 +138,32 @@ struct EngineOutboxTests {
     await #expect(throws: ChatError.self) { try await p.alice.engine.outboxQueue.discard(id) }
     await p.close()
   }
+
+  /// A held message in a group its sender has since been removed from: discarding it is
+  /// refused as any change there is, and changes nothing. (It went back to sending: the
+  /// discard put the row back in the outbox before finding the conversation read-only, and
+  /// there it stayed, sending for ever, without "send now"; the simulation found it.)
+  @Test func discardingAHeldMessageInAConversationILeftChangesNothing() async throws {
+    let p = try await Pair.make()
+    let group = try await p.alice.list.createConversation(
+      title: "Hike", memberIDs: [UserID("bob")])
+    await p.world.settle()
+    p.bob.network.isOnline = false
+    let id = try await p.bob.messages.send("too late now", in: group)
+    await p.world.advance(by: Self.day * 2)
+    try await p.alice.list.changeMembers(in: group, add: [], remove: [UserID("bob")])
+    p.bob.network.isOnline = true
+    await p.world.advance(by: .seconds(60))
+    #expect(try await p.bob.engine.context.store.conversation(group)?.participation == .removed)
+    #expect(try await messages(p.bob, group).first { $0.id == id }?.send == .stale)
+    let posts = p.bob.network.count("POST", "/messages")
+    await #expect(throws: ChatError.invalidInput("you are no longer a member of this conversation"))
+    {
+      try await p.bob.engine.outboxQueue.discard(id)
+    }
+    await p.world.advance(by: .seconds(60))
+    #expect(try await messages(p.bob, group).first { $0.id == id }?.send == .stale)
+    #expect(p.bob.network.count("POST", "/messages") == posts, "not posted")
+    await p.close()
+  }
 }

@@ -72,9 +72,12 @@ import Testing
 
     /// What `device` holds at the end: its screen of the chat shows `shown` (id, sequence),
     /// its rows are those, and it stands in the chat as `standing`, seeing `visible`.
+    /// With `floor`, its history of the chat begins there (pruned below), and its server
+    /// search found `found`.
     func final(
       _ device: String, shows shown: [(String, Int)], standing: Participation = .member,
-      visible: [(first: Int, last: Int?)] = [(1, nil)]
+      visible: [(first: Int, last: Int?)] = [(1, nil)], floor: Int? = nil,
+      found: Set<String> = []
     ) -> FinalView {
       let simDevice = SimDevice(name: device, path: "/nonexistent", clockOffset: .zero)
       let incarnation = Incarnation(
@@ -86,13 +89,38 @@ import Testing
           sentAt: Date(timeIntervalSince1970: 0), sequence: sequence, send: .sent,
           receipt: .unknown)
       }
-      return FinalView(
+      var final = FinalView(
         device: simDevice, incarnation: incarnation, views: [chat: messages], outbox: 0,
         held: messages.map {
           HeldMessage(
             conversationID: chat, messageID: $0.id, senderID: alice, sequence: $0.sequence)
         }, listed: [chat],
-        conversations: [HeldConversation(id: chat, participation: standing, visible: visible)])
+        conversations: [
+          HeldConversation(
+            id: chat, participation: standing, visible: visible, historyFloor: floor)
+        ])
+      final.foundOnServer = found
+      return final
+    }
+
+    /// Lets `delay` of simulated time pass.
+    func wait(_ delay: Duration) {
+      let world = simulation.world
+      _ = world.schedule(after: delay) {}
+      world.run(deadline: world.now + delay)
+    }
+
+    /// alice.phone's screen of the chat shows her unsent `id` as `send`.
+    func showUnsent(_ id: String, _ send: SendState, deleted: Bool = false) {
+      let simDevice = SimDevice(name: "alice.phone", path: "/nonexistent", clockOffset: .zero)
+      let incarnation = Incarnation(
+        name: "alice.phone#1", executor: simulation.world.makeExecutor("alice.phone"))
+      let message = Message(
+        id: MessageID(rawValue: id)!, conversationID: chat, senderID: alice, text: "sim 1",
+        sentAt: Date(timeIntervalSince1970: 0), sequence: nil, send: send, receipt: .unknown,
+        isDeleted: deleted)
+      checker.observe(
+        [message], in: chat, device: simDevice, incarnation: incarnation, simulation: simulation)
     }
 
     /// `device`'s screen of the chat shows `messages` (id, sequence, text, receipt).
@@ -369,5 +397,127 @@ import Testing
     #expect(!Checker.mayFollow(.one, with: .clock))
     #expect(!Checker.mayFollow(.failed, with: .one))
     #expect(!Checker.mayFollow(.two, with: .failed))
+    #expect(Checker.mayFollow(.notSent, with: .clock))
+    #expect(Checker.mayFollow(.notSent, with: .one), "an earlier post reached the server")
+    #expect(!Checker.mayFollow(.notSent, with: .failed))
+    #expect(!Checker.mayFollow(.one, with: .notSent))
+  }
+
+  // MARK: - Retention and stale sends
+
+  /// A message missing from a device because it lies below the chat's history floor there is
+  /// not lost, but the device's server search must find it; without a floor it is divergent.
+  @Test func aPrunedMessageMustBeOnTheServerAndFoundByItsSearch() throws {
+    func verdict(floor: Int?, found: Set<String>) throws -> [Violation.Invariant] {
+      let s = try Scenario()
+      s.sent("sim 1", as: Self.id1)
+      s.sent("sim 2", as: Self.id2)
+      let alices = s.final("alice.phone", shows: [(Self.id2, 2)], floor: floor, found: found)
+      s.checkEnd([Self.chat: [(Self.id1, 1, "sim 1"), (Self.id2, 2, "sim 2")]], finals: [alices])
+      return s.violations
+    }
+    #expect(try verdict(floor: 2, found: [Self.id1]) == [])
+    #expect(try verdict(floor: 2, found: []) == [.prunedNotFound])
+    #expect(try verdict(floor: 2, found: [Self.id2]) == [.prunedNotFound])
+    #expect(try verdict(floor: nil, found: [Self.id1]) == [.divergent])
+  }
+
+  /// A post on the wire longer than the threshold (and the slack for a post already under
+  /// way) after its message was queued breaks sent-stale; "send now" starts its age again.
+  @Test func aStalePostWithoutSendNowIsSentStale() throws {
+    let id = MessageID(rawValue: Self.id1)!
+    func verdict(waited: Duration, sendNow: Bool) throws -> [Violation.Invariant] {
+      let s = try Scenario()
+      s.checker.staleAfter = .seconds(45)
+      s.checker.sendSaved(id, on: "alice.phone")
+      s.wait(waited)
+      if sendNow { s.checker.sendNowTapped(id, on: "alice.phone") }
+      s.wait(.seconds(1))
+      s.checker.posted(id, from: "alice.phone")
+      return s.violations
+    }
+    #expect(try verdict(waited: .seconds(30), sendNow: false) == [])
+    #expect(try verdict(waited: .seconds(45) + Checker.postSlack, sendNow: false) == [.sentStale])
+    #expect(try verdict(waited: .seconds(600), sendNow: false) == [.sentStale])
+    #expect(try verdict(waited: .seconds(600), sendNow: true) == [])
+  }
+
+  /// A discard may post a held message whose post had started (then its delete): not stale.
+  @Test func aDiscardedMessagePostedForItsDeleteIsNotSentStale() throws {
+    let s = try Scenario()
+    let id = MessageID(rawValue: Self.id1)!
+    s.checker.staleAfter = .seconds(45)
+    s.checker.sendSaved(id, on: "alice.phone")
+    s.wait(.seconds(600))
+    s.checker.discardTapped(id, on: "alice.phone")
+    s.checker.posted(id, from: "alice.phone")
+    #expect(s.violations == [])
+  }
+
+  /// A held message ("not sent — send now?") goes back to the clock only when its user chose
+  /// "send now"; a discard that made it a tombstone may show the clock while its delete goes.
+  @Test func aHeldMessageBackToSendingWithoutSendNowIsSentStale() throws {
+    let id = MessageID(rawValue: Self.id1)!
+    let s = try Scenario()
+    s.showUnsent(Self.id1, .sending)
+    s.showUnsent(Self.id1, .stale)
+    s.showUnsent(Self.id1, .sending)
+    #expect(s.violations == [.sentStale])
+    let tapped = try Scenario()
+    tapped.showUnsent(Self.id1, .sending)
+    tapped.showUnsent(Self.id1, .stale)
+    tapped.checker.sendNowTapped(id, on: "alice.phone")
+    tapped.showUnsent(Self.id1, .sending)
+    #expect(tapped.violations == [])
+    let discarded = try Scenario()
+    discarded.showUnsent(Self.id1, .stale)
+    discarded.showUnsent(Self.id1, .sending, deleted: true)
+    #expect(discarded.violations == [])
+  }
+
+  /// A held message its user discarded may end as a tombstone, or nowhere, on the server;
+  /// not as a message, unless the server refused its delete for good.
+  @Test func aDiscardedMessageTheServerStillHoldsIsKept() throws {
+    func verdict(deleted: Bool, deleteRefused: Bool = false) throws -> [Violation.Invariant] {
+      let s = try Scenario()
+      s.checker.discardReturned(MessageID(rawValue: Self.id1)!, on: "alice.phone")
+      if deleteRefused {
+        s.simulation.history.refused(clientMessageID: Self.id2, deleting: Self.id1)
+      }
+      let item = Item(
+        id: "server-1", clientMessageId: Self.id1, conversationId: Self.chat.rawValue,
+        senderId: Self.alice.rawValue, text: deleted ? "" : "sim 1", sequence: 1,
+        sentAt: "2026-11-30T14:02:03.123Z", deleted: deleted ? true : nil)
+      let logged = LoggedConversation(
+        id: Self.chat, members: [Self.alice, Self.bob], messages: [item], views: [:])
+      s.checker.checkDiscards(log: [logged], simulation: s.simulation)
+      return s.violations
+    }
+    #expect(try verdict(deleted: false) == [.discardKept])
+    #expect(try verdict(deleted: true) == [])
+    #expect(try verdict(deleted: false, deleteRefused: true) == [])
+  }
+
+  /// A discarded held message never posted is nowhere on the server, rightly: not lost.
+  @Test func aDiscardedMessageNeverPostedIsNotLost() throws {
+    let s = try Scenario()
+    s.sent("sim 1", as: Self.id1)
+    s.checker.discardReturned(MessageID(rawValue: Self.id1)!, on: "alice.phone")
+    s.checkEnd([Self.chat: []])
+    #expect(s.violations == [])
+  }
+
+  /// "Send now" does not excuse a message from arriving: one sent now and not on the server
+  /// is lost.
+  @Test func aStaleMessageSentNowMustArrive() throws {
+    for arrived in [false, true] {
+      let s = try Scenario()
+      let id = MessageID(rawValue: Self.id1)!
+      s.sent("sim 1", as: Self.id1)
+      s.checker.held(id, on: "alice.phone")
+      s.checker.sendNowTapped(id, on: "alice.phone")
+      s.checkEnd([Self.chat: arrived ? [(Self.id1, 1, "sim 1")] : []])
+      #expect(s.violations == (arrived ? [] : [.lost]))
+    }
   }
 }

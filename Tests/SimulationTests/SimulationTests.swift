@@ -50,6 +50,45 @@ struct SimulationTests {
     }
   }
 
+  /// Devices that keep 5 messages per conversation prune as they go to the background and
+  /// once more at the end: every message below a floor is found by the server search, and no
+  /// invariant breaks.
+  @Test func pruningDevicesBreakNoInvariant() async throws {
+    var options = SimulationOptions(profile: .quick, keepsTrace: false)
+    options.retainMessages = 5
+    let summary = await Self.runClean(seeds: Array(1...8), options)
+    #expect(summary.retention.pruned > 0, "nothing was pruned")
+    #expect(summary.retention.searched > 0, "no message ended below a history floor")
+    #expect(summary.retention.found == summary.retention.searched)
+  }
+
+  /// With a stale threshold of 45 simulated seconds, messages the faults keep waiting are
+  /// held, and their users send some now and discard others: no invariant breaks (nothing
+  /// posted stale, nothing discarded kept, nothing lost).
+  @Test func staleSendsAskFirstAndBreakNoInvariant() async throws {
+    var options = SimulationOptions(profile: .quick, keepsTrace: false)
+    options.staleAfter = .seconds(45)
+    let summary = await Self.runClean(seeds: Array(1...12), options)
+    #expect(summary.stale.held > 0, "no message was held")
+    #expect(summary.stale.sentNow > 0, "nobody chose send now")
+    #expect(summary.stale.discarded > 0, "nobody discarded")
+  }
+
+  /// Runs `seeds` with `options`; records each failure's report (replayed with its trace).
+  private static func runClean(seeds: [UInt64], _ options: SimulationOptions) async
+    -> RunSummary
+  {
+    let results = await SimulationRunner.run(seeds: seeds, options: options, threads: 2)
+    #expect(results.count == seeds.count)
+    for failure in results where !failure.passed {
+      var traced = options
+      traced.keepsTrace = true
+      let replayed = await SimulationRunner.run(seed: failure.seed, options: traced)
+      Issue.record(Comment(rawValue: replayed.failureReport))
+    }
+    return RunSummary(results: results, wallTime: .zero)
+  }
+
   @Test func aRunLeavesNoFileOpen() async throws {
     let options = SimulationOptions(profile: .quick, keepsTrace: false)
     _ = await SimulationRunner.run(seed: 1, options: options)

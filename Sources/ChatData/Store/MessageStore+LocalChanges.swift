@@ -121,7 +121,9 @@ extension MessageStore {
   /// Discards my held (stale) message `target`, in one transaction: never posted, its row goes;
   /// posted before (the server may hold it, its reply lost), it goes back into the outbox and
   /// the delete item `id` behind it, so the server ends with a tombstone either way, never
-  /// with a message this device no longer shows.
+  /// with a message this device no longer shows. In a conversation I am no longer a member
+  /// of it is `readOnly`, and nothing changes: it stays held (the server would refuse both
+  /// posts).
   func discardHeld(
     _ target: MessageID, in conversation: ConversationID, sender: UserID, id: MessageID,
     at now: Date, queuedAt: Double
@@ -134,6 +136,8 @@ extension MessageStore {
           AND sequence IS NULL
         """, conversation.rawValue, sender.rawValue, target.rawValue)
       guard held == 1 else { return .notFound }
+      guard try ownMessage(target, in: conversation, sender: sender, db: db)?.isMember == true
+      else { return .readOnly }
       _ = try requeue(target, sender: sender, queuedAt: queuedAt)
       return try deleteOwn(target, in: conversation, sender: sender, id: id, at: now)
     }
