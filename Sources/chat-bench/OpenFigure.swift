@@ -161,9 +161,12 @@ enum OpenFigure {
   }
 
   /// Drops the database's pages from the page cache (this file only; the rest of the machine
-  /// keeps its cache).
+  /// keeps its cache). Never the `-shm` file: closing a descriptor of it drops every POSIX lock
+  /// this process holds on it, SQLite's "someone has it open" lock included, and the next
+  /// process to open the database then takes it as unused and truncates it under the mapping
+  /// of this process's open connection (a bus error at its next write: B15 pruning after B2).
   static func evictFromPageCache(_ path: String) {
-    for file in [path, path + "-wal", path + "-shm"] {
+    for file in [path, path + "-wal"] {
       let fd = open(file, O_RDONLY)
       guard fd >= 0 else { continue }
       fdatasync(fd)

@@ -95,6 +95,10 @@ enum TwoYearFigure {
   static func prune(_ fixture: StorageFixture, upTo limit: Int) async throws -> [ResultRow] {
     let layout = fixture.layout
     let copyPath = fixture.folder + "/two-years-raw.sqlite"
+    // Everything in the main file first: the copy takes that file alone.
+    let checkpoint = try RawDatabase(path: fixture.storePath)
+    try checkpoint.exec("PRAGMA wal_checkpoint(TRUNCATE)")
+    checkpoint.close()
     try FileManager.default.copyItem(atPath: fixture.storePath, toPath: copyPath)
     defer { try? FileManager.default.removeItem(atPath: copyPath) }
     let copy = try RawDatabase(path: copyPath)
