@@ -74,6 +74,30 @@ public struct FullTextQuery: Sendable, Equatable {
     substrings.filter { $0.unicodeScalars.count < 3 }
   }
 
+  /// How the device's store and the server's (on SQLite) find these terms among the unspaced
+  /// messages: conditions to join with AND, and their values in order, over the `trigram`
+  /// index `message_search_unspaced` aliased `u` (its rowids those of the `unicode61` index
+  /// `message_search`): the trigram phrase, each short substring by `instr` over `u.text`, and
+  /// the words, if any, in the `unicode61` index.
+  public var unspacedConditions: (conditions: [String], values: [String]) {
+    var conditions: [String] = []
+    var values: [String] = []
+    if let trigram = trigramExpression {
+      conditions.append("message_search_unspaced MATCH ?")
+      values.append(trigram)
+    }
+    for short in shortSubstrings {
+      conditions.append("instr(lower(u.text), lower(?)) > 0")
+      values.append(short)
+    }
+    if let words = wordExpression {
+      conditions.append(
+        "u.rowid IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)")
+      values.append(words)
+    }
+    return (conditions, values)
+  }
+
   /// `text` shortened to about `radius` characters either side of the first term it holds
   /// (case and diacritics folded; a word's match runs to the end of its word), marked between
   /// `open` and `close`, `…` where cut: a snippet made from the text itself, for the hits of

@@ -203,6 +203,12 @@ def same_order_everywhere(devices, chat):
     return views
 
 
+def postgres_local(*arguments):
+    """Runs scripts/postgres-local (a throwaway PostgreSQL cluster); returns what it printed."""
+    return subprocess.run([os.path.join(ROOT, "scripts", "postgres-local"), *arguments],
+                          stdout=subprocess.PIPE, text=True, check=True).stdout
+
+
 def temporary_folder(prefix):
     return tempfile.mkdtemp(prefix=prefix)
 

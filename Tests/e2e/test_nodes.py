@@ -11,13 +11,8 @@ import signal
 import subprocess
 import threading
 
-from harness import (ROOT, Device, Listener, Results, Server, remove, same_order_everywhere,
-                     sign_in_and_create, temporary_folder, wait_for)
-
-
-def postgres_local(*arguments):
-    return subprocess.run([os.path.join(ROOT, "scripts", "postgres-local"), *arguments],
-                          stdout=subprocess.PIPE, text=True, check=True).stdout
+from harness import (Device, Listener, Results, Server, postgres_local, remove,
+                     same_order_everywhere, sign_in_and_create, temporary_folder, wait_for)
 
 
 def main():

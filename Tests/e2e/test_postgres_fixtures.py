@@ -11,15 +11,10 @@ import os
 import re
 import subprocess
 
-from harness import ROOT, Device, Results, Server, remove, temporary_folder
+from harness import ROOT, Device, Results, Server, postgres_local, remove, temporary_folder
 
 PSQL = "/usr/lib/postgresql/15/bin/psql"
 FIXTURES = os.path.join(ROOT, "Tests", "Fixtures", "postgres")
-
-
-def postgres_local(*arguments):
-    return subprocess.run([os.path.join(ROOT, "scripts", "postgres-local"), *arguments],
-                          stdout=subprocess.PIPE, text=True, check=True).stdout
 
 
 def psql(url, *arguments):

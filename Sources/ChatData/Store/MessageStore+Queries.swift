@@ -208,21 +208,8 @@ extension MessageStore {
     guard !terms.substrings.isEmpty else {
       return SearchPlan(sql: searchSQL(order: order), values: [terms.wordExpression ?? "", limit])
     }
-    var conditions: [String] = []
-    var values: [any SQLBindable] = []
-    if let trigram = terms.trigramExpression {
-      conditions.append("message_search_unspaced MATCH ?")
-      values.append(trigram)
-    }
-    for short in terms.shortSubstrings {
-      conditions.append("instr(lower(u.text), lower(?)) > 0")
-      values.append(short)
-    }
-    if let words = terms.wordExpression {
-      conditions.append(
-        "u.rowid IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)")
-      values.append(words)
-    }
+    let (conditions, texts) = terms.unspacedConditions
+    var values: [any SQLBindable] = texts
     values.append(limit)
     return SearchPlan(
       sql: """

@@ -52,19 +52,9 @@ extension ServerStore {
       } else {
         from = "message_search_unspaced u JOIN messages m ON m.row_id = u.rowid"
         key = "u.rowid"
-        if let trigram = terms.trigramExpression {
-          conditions.append("message_search_unspaced MATCH ?")
-          values.append(trigram)
-        }
-        for short in terms.shortSubstrings {
-          conditions.append("instr(lower(u.text), lower(?)) > 0")
-          values.append(short)
-        }
-        if let words = terms.wordExpression {
-          conditions.append(
-            "u.rowid IN (SELECT rowid FROM message_search WHERE message_search MATCH ?)")
-          values.append(words)
-        }
+        let unspaced = terms.unspacedConditions
+        conditions = unspaced.conditions
+        values = unspaced.values
       }
       if let cursor {
         guard let rowID = Int(cursor), rowID > 0 else { throw Self.foreignCursor }
