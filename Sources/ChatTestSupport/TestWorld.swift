@@ -44,16 +44,18 @@ public final class TestWorld: Sendable {
   public func device(
     _ user: String, _ device: String = "phone", database: ChatEngine.Storage = .memory,
     network: TestNetwork? = nil, wallClockOffset: Duration = .zero, seed: UInt64 = 1,
+    staleSendAfter: Duration? = .seconds(24 * 3600),
     wrapHTTP: (any HTTPTransport) -> any HTTPTransport = { $0 },
     wrapLive: (any LiveTransport) -> any LiveTransport = { $0 }
   ) async throws -> TestDevice {
     let network = network ?? self.network()
     let clock = OffsetClock(base: self.clock, offset: wallClockOffset)
     let random = SeededRandomSource(seed: seed)
-    let environment = ChatEngine.Environment(
+    var environment = ChatEngine.Environment(
       http: wrapHTTP(network.http), live: wrapLive(network.live), clock: clock, random: random,
       ids: UUIDv7Generator(now: { clock.now().date }, random: { random.next() }), log: log,
       executor: executor)
+    environment.staleSendAfter = staleSendAfter
     let engine = try await ChatEngine.devSignIn(
       user: UserID(user), device: DeviceID(device), database: database, environment: environment)
     return TestDevice(engine: engine, network: network, environment: environment)

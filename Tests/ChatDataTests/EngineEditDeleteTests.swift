@@ -8,7 +8,7 @@ import Testing
 /// API.md Part 2, "Edits and deletes", on the device: an edit or delete of a message still
 /// unsent changes the queued row in place (nothing extra is posted); once its post has started,
 /// the change is queued behind it. Either way the screen shows it at once.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EngineEditDeleteTests {
   @Test func anEditOfAMessageStillUnsentChangesItInPlaceAndOnlyTheMessageIsPosted() async throws {
     let p = try await Pair.make()

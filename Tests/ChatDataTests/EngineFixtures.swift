@@ -12,12 +12,13 @@ struct Pair {
   let bob: TestDevice
   let chat: ConversationID
 
-  static func make(start: Bool = true, accessTokenTTL: Duration = .seconds(900)) async throws
-    -> Pair
-  {
+  static func make(
+    start: Bool = true, accessTokenTTL: Duration = .seconds(900),
+    staleSendAfter: Duration? = .seconds(24 * 3600)
+  ) async throws -> Pair {
     let world = try TestWorld(accessTokenTTL: accessTokenTTL)
-    let alice = try await world.device("alice", seed: 1)
-    let bob = try await world.device("bob", seed: 2)
+    let alice = try await world.device("alice", seed: 1, staleSendAfter: staleSendAfter)
+    let bob = try await world.device("bob", seed: 2, staleSendAfter: staleSendAfter)
     let chat = try await alice.list.createConversation(title: "Hiking", memberIDs: [UserID("bob")])
     if start {
       await alice.engine.start()

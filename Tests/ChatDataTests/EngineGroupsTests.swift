@@ -9,7 +9,7 @@ import Testing
 /// conversation and show as lines; a removed member keeps what it saw, read-only; gap detection
 /// works within the visible ranges, so a member added late or added again never asks forever
 /// for what it may not see.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EngineGroupsTests {
   /// alice's group with bob, two messages in it, and dave's device (not in it yet).
   private func group() async throws -> (Pair, TestDevice, ConversationID) {

@@ -6,7 +6,7 @@ import Testing
 
 @testable import ChatData
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EngineListAndSessionTests {
   @Test func theListUpdatesFromTheSameDatabaseWhenAMessageArrives() async throws {
     let p = try await Pair.make()

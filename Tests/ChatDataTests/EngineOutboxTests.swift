@@ -9,9 +9,13 @@ import Testing
 /// Stale sends ask first (a message that waited past the threshold is not sent silently), on
 /// the engine's elapsed time, across a restart and whatever the phone's date does; and the
 /// outbox you can see: its rows, attempts, last error and next attempt, retry and discard.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EngineOutboxTests {
   static let day = Duration.seconds(86_400)
+  /// The threshold of these tests: ten minutes, not the default day, so that stepping the
+  /// world past it stays short (a simulated day of offline retries took a minute on a busy
+  /// CI machine). The default's own test is `acrossARestartTheWaitSoFarCounts`.
+  static let threshold = Duration.seconds(600)
 
   func messages(_ device: TestDevice, _ chat: ConversationID) async throws -> [Message] {
     let snapshot = try await device.engine.context.store.snapshot(chat, limit: 50)
@@ -19,10 +23,10 @@ struct EngineOutboxTests {
   }
 
   @Test func aMessageThatWaitedPastTheThresholdIsHeldNotSentThenSentOnRequest() async throws {
-    let p = try await Pair.make()
+    let p = try await Pair.make(staleSendAfter: Self.threshold)
     p.alice.network.isOnline = false
     let id = try await p.alice.messages.send("see you at noon", in: p.chat)
-    await p.world.advance(by: Self.day + .seconds(60))
+    await p.world.advance(by: Self.threshold + .seconds(60))
     p.alice.network.isOnline = true
     await p.world.settle()
     #expect(try await messages(p.alice, p.chat).first { $0.id == id }?.send == .stale)
@@ -38,10 +42,10 @@ struct EngineOutboxTests {
   }
 
   @Test func aMessageWithinTheThresholdIsSentAsUsual() async throws {
-    let p = try await Pair.make()
+    let p = try await Pair.make(staleSendAfter: Self.threshold)
     p.alice.network.isOnline = false
     _ = try await p.alice.messages.send("soon", in: p.chat)
-    await p.world.advance(by: .seconds(23 * 3600))
+    await p.world.advance(by: Self.threshold / 2)
     p.alice.network.isOnline = true
     await p.world.advance(by: .seconds(60))
     #expect(try await p.world.serverLog(p.chat, as: "bob").map(\.text) == ["soon"])
@@ -49,7 +53,7 @@ struct EngineOutboxTests {
   }
 
   @Test func thePhonesDateMovedADayForwardDoesNotMakeASendStale() async throws {
-    let p = try await Pair.make()
+    let p = try await Pair.make(staleSendAfter: Self.threshold)
     p.alice.network.isOnline = false
     _ = try await p.alice.messages.send("on my way", in: p.chat)
     await p.world.advance(by: .seconds(60))
@@ -61,11 +65,11 @@ struct EngineOutboxTests {
   }
 
   @Test func thePhonesDateMovedBackDoesNotKeepAStaleSendGoing() async throws {
-    let p = try await Pair.make()
+    let p = try await Pair.make(staleSendAfter: Self.threshold)
     p.alice.network.isOnline = false
     let id = try await p.alice.messages.send("old news", in: p.chat)
     p.world.clock.shiftWallClock(by: .zero - Self.day * 3)
-    await p.world.advance(by: Self.day + .seconds(60))
+    await p.world.advance(by: Self.threshold + .seconds(60))
     p.alice.network.isOnline = true
     await p.world.settle()
     #expect(try await messages(p.alice, p.chat).first { $0.id == id }?.send == .stale)
@@ -102,7 +106,7 @@ struct EngineOutboxTests {
   }
 
   @Test func theOutboxShowsAttemptsTheLastErrorAndTheNextAttempt() async throws {
-    let p = try await Pair.make()
+    let p = try await Pair.make(staleSendAfter: Self.threshold)
     let entries = Probe(p.alice.engine.outboxQueue.entries(), on: p.world.executor)
     p.alice.network.failNext(1, with: .status(503), where: .sends)
     let id = try await p.alice.messages.send("through a bad patch", in: p.chat)
@@ -122,10 +126,10 @@ struct EngineOutboxTests {
   }
 
   @Test func discardingAHeldMessageMeansItNeverReachesTheServer() async throws {
-    let p = try await Pair.make()
+    let p = try await Pair.make(staleSendAfter: Self.threshold)
     p.alice.network.isOnline = false
     let id = try await p.alice.messages.send("too late now", in: p.chat)
-    await p.world.advance(by: Self.day * 2)
+    await p.world.advance(by: Self.threshold * 2)
     p.alice.network.isOnline = true
     await p.world.settle()
     #expect(try await messages(p.alice, p.chat).first { $0.id == id }?.send == .stale)
@@ -144,13 +148,13 @@ struct EngineOutboxTests {
   /// discard put the row back in the outbox before finding the conversation read-only, and
   /// there it stayed, sending for ever, without "send now"; the simulation found it.)
   @Test func discardingAHeldMessageInAConversationILeftChangesNothing() async throws {
-    let p = try await Pair.make()
+    let p = try await Pair.make(staleSendAfter: Self.threshold)
     let group = try await p.alice.list.createConversation(
       title: "Hike", memberIDs: [UserID("bob")])
     await p.world.settle()
     p.bob.network.isOnline = false
     let id = try await p.bob.messages.send("too late now", in: group)
-    await p.world.advance(by: Self.day * 2)
+    await p.world.advance(by: Self.threshold * 2)
     try await p.alice.list.changeMembers(in: group, add: [], remove: [UserID("bob")])
     p.bob.network.isOnline = true
     await p.world.advance(by: .seconds(60))

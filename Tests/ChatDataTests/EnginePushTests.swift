@@ -8,7 +8,7 @@ import Testing
 
 /// Seed 003's background: pushes handled with a bounded sync, the token registered, the
 /// socket closed in the background, and long poll on a network that blocks WebSockets.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EnginePushTests {
   func payload(_ conversation: ConversationID, _ sequence: Int) -> PushPayload {
     PushPayload(

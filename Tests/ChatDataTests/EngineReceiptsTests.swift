@@ -7,7 +7,7 @@ import Testing
 
 @testable import ChatData
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EngineReceiptsTests {
   @Test func ticksStayUnknownUntilReceiptsLoadNeverNotDelivered() async throws {
     // Bob's phone stays off, so no receipt event arrives either.

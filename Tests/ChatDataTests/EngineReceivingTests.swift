@@ -5,7 +5,7 @@ import Testing
 
 @testable import ChatData
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EngineReceivingTests {
   @Test func openingShowsTheStoredRowsBeforeAnyNetworkAnswer() async throws {
     let p = try await Pair.make()

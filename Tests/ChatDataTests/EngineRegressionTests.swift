@@ -9,7 +9,7 @@ import Testing
 @testable import ChatData
 
 /// Regressions for bugs a review found, each reproduced before its fix.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EngineRegressionTests {
   /// A device in `world` whose HTTP goes through `wrap` and its socket through `live`.
   static func device(

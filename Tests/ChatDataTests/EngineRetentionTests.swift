@@ -11,7 +11,7 @@ import Testing
 /// and newest rows and a consistent search index, remembers where local history begins (so
 /// paging back asks the server), and a search on a pruned device says it may be incomplete
 /// while the server's search finds the old message.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EngineRetentionTests {
   /// alice holds bob's messages 1…`count` of `p.chat` ("message n"), all read unless
   /// `readUpTo` says otherwise.

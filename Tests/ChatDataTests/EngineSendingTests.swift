@@ -7,7 +7,7 @@ import Testing
 
 @testable import ChatData
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct EngineSendingTests {
   @Test func sendShowsTheBubbleAtOnceAsSendingThenSentWithTheServersSequence() async throws {
     let p = try await Pair.make()

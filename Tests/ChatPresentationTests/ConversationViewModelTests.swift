@@ -6,7 +6,7 @@ import Support
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct ConversationViewModelTests {
   let me = UserID("alice")
   let bob = UserID("bob")
@@ -297,7 +297,7 @@ struct ConversationViewModelTests {
 }
 
 @MainActor
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct ConversationListViewModelTests {
   let me = UserID("alice")
   let utc = TimeFormatter(

@@ -3,7 +3,7 @@ import Observation
 import Testing
 
 @MainActor
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct WaitUntilTests {
   @MainActor @Observable
   final class Counter {

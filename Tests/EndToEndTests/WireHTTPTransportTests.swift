@@ -10,7 +10,7 @@ import Wire
 
 /// The engine's Linux transport over Wire's HTTP client: what it writes, which URLs it refuses,
 /// and how it maps failures to the engine's two classes.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(3)))
 struct WireHTTPTransportTests {
   @Test func otherSchemesAndPartsAreRefusedClearly() throws {
     _ = try WireHTTPTransport(baseURL: URL(string: "https://chat.example:8443/api")!)
