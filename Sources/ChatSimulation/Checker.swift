@@ -106,6 +106,14 @@ final class Checker: @unchecked Sendable {
   private var shown: [DeviceMessage: Shown] = [:]
   /// Retry taps not yet answered by a failed message going back to the clock.
   private var retryTaps: [DeviceMessage: Int] = [:]
+
+  /// Uses up one of the user's taps on `key` (retry, send now): true when there was one, so
+  /// the move back to sending was asked for.
+  private static func takeTap(_ taps: inout [DeviceMessage: Int], _ key: DeviceMessage) -> Bool {
+    guard let count = taps[key], count > 0 else { return false }
+    taps[key] = count - 1
+    return true
+  }
   /// Every message a retry was ever tapped for (a tap sends it to the back of its queue), or
   /// that was ever held (its outbox went on without it; "send now" puts it at the back).
   var everRetried: Set<DeviceMessage> = []
@@ -315,17 +323,13 @@ final class Checker: @unchecked Sendable {
       } else if old == .notSent, new == .clock, !message.isDeleted {
         // A discard that turns a held message whose post had started into a tombstone sends
         // it (then its delete) on: that one shows the clock deleted.
-        if let taps = sendNowTaps[key], taps > 0 {
-          sendNowTaps[key] = taps - 1
-        } else {
+        if !Self.takeTap(&sendNowTaps, key) {
           report(
             .sentStale, "\(place): \(message.id) went from not sent to sending untapped",
             keys: [message.id.rawValue])
         }
       } else if old == .failed, new == .clock {
-        if let taps = retryTaps[key], taps > 0 {
-          retryTaps[key] = taps - 1
-        } else {
+        if !Self.takeTap(&retryTaps, key) {
           report(
             .receiptBackwards, "\(place): \(message.id) went from failed to sending untapped",
             keys: [message.id.rawValue])
