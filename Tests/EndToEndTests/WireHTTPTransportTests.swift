@@ -28,14 +28,19 @@ struct WireHTTPTransportTests {
   }
 
   @Test func thePrefixTheQueryAndTheHeadersReachTheServerAsWritten() async throws {
-    let server = HTTPServer(configuration: .init(port: 0, loopCount: 1)) { request in
+    // 60 s on both sides: hang guards, not timings (at the start of a CI run every suite starts
+    // at once on two cores; the default 15 s once passed before the server answered).
+    var configuration = HTTPServer.Configuration(port: 0, loopCount: 1)
+    configuration.headerTimeout = .seconds(60)
+    let server = HTTPServer(configuration: configuration) { request in
       var seen = "\(request.method) \(request.path)"
       for item in request.queryItems { seen += " [\(item.name)=\(item.value)]" }
       seen += " auth=\(request.headers["Authorization"] ?? "-") body=\(request.bodyText)"
       return .text(seen)
     }
     let port = try server.start()
-    let transport = try WireHTTPTransport(baseURL: URL(string: "http://127.0.0.1:\(port)/api/")!)
+    let transport = try WireHTTPTransport(
+      baseURL: URL(string: "http://127.0.0.1:\(port)/api/")!, timeout: .seconds(60))
     let response = try await transport.send(
       APIRequest(
         method: "POST", path: "/v1/conversations/c1/messages",
