@@ -173,6 +173,13 @@ public final class Database {
     try statement(sql).query(values, capacity: capacity, map)
   }
 
+  /// Runs a query and hands each row to `body`.
+  public func forEachRow(
+    _ sql: String, _ values: any SQLBindable..., body: (Row) throws -> Void
+  ) throws {
+    try statement(sql).forEachRow(values, body)
+  }
+
   /// Runs a query with an array of parameters and maps each row.
   public func query<T>(
     _ sql: String, values: [any SQLBindable], map: (Row) throws -> T

@@ -89,6 +89,16 @@ public final class Statement {
     }
     return result
   }
+
+  /// Runs the statement and hands every row to `body`, for a caller that builds its own
+  /// result (in place, without an array of mapped rows in between).
+  public func forEachRow(_ values: [any SQLBindable] = [], _ body: (Row) throws -> Void) throws {
+    try bind(values)
+    defer { sqlite3_reset(handle) }
+    while try step() {
+      try body(Row(statement: self))
+    }
+  }
 }
 
 /// The current row of a statement, valid only inside the closure that received it.

@@ -25,6 +25,15 @@ extension MessageStore {
     synced_up_to, history_floor, membership, visible, muted_until
     """
 
+  /// How many columns `conversationColumns` names (what a query selects after them starts
+  /// here).
+  static let conversationColumnCount = conversationColumns.split(separator: ",").count
+
+  /// `conversationColumns`, each named with its table (for a query that joins another).
+  static let qualifiedConversationColumns = conversationColumns.split(separator: ",")
+    .map { "conversations." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    .joined(separator: ", ")
+
   static func conversationRecord(_ row: Row) -> ConversationRecord? {
     guard let id = ConversationID(rawValue: row.string(0)) else { return nil }
     let members = row.string(2).split(separator: ",").compactMap { UserID(rawValue: String($0)) }

@@ -25,64 +25,105 @@ extension MessageStore {
     -> ConversationSnapshot
   {
     try read { db in
-      let record =
-        try db.query(
-          "SELECT \(Self.conversationColumns) FROM conversations WHERE id = ?",
-          conversation.rawValue
-        ) { Self.conversationRecord($0) }.first ?? nil
+      let head = try db.query(Self.snapshotHeadSQL, conversation.rawValue) {
+        SnapshotHead(row: $0)
+      }.first
+      let record = head?.conversation
       let floor = record?.historyFloor ?? 0
       // One row more than the window: whether any held row lies below it. (Counting them walked
       // every row of the conversation: milliseconds at 100,000 messages, on every change; a
-      // second query for one row cost more than the row.)
-      var newestFirst = try db.query(
-        Self.windowSQL, conversation.rawValue, floor, limit + 1, capacity: limit + 1
-      ) { Self.messageRecord($0, in: conversation) }
-      let hasOlder = newestFirst.count > limit
-      if hasOlder { newestFirst.removeLast() }
-      // Oldest first, each record moved (popped), not copied: the records are large, and
-      // copying them (`reversed`, `compactMap`) showed in B2's profile.
+      // second query for one row cost more than the row.) Each record is built in place, then
+      // moved (popped) into oldest-first order: the records are large, and copying them
+      // (`reversed`, `reverse`, `compactMap`) showed in B2's profile.
+      var newestFirst: [MessageRecord] = []
+      newestFirst.reserveCapacity(limit)
+      var held = 0
+      try db.forEachRow(Self.windowSQL, conversation.rawValue, floor, limit + 1) { row in
+        held += 1
+        if held <= limit, let record = Self.messageRecord(row, in: conversation) {
+          newestFirst.append(record)
+        }
+      }
+      let hasOlder = held > limit
       var messages: [MessageRecord] = []
       messages.reserveCapacity(newestFirst.count + 4)
-      while let row = newestFirst.popLast() {
-        if let record = row { messages.append(record) }
+      while let record = newestFirst.popLast() { messages.append(record) }
+      if head?.hasUnsent ?? true {
+        messages += try db.query(
+          """
+          SELECT \(Self.messageColumns) FROM messages
+          WHERE conversation_id = ? AND sequence IS NULL AND kind = 'message' ORDER BY client_id
+          """, conversation.rawValue
+        ) { Self.messageRecord($0, in: conversation) }.compactMap { $0 }
       }
-      messages += try db.query(
-        """
-        SELECT \(Self.messageColumns) FROM messages
-        WHERE conversation_id = ? AND sequence IS NULL AND kind = 'message' ORDER BY client_id
-        """, conversation.rawValue
-      ) { Self.messageRecord($0, in: conversation) }.compactMap { $0 }
-      let receipts = try Self.receipts(conversation, db: db)
+      let receipts = try head.map(\.receipts) ?? Self.receipts(conversation, db: db)
       // "Read by N of M" is for groups only: a one-to-one conversation reads no more.
       var memberReceipts: [MemberReceiptRecord] = []
       var joinedAt: [UserID: Int] = [:]
-      if let members = record?.memberIDs, members.count > 2 {
-        memberReceipts = try db.query(
-          """
-          SELECT user_id, delivered_up_to, read_up_to FROM member_receipts
-          WHERE conversation_id = ? ORDER BY user_id
-          """, conversation.rawValue
-        ) { row in
-          UserID(rawValue: row.string(0)).map {
-            MemberReceiptRecord(userID: $0, deliveredUpTo: row.int(1), readUpTo: row.int(2))
-          }
-        }.compactMap { $0 }.filter { members.contains($0.userID) }
-        // From the members items alone (`messages_members`), not the whole conversation.
-        try db.query(
-          """
-          SELECT added, sequence FROM messages INDEXED BY messages_members
-          WHERE conversation_id = ? AND kind = 'members' AND added != '' ORDER BY sequence
-          """, conversation.rawValue
-        ) { row in
-          for user in row.string(0).split(separator: ",") {
-            if let id = UserID(rawValue: String(user)) { joinedAt[id] = row.int(1) }
-          }
-        }
+      if let head, let members = record?.memberIDs, members.count > 2 {
+        memberReceipts = head.memberReceipts.filter { members.contains($0.userID) }
+        joinedAt = head.joinedAt
       }
       return ConversationSnapshot(
         conversation: record, messages: messages, receipts: receipts,
         hasOlderHeld: hasOlder, memberReceipts: memberReceipts, joinedAt: joinedAt,
         mediaFolder: media)
+    }
+  }
+
+  /// What a snapshot reads besides its rows, in one statement (each statement run showed in
+  /// B2's profile): the conversation, my receipt numbers, whether I have unsent rows in it, and
+  /// for groups the members' receipt numbers and the members items that added someone.
+  /// `group_concat` promises no order, so each element carries what it is sorted by.
+  static let snapshotHeadSQL = """
+    SELECT \(qualifiedConversationColumns),
+      receipts.delivered_up_to, receipts.read_up_to,
+      EXISTS (SELECT 1 FROM messages
+              WHERE conversation_id = ?1 AND sequence IS NULL AND kind = 'message'),
+      (SELECT group_concat(user_id || ' ' || delivered_up_to || ' ' || read_up_to, ',')
+       FROM member_receipts WHERE conversation_id = ?1),
+      (SELECT group_concat(sequence || ' ' || added, ';') FROM messages INDEXED BY messages_members
+       WHERE conversation_id = ?1 AND kind = 'members' AND added != '')
+    FROM conversations LEFT JOIN receipts ON receipts.conversation_id = conversations.id
+    WHERE conversations.id = ?1
+    """
+
+  /// A row of `snapshotHeadSQL`.
+  private struct SnapshotHead {
+    var conversation: ConversationRecord?
+    var receipts: ReceiptsRecord?
+    var hasUnsent: Bool
+    /// By user ID.
+    var memberReceipts: [MemberReceiptRecord]
+    /// Each member added by a members item: the sequence of the latest one.
+    var joinedAt: [UserID: Int]
+
+    init(row: Row) {
+      conversation = MessageStore.conversationRecord(row)
+      let at = MessageStore.conversationColumnCount
+      receipts =
+        row.isNull(at) ? nil : ReceiptsRecord(deliveredUpTo: row.int(at), readUpTo: row.int(at + 1))
+      hasUnsent = row.int(at + 2) != 0
+      memberReceipts = (row.optionalString(at + 3) ?? "").split(separator: ",").compactMap {
+        let parts = $0.split(separator: " ")
+        guard parts.count == 3, let user = UserID(rawValue: String(parts[0])),
+          let delivered = Int(parts[1]), let read = Int(parts[2])
+        else { return nil }
+        return MemberReceiptRecord(userID: user, deliveredUpTo: delivered, readUpTo: read)
+      }.sorted { $0.userID < $1.userID }
+      let added = (row.optionalString(at + 4) ?? "").split(separator: ";").compactMap {
+        item -> (sequence: Int, users: Substring)? in
+        guard let space = item.firstIndex(of: " "), let sequence = Int(item[..<space]) else {
+          return nil
+        }
+        return (sequence, item[item.index(after: space)...])
+      }.sorted { $0.sequence < $1.sequence }
+      joinedAt = [:]
+      for item in added {
+        for user in item.users.split(separator: ",") {
+          if let id = UserID(rawValue: String(user)) { joinedAt[id] = item.sequence }
+        }
+      }
     }
   }
 
