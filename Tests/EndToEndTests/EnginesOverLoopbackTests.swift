@@ -99,7 +99,9 @@ struct EnginesOverLoopbackTests {
   }
 
   static func get(_ path: String, from server: LoopbackServer) async throws -> String {
-    let response = try await WireHTTPTransport(baseURL: server.baseURL, timeout: .seconds(60)).send(
+    let response = try await WireHTTPTransport(
+      baseURL: server.baseURL, timeout: .seconds(60), configuration: LoopbackServer.patientHTTP
+    ).send(
       APIRequest(method: "GET", path: path))
     #expect(response.status == 200)
     return String(decoding: response.body, as: UTF8.self)
@@ -108,7 +110,9 @@ struct EnginesOverLoopbackTests {
   static func post(_ path: String, _ body: String, to server: LoopbackServer) async throws
     -> [UInt8]
   {
-    let response = try await WireHTTPTransport(baseURL: server.baseURL, timeout: .seconds(60)).send(
+    let response = try await WireHTTPTransport(
+      baseURL: server.baseURL, timeout: .seconds(60), configuration: LoopbackServer.patientHTTP
+    ).send(
       APIRequest(
         method: "POST", path: path, headers: ["Content-Type": "application/json"],
         body: Array(body.utf8)))

@@ -40,7 +40,8 @@ struct WireHTTPTransportTests {
     }
     let port = try server.start()
     let transport = try WireHTTPTransport(
-      baseURL: URL(string: "http://127.0.0.1:\(port)/api/")!, timeout: .seconds(60))
+      baseURL: URL(string: "http://127.0.0.1:\(port)/api/")!, timeout: .seconds(60),
+      configuration: LoopbackServer.patientHTTP)
     let response = try await transport.send(
       APIRequest(
         method: "POST", path: "/v1/conversations/c1/messages",

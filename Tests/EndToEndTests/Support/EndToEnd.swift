@@ -7,6 +7,7 @@ import ChatTransports
 import Foundation
 import Support
 import Synchronization
+import Wire
 
 /// A reference server started in-process on a free loopback port, as `chat-server` starts it,
 /// with a temporary data folder and a clock the test can move forward.
@@ -37,6 +38,14 @@ final class LoopbackServer: Sendable {
   }
 
   var baseURL: URL { URL(string: server.url)! }
+
+  /// The HTTP client's settings for tests: a connect may take as long as the request's own
+  /// hang guard (the default 10 s is a timing a loaded CI machine does not keep).
+  static var patientHTTP: HTTPClient.Configuration {
+    var configuration = HTTPClient.Configuration()
+    configuration.connectTimeout = .seconds(60)
+    return configuration
+  }
   var liveURL: String { "ws://127.0.0.1:\(server.port)/v1/live" }
 
   /// A signed-in engine over the real transports, its database in the temporary folder.
@@ -71,8 +80,10 @@ final class LoopbackServer: Sendable {
     -> ChatEngine.Environment
   {
     // 30 s: hang guards, not timings. At the start of a CI run every suite starts at once on
-    // two cores, and one request of the first test has waited more than 10 s for the server.
-    let wire = try WireHTTPTransport(baseURL: baseURL, timeout: .seconds(30))
+    // two cores, and one request of the first test has waited more than 10 s for the server
+    // (and a connect, whose own limit is 10 s by default, once failed after 17 s of the run).
+    let wire = try WireHTTPTransport(
+      baseURL: baseURL, timeout: .seconds(30), configuration: Self.patientHTTP)
     var environment = ChatEngine.Environment(
       http: wire, live: WireLiveTransport(url: liveURL, connectTimeout: .seconds(30)))
     environment.objects = wrap(wire)
