@@ -30,7 +30,13 @@ struct EngineSendingTests {
   @Test func theBubbleKeepsItsIdentityFromSendingToRead() async throws {
     let p = try await Pair.make()
     let screen = p.watch(p.alice)
+    await p.world.settle()
+    // Held, so the screen sees the row while it is sending whatever the machine's load: without
+    // it the post could finish before the screen's first read (a CI run saw only "sent").
+    p.alice.network.hold()
     let id = try await p.alice.messages.send("on my way", in: p.chat)
+    await p.world.settle()
+    p.alice.network.release()
     await p.world.settle()
     p.bob.messages.markRead(upTo: 1, in: p.chat)
     // Receipt changes reach alice coalesced, at most one frame per 250 ms.
