@@ -143,13 +143,18 @@ def main():
             target = next(i for i, line in enumerate(titles) if line[2:].startswith("Sunday hike"))
             step = "Down" if target > selected else "Up"
             keys(*[step] * abs(target - selected), "Enter")
-            wait_for("carol's photo", lambda: "Photo · 1600×1067" in pane())
-            screen = pane(colors=True)
-            cells = [line for line in screen.splitlines() if line.count("▀") >= 10]
-            assert len(cells) >= 4, screen
+            # A frame of 24-bit colour cells is tens of kilobytes: the pty hands it to tmux in
+            # pieces, so a capture can land mid-frame. Wait for a whole photo, not the label.
+            def photo_rows():
+                screen = pane(colors=True)
+                if "Photo · 1600×1067" not in screen or "File · route.pdf" not in screen:
+                    return None
+                cells = [line for line in screen.splitlines() if line.count("▀") >= 10]
+                return cells if len(cells) >= 4 else None
+
+            cells = wait_for("carol's photo in at least four rows of half blocks", photo_rows)
             colours = set(re.findall(r"\x1b\[38;2;(\d+;\d+;\d+)m", "".join(cells)))
             assert len(colours) > 10, f"{len(colours)} colours"
-            assert "File · route.pdf" in pane()
 
         results.check("a photo is drawn in coloured half blocks, a document by its name",
                       photo_in_half_blocks)
