@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import Foundation
 import SQLite
@@ -102,6 +103,38 @@ import Testing
     #expect(try await f.store.requeue(a, sender: f.me, queuedAt: 0))
     #expect(try await f.store.unsent().map(\.clientID) == [b, c, a])
     #expect(try await f.store.requeue(b, sender: f.me, queuedAt: 0) == false)
+  }
+
+  /// "Send now" on a held photo keeps its completed upload: the post may have reached the
+  /// server already (its reply lost), and posted again with a new upload's key it differs
+  /// from what the server holds, a 409 that showed a sent message as failed (simulation seeds
+  /// 208 and 753 of `--retain-messages 5 --stale-after 45`). A retry after a refusal starts
+  /// the upload again: the upload may be what the server refused.
+  @Test func sendNowKeepsAHeldPhotosUploadAndARetryAfterARefusalStartsAgain() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation()
+    let (held, refused) = (StoreFixture.id(1), StoreFixture.id(2))
+    for (id, queuedAt) in [(held, 0.0), (refused, 5.0)] {
+      var photo = f.pending(id)
+      photo.media = Media(
+        key: "", kind: .image, contentType: "image/jpeg", byteCount: 3,
+        sha256: String(repeating: "a", count: 64), width: 1, height: 1, thumbnail: "/9j/")
+      try await f.store.insertPending(photo, queuedAt: queuedAt)
+      try await f.store.saveUploadCompleted(id, in: f.chat, sender: f.me, key: "key-\(id)")
+    }
+    let posting = try #require(try await f.store.startPosting(in: f.chat))
+    #expect(posting.record.clientID == held)
+    // The first waited too long: held before its second post
+    #expect(try await f.store.startPosting(in: f.chat, staleBefore: 1)?.record.clientID == refused)
+    try await f.store.markFailed(refused, sender: f.me, reason: "refused")
+    for id in [held, refused] {
+      #expect(try await f.store.requeue(id, sender: f.me, queuedAt: 10))
+    }
+
+    let kept = try #require(try await f.store.upload(of: held, in: f.chat, sender: f.me))
+    #expect(kept.done && kept.key == "key-\(held)" && kept.media.key == "key-\(held)")
+    let again = try #require(try await f.store.upload(of: refused, in: f.chat, sender: f.me))
+    #expect(!again.done && again.key == nil && again.media.key == "")
   }
 
   @Test func syncPositionAdvancesOverContiguousRowsAndReportsAGap() async throws {

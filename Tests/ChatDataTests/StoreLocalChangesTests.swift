@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import ChatTestSupport
 import Foundation
@@ -80,6 +81,41 @@ import Testing
     let next = try #require(try await f.store.startPosting(in: f.chat))
     #expect(next.record.kind == .delete)
     #expect(try await f.store.outboxCount() == 1)
+  }
+
+  /// My photo whose post started (its reply lost) deleted before the server answered: the
+  /// tombstone shows no media and its bytes go, but the post goes again with the media it
+  /// went with, since the server may hold it so (posted without, it was a 409); the server's
+  /// answer drops what was kept.
+  @Test func aDeletedPhotoWhosePostStartedIsPostedAgainWithItsMedia() async throws {
+    let f = try await StoreFixture.make()
+    try await f.addConversation()
+    let id = StoreFixture.id(1)
+    var photo = f.pending(id, text: "the view")
+    photo.media = Media(
+      key: "", kind: .image, contentType: "image/jpeg", byteCount: 3,
+      sha256: String(repeating: "a", count: 64), width: 1, height: 1, thumbnail: "/9j/")
+    try await f.store.insertPending(photo, queuedAt: 0)
+    _ = try #require(try await f.store.startPosting(in: f.chat))
+    try await f.store.saveUploadCompleted(id, in: f.chat, sender: f.me, key: "key-1")
+
+    let outcome = try await f.store.deleteOwn(
+      id, in: f.chat, sender: f.me, id: StoreFixture.id(101), at: Date())
+    #expect(outcome == .queued)
+    let snapshot = try await f.store.snapshot(f.chat, limit: 50)
+    let shown = RecordMapping.messages(snapshot, me: f.me)
+    #expect(shown.map(\.isDeleted) == [true] && shown.map(\.text) == [""])
+    #expect(shown.first?.media == nil, "a tombstone shows no media")
+    let again = try #require(try await f.store.startPosting(in: f.chat))
+    #expect(again.record.clientID == id && again.record.text == "the view")
+    let upload = try #require(try await f.store.upload(of: id, in: f.chat, sender: f.me))
+    #expect(upload.done && upload.media.key == "key-1")
+
+    var answer = f.serverMessage(1, from: f.me, text: "the view", id: id)
+    answer.media = upload.media
+    try await f.store.saveServerMessages([answer], in: f.chat, me: f.me)
+    #expect(try await f.store.upload(of: id, in: f.chat, sender: f.me) == nil)
+    #expect(try await f.store.snapshot(f.chat, limit: 50).messages.first?.isDeleted == true)
   }
 
   @Test func aChangeToAMessageThatIsNotMineOrIsGoneIsRefused() async throws {

@@ -475,6 +475,35 @@ import Testing
     #expect(discarded.violations == [])
   }
 
+  /// Failed to not sent (or back) is a tap whose clock no screen saw: allowed once per tap of
+  /// retry or "send now", and caught without one.
+  @Test func failedToNotSentNeedsATapWhoseClockWentUnseen() throws {
+    let id = MessageID(rawValue: Self.id1)!
+    let alices = SimDevice(name: "alice.phone", path: "/nonexistent", clockOffset: .zero)
+    func verdict(_ from: SendState, _ to: SendState, tap: (Scenario) -> Void) throws
+      -> [Violation.Invariant]
+    {
+      let s = try Scenario()
+      s.showUnsent(Self.id1, .sending)
+      s.showUnsent(Self.id1, from)
+      tap(s)
+      s.showUnsent(Self.id1, to)
+      return s.violations
+    }
+    let refused = SendState.failed(reason: "refused")
+    #expect(try verdict(refused, .stale) { _ in } == [.receiptBackwards])
+    #expect(try verdict(refused, .stale) { $0.checker.retryTapped(id, on: alices) } == [])
+    #expect(try verdict(.stale, refused) { _ in } == [.receiptBackwards])
+    #expect(try verdict(.stale, refused) { $0.checker.sendNowTapped(id, on: "alice.phone") } == [])
+    let twice = try Scenario()
+    twice.showUnsent(Self.id1, .sending)
+    twice.showUnsent(Self.id1, refused)
+    twice.checker.retryTapped(id, on: alices)
+    twice.showUnsent(Self.id1, .stale)
+    twice.showUnsent(Self.id1, refused)
+    #expect(twice.violations == [.receiptBackwards], "one tap, one unseen clock")
+  }
+
   /// A held message its user discarded may end as a tombstone, or nowhere, on the server;
   /// not as a message, unless the server refused its delete for good.
   @Test func aDiscardedMessageTheServerStillHoldsIsKept() throws {

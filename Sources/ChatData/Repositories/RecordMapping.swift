@@ -49,7 +49,8 @@ enum RecordMapping {
       receipt: receipt(for: record, receipts: receipts, me: me),
       editedAt: record.pendingEditedAt ?? record.editedAt, isDeleted: record.isDeleted,
       event: event(of: record), group: group,
-      media: record.media.map { media(of: record, $0, folder: mediaFolder) })
+      media: record.isDeleted
+        ? nil : record.media.map { media(of: record, $0, folder: mediaFolder) })
   }
 
   /// A message's media as the screen shows it: the thumbnail decoded, the bytes' path when
