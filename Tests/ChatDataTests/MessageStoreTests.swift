@@ -105,16 +105,18 @@ import Testing
     #expect(try await f.store.requeue(b, sender: f.me, queuedAt: 0) == false)
   }
 
-  /// "Send now" on a held photo keeps its completed upload: the post may have reached the
-  /// server already (its reply lost), and posted again with a new upload's key it differs
-  /// from what the server holds, a 409 that showed a sent message as failed (simulation seeds
-  /// 208 and 753 of `--retain-messages 5 --stale-after 45`). A retry after a refusal starts
-  /// the upload again: the upload may be what the server refused.
-  @Test func sendNowKeepsAHeldPhotosUploadAndARetryAfterARefusalStartsAgain() async throws {
+  /// "Send now" on a held photo whose post had started keeps its completed upload: that post
+  /// may have reached the server (its reply lost), and posted again with a new upload's key it
+  /// differs from what the server holds, a 409 that showed a sent message as failed
+  /// (simulation seeds 208 and 753 of `--retain-messages 5 --stale-after 45`). Any other
+  /// retry starts the upload again: the upload may be what the server refused, or swept.
+  @Test func sendNowKeepsTheUploadOfAHeldPhotoWhosePostStartedOnly() async throws {
     let f = try await StoreFixture.make()
     try await f.addConversation()
-    let (held, refused) = (StoreFixture.id(1), StoreFixture.id(2))
-    for (id, queuedAt) in [(held, 0.0), (refused, 5.0)] {
+    let (posted, refused, neverPosted) = (
+      StoreFixture.id(1), StoreFixture.id(2), StoreFixture.id(3)
+    )
+    for (id, queuedAt) in [(posted, 0.0), (refused, 5.0), (neverPosted, 50.0)] {
       var photo = f.pending(id)
       photo.media = Media(
         key: "", kind: .image, contentType: "image/jpeg", byteCount: 3,
@@ -122,19 +124,21 @@ import Testing
       try await f.store.insertPending(photo, queuedAt: queuedAt)
       try await f.store.saveUploadCompleted(id, in: f.chat, sender: f.me, key: "key-\(id)")
     }
-    let posting = try #require(try await f.store.startPosting(in: f.chat))
-    #expect(posting.record.clientID == held)
-    // The first waited too long: held before its second post
+    #expect(try await f.store.startPosting(in: f.chat)?.record.clientID == posted)
+    // It waited too long before its second post: held
     #expect(try await f.store.startPosting(in: f.chat, staleBefore: 1)?.record.clientID == refused)
     try await f.store.markFailed(refused, sender: f.me, reason: "refused")
-    for id in [held, refused] {
-      #expect(try await f.store.requeue(id, sender: f.me, queuedAt: 10))
+    #expect(try await f.store.startPosting(in: f.chat, staleBefore: 100) == nil)
+    for id in [posted, refused, neverPosted] {
+      #expect(try await f.store.requeue(id, sender: f.me, queuedAt: 200))
     }
 
-    let kept = try #require(try await f.store.upload(of: held, in: f.chat, sender: f.me))
-    #expect(kept.done && kept.key == "key-\(held)" && kept.media.key == "key-\(held)")
-    let again = try #require(try await f.store.upload(of: refused, in: f.chat, sender: f.me))
-    #expect(!again.done && again.key == nil && again.media.key == "")
+    let kept = try #require(try await f.store.upload(of: posted, in: f.chat, sender: f.me))
+    #expect(kept.done && kept.key == "key-\(posted)" && kept.media.key == "key-\(posted)")
+    for id in [refused, neverPosted] {
+      let again = try #require(try await f.store.upload(of: id, in: f.chat, sender: f.me))
+      #expect(!again.done && again.key == nil && again.media.key == "", "\(id)")
+    }
   }
 
   @Test func syncPositionAdvancesOverContiguousRowsAndReportsAGap() async throws {

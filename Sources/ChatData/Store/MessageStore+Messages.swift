@@ -278,21 +278,23 @@ extension MessageStore {
   /// A tapped retry: a failed (or stale) message goes back to sending, at the back of the
   /// queue, with the same ID, its age counted from `queuedAt` (the user asked for it now).
   /// Returns false when the message is neither (already sent, or still queued).
-  /// A delete sent again erases its message at once, as when it was first made. A failed
-  /// message with media uploads again from the start (the upload may be what the server
-  /// refused); a stale one keeps its upload, as it keeps the body of a post that started: that
-  /// post may have reached the server, and one with another upload's key is a 409.
+  /// A delete sent again erases its message at once, as when it was first made. A message with
+  /// media uploads again from the start (the upload may be what the server refused, or swept:
+  /// unused for a day), except a stale one whose post had started: it keeps its upload, as it
+  /// keeps that post's body, since the post may have reached the server, and sent again with
+  /// another upload's key it is a 409.
   func requeue(_ id: MessageID, sender: UserID, queuedAt: Double) throws(StoreError) -> Bool {
     let requeued = try write { db in
-      // SET's expressions all read the row as it was, so `state = 2` is "it had failed".
+      // SET's expressions all read the row as it was.
+      let keep = "state = 3 AND posted_text IS NOT NULL"
       let rows = try db.query(
         """
         UPDATE messages SET state = 0, failure = NULL,
           outbox_position = \(Self.nextOutboxPosition),
-          upload_key = CASE WHEN state = 2 THEN NULL ELSE upload_key END,
-          upload_sent = CASE WHEN state = 2 THEN 0 ELSE upload_sent END,
-          upload_done = CASE WHEN state = 2 THEN 0 ELSE upload_done END,
-          media = CASE WHEN media IS NULL OR state <> 2 THEN media
+          upload_key = CASE WHEN \(keep) THEN upload_key END,
+          upload_sent = CASE WHEN \(keep) THEN upload_sent ELSE 0 END,
+          upload_done = CASE WHEN \(keep) THEN upload_done ELSE 0 END,
+          media = CASE WHEN media IS NULL OR \(keep) THEN media
             ELSE json_set(media, '$.key', '') END,
           queued_elapsed = ?, send_attempts = 0, last_error = NULL, next_attempt_at = NULL
         WHERE client_id = ? AND sender_id = ? AND state IN (2, 3) AND sequence IS NULL
