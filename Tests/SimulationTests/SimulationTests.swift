@@ -74,6 +74,18 @@ struct SimulationTests {
     #expect(summary.stale.discarded > 0, "nobody discarded")
   }
 
+  /// The seeds of the 1000-seed run with a window of 5 and stale after 45 s that broke
+  /// receipt-backwards: a held photo posted again with a new upload, or without its media
+  /// after a discard, was a 409 that showed it failed though the server held it (208, 753);
+  /// a tapped retry or send now whose clock no screen saw (596, 661, 716).
+  @Test func theSeedsWhereAHeldPhotoWasPostedAgainPass() async throws {
+    var options = SimulationOptions(profile: .quick, keepsTrace: false)
+    options.retainMessages = 5
+    options.staleAfter = .seconds(45)
+    let summary = await Self.runClean(seeds: [208, 596, 661, 716, 753], options)
+    #expect(summary.stale.sentNow > 0 && summary.stale.discarded > 0)
+  }
+
   /// Runs `seeds` with `options`; records each failure's report (replayed with its trace).
   private static func runClean(seeds: [UInt64], _ options: SimulationOptions) async
     -> RunSummary
