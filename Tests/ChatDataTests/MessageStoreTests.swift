@@ -1,4 +1,3 @@
-import ChatAPI
 import ChatDomain
 import Foundation
 import SQLite
@@ -117,12 +116,7 @@ import Testing
       StoreFixture.id(1), StoreFixture.id(2), StoreFixture.id(3)
     )
     for (id, queuedAt) in [(posted, 0.0), (refused, 5.0), (neverPosted, 50.0)] {
-      var photo = f.pending(id)
-      photo.media = Media(
-        key: "", kind: .image, contentType: "image/jpeg", byteCount: 3,
-        sha256: String(repeating: "a", count: 64), width: 1, height: 1, thumbnail: "/9j/")
-      try await f.store.insertPending(photo, queuedAt: queuedAt)
-      try await f.store.saveUploadCompleted(id, in: f.chat, sender: f.me, key: "key-\(id)")
+      try await f.pendingPhoto(id, queuedAt: queuedAt)
     }
     #expect(try await f.store.startPosting(in: f.chat)?.record.clientID == posted)
     // It waited too long before its second post: held

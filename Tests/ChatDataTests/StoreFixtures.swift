@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import Foundation
 import SQLite
@@ -56,6 +57,18 @@ final class StoreFixture {
     MessageRecord(
       conversationID: chat, clientID: id, senderID: me, serverID: nil, text: text, sequence: nil,
       sentAt: Date(timeIntervalSince1970: 5_000), state: .sending, failure: nil)
+  }
+
+  /// My unsent photo `id`, its upload completed with key `key-<id>` (the post can go).
+  func pendingPhoto(_ id: MessageID, text: String = "on my way", queuedAt: Double = 0)
+    async throws
+  {
+    var photo = pending(id, text: text)
+    photo.media = Media(
+      key: "", kind: .image, contentType: "image/jpeg", byteCount: 3,
+      sha256: String(repeating: "a", count: 64), width: 1, height: 1, thumbnail: "/9j/")
+    try await store.insertPending(photo, queuedAt: queuedAt)
+    try await store.saveUploadCompleted(id, in: chat, sender: me, key: "key-\(id)")
   }
 
   /// A deterministic UUIDv7-shaped ID whose order follows `n`.

@@ -1,4 +1,3 @@
-import ChatAPI
 import ChatDomain
 import ChatTestSupport
 import Foundation
@@ -86,18 +85,14 @@ import Testing
   /// My photo whose post started (its reply lost) deleted before the server answered: the
   /// tombstone shows no media and its bytes go, but the post goes again with the media it
   /// went with, since the server may hold it so (posted without, it was a 409); the server's
-  /// answer drops what was kept.
-  @Test func aDeletedPhotoWhosePostStartedIsPostedAgainWithItsMedia() async throws {
+  /// answer, accepted or refused, drops what was kept.
+  @Test(arguments: [true, false])
+  func aDeletedPhotoWhosePostStartedIsPostedAgainWithItsMedia(accepted: Bool) async throws {
     let f = try await StoreFixture.make()
     try await f.addConversation()
     let id = StoreFixture.id(1)
-    var photo = f.pending(id, text: "the view")
-    photo.media = Media(
-      key: "", kind: .image, contentType: "image/jpeg", byteCount: 3,
-      sha256: String(repeating: "a", count: 64), width: 1, height: 1, thumbnail: "/9j/")
-    try await f.store.insertPending(photo, queuedAt: 0)
+    try await f.pendingPhoto(id, text: "the view")
     _ = try #require(try await f.store.startPosting(in: f.chat))
-    try await f.store.saveUploadCompleted(id, in: f.chat, sender: f.me, key: "key-1")
 
     let outcome = try await f.store.deleteOwn(
       id, in: f.chat, sender: f.me, id: StoreFixture.id(101), at: Date())
@@ -109,11 +104,15 @@ import Testing
     let again = try #require(try await f.store.startPosting(in: f.chat))
     #expect(again.record.clientID == id && again.record.text == "the view")
     let upload = try #require(try await f.store.upload(of: id, in: f.chat, sender: f.me))
-    #expect(upload.done && upload.media.key == "key-1")
+    #expect(upload.done && upload.media.key == "key-\(id)")
 
-    var answer = f.serverMessage(1, from: f.me, text: "the view", id: id)
-    answer.media = upload.media
-    try await f.store.saveServerMessages([answer], in: f.chat, me: f.me)
+    if accepted {
+      var answer = f.serverMessage(1, from: f.me, text: "the view", id: id)
+      answer.media = upload.media
+      try await f.store.saveServerMessages([answer], in: f.chat, me: f.me)
+    } else {
+      try await f.store.markFailed(id, sender: f.me, reason: "refused")
+    }
     #expect(try await f.store.upload(of: id, in: f.chat, sender: f.me) == nil)
     #expect(try await f.store.snapshot(f.chat, limit: 50).messages.first?.isDeleted == true)
   }

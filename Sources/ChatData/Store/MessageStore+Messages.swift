@@ -285,8 +285,9 @@ extension MessageStore {
   /// another upload's key it is a 409.
   func requeue(_ id: MessageID, sender: UserID, queuedAt: Double) throws(StoreError) -> Bool {
     let requeued = try write { db in
-      // SET's expressions all read the row as it was.
-      let keep = "state = 3 AND posted_text IS NOT NULL"
+      // SET's expressions all read the row as it was; a refused row's post mark is gone
+      // (`markFailed`), so only a stale one may keep it.
+      let keep = "posted_text IS NOT NULL"
       let rows = try db.query(
         """
         UPDATE messages SET state = 0, failure = NULL,
