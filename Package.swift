@@ -31,6 +31,11 @@ let package = Package(
     .systemLibrary(
       name: "CTLS", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CEpoll"),
+    // OpenSSL started before `main` without its exit-time clean-up, so a process that exits
+    // while a thread is in a handshake does not crash (lifetime.c). Linked by every user of
+    // OpenSSL.
+    .target(
+      name: "CCryptoLifetime", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
     .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
     // Support with no chat meaning: time, randomness, logging, the retry policy, a lock.
@@ -59,7 +64,8 @@ let package = Package(
 
     // Network.
     .target(
-      name: "Wire", dependencies: ["CEpoll", "CCrypto", "CTLS"], swiftSettings: engineSettings),
+      name: "Wire", dependencies: ["CEpoll", "CCrypto", "CCryptoLifetime", "CTLS"],
+      swiftSettings: engineSettings),
 
     // The engine's transports built on Wire, for Linux (an Apple app plugs in URLSession's and
     // its own WebSocket instead).
@@ -69,7 +75,8 @@ let package = Package(
       swiftSettings: engineSettings),
 
     // The server side's digests and MACs (OpenSSL's libcrypto): tokens, refresh tokens, SigV4.
-    .target(name: "Hashing", dependencies: ["CCrypto"], swiftSettings: engineSettings),
+    .target(
+      name: "Hashing", dependencies: ["CCrypto", "CCryptoLifetime"], swiftSettings: engineSettings),
 
     // S3-compatible object storage for media: AWS Signature V4 (presigned URLs, checked) and
     // the server's built-in store (a folder, served over S3's REST API on Wire).

@@ -13,6 +13,7 @@ struct WirePeer: ParsableCommand {
     discussion: "Prints one line per event on standard output, so a script can follow it.",
     subcommands: [
       ServerCommand.self, ClientCommand.self, ClientCasesCommand.self, HTTPClientCommand.self,
+      ExitDuringHandshakesCommand.self,
     ])
 }
 
