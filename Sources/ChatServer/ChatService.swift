@@ -141,7 +141,7 @@ public actor ChatService {
     case .metrics:
       let page = metrics.render(
         liveSubscriptionsOpen: hub.openCount, longPollsHeld: longPolls.heldCount,
-        store: await store.statistics)
+        store: await store.reportedStatistics())
       return .text(200, page, contentType: "text/plain; version=0.0.4; charset=utf-8")
     case .devLogin:
       guard configuration.devMode else { throw .unknownRoute }

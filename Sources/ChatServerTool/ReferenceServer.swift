@@ -27,7 +27,8 @@ public final class ReferenceServer: Sendable {
   let s3Client: S3Client?
   /// The webhook push gateway, when `--push-webhook` named one.
   let pushGateway: WebhookPushGateway?
-  /// The hourly media sweep, while media is served.
+  /// The upkeep loop: the hourly media sweep, while media is served, and on PostgreSQL the
+  /// VACUUM of what deletes and edits left, every minute.
   private let sweeper: Task<Void, Never>?
   private let serviceExecutor: ThreadExecutor
   private let storeExecutor: ThreadExecutor
@@ -130,14 +131,21 @@ public final class ReferenceServer: Sendable {
       random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log, media: media,
       pushGateway: pushGateway, relay: relay)
     relay?.start(delivering: service)
-    // Media past the retention, and uploads never used, go once an hour.
+    // Upkeep: on PostgreSQL what deletes and edits left in the tables is vacuumed every
+    // minute (SQLite erases it right after each write); media past the retention, and uploads
+    // never used, go once an hour.
     let sweeper =
-      media == nil
+      media == nil && options.database == nil
       ? nil
       : Task {
+        var lastSweep: Timestamp?
         while !Task.isCancelled {
-          await service.sweepMedia(at: clock.now())
-          try? await clock.sleep(for: .seconds(3600))
+          await store.vacuumIfOwed()
+          if media != nil, lastSweep.map({ clock.now() - $0 >= .seconds(3600) }) ?? true {
+            await service.sweepMedia(at: clock.now())
+            lastSweep = clock.now()
+          }
+          try? await clock.sleep(for: .seconds(60))
         }
       }
     var http = HTTPServer.Configuration(host: options.host, port: options.port)

@@ -114,14 +114,34 @@ public final class Database {
     Glibc.close(fd)
   }
 
+  /// A database file and its companions, as SQLite names them (whether they exist or not).
+  public static func files(at path: String) -> [String] {
+    ["", "-wal", "-shm", "-journal"].map { path + $0 }
+  }
+
   /// Deletes a database file and its `-wal` and `-shm` companions. Close it first.
   public static func deleteFiles(at path: String) throws {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-      let file = path + suffix
-      if FileManager.default.fileExists(atPath: file) {
-        try FileManager.default.removeItem(atPath: file)
+    for file in files(at: path) where FileManager.default.fileExists(atPath: file) {
+      try FileManager.default.removeItem(atPath: file)
+    }
+  }
+
+  /// How many times `bytes` occur in the database's files as they are on disk (the file, its
+  /// log, its journal): what an erasure must bring to zero, read the way `grep -a` reads them.
+  public static func occurrences(of bytes: some Collection<UInt8>, inFilesAt path: String)
+    -> Int
+  {
+    let needle = Data(bytes)
+    var count = 0
+    for file in files(at: path) {
+      guard let data = FileManager.default.contents(atPath: file) else { continue }
+      var start = data.startIndex
+      while let found = data.range(of: needle, in: start..<data.endIndex) {
+        count += 1
+        start = found.upperBound
       }
     }
+    return count
   }
 
   // MARK: - Statements

@@ -15,9 +15,11 @@ final class StoreFixture {
   let carol = UserID("carol")
   let chat = ConversationID("c1")
 
-  static func make(_ location: Database.Location = .memory) async throws -> StoreFixture {
+  static func make(_ location: Database.Location = .memory, knownBugs: KnownBugs = [])
+    async throws -> StoreFixture
+  {
     let executor = ThreadExecutor(name: "test.store")
-    let store = try await MessageStore.open(location, executor: executor)
+    let store = try await MessageStore.open(location, executor: executor, knownBugs: knownBugs)
     return StoreFixture(store: store, executor: executor)
   }
 

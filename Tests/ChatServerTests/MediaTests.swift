@@ -118,6 +118,61 @@ import Testing
     #expect(gone.status == 410)
   }
 
+  /// Issue 33: a deleted document leaves nothing of itself on the server: its bytes go at
+  /// once, its upload keeps no name, hash, size or type (only what the sweep needs: key, owner,
+  /// dates), no message names its key, and the next sweep after the day's grace removes the
+  /// upload whole.
+  @Test func aDeletedDocumentLeavesNoNameHashOrSizeBehind() async throws {
+    let storage = MemoryMediaStorage()
+    let server = try TestServer(media: storage)
+    let alice = try await server.login("alice")
+    let bytes: [UInt8] = Array("the tax return".utf8)
+    let sha = Hex.encode(Crypto.sha256(bytes))
+    let created = await server.request(
+      "POST", "/v1/media/uploads", token: alice.accessToken,
+      body: try TestJSON.encode([
+        "kind": "file", "contentType": "application/pdf", "byteCount": bytes.count,
+        "sha256": sha, "fileName": "tax-return-2026.pdf",
+      ]))
+    let key = try #require(created.object["mediaKey"] as? String)
+    let part = try #require((created.object["parts"] as? [[String: Any]])?.first)
+    storage.put(bytes, at: try #require(part["url"] as? String))
+    let completed = await server.request(
+      "POST", "/v1/media/uploads/\(key)/complete", token: alice.accessToken,
+      body: #"{"parts":[]}"#)
+    #expect(completed.status == 200)
+    let conversation = try await server.createConversation(by: alice, with: ["bob"])
+    let id = UUID().uuidString
+    let posted = await server.request(
+      "POST", "/v1/conversations/\(conversation)/messages", token: alice.accessToken,
+      body: try TestJSON.encode([
+        "clientMessageId": id, "text": "",
+        "media": [
+          "key": key, "kind": "file", "contentType": "application/pdf",
+          "byteCount": bytes.count, "sha256": sha, "fileName": "tax-return-2026.pdf",
+        ],
+      ]))
+    #expect(posted.status == 201, "\(posted.text)")
+    let upload = "SELECT content_type, byte_count, sha256, file_name FROM media_uploads"
+    #expect(
+      try await server.rows(upload).first
+        == [.text("application/pdf"), .integer(14), .text(sha), .text("tax-return-2026.pdf")])
+
+    let deleted = await server.request(
+      "POST", "/v1/conversations/\(conversation)/messages", token: alice.accessToken,
+      body: try TestJSON.encode([
+        "clientMessageId": UUID().uuidString, "kind": "delete", "target": id,
+      ]))
+    #expect(deleted.status == 201)
+    #expect(!storage.holds(key))
+    #expect(try await server.rows(upload).first == [.text(""), .integer(0), .text(""), .null])
+    let named = try await server.rows("SELECT count(*) FROM messages WHERE media_key IS NOT NULL")
+    #expect(named.first == [.integer(0)])
+    server.clock.shiftWallClock(by: .seconds(86_400 + 1))
+    #expect(await server.service.sweepMedia(at: server.clock.now()) == 1)
+    #expect(try await server.rows("SELECT count(*) FROM media_uploads").first == [.integer(0)])
+  }
+
   @Test func aStoreThatCannotBeReachedIsA503ToTryAgain() async throws {
     let storage = MemoryMediaStorage()
     let server = try TestServer(media: storage)

@@ -22,6 +22,10 @@
 ///   written offline arrive in the reverse order (`Outbox.postNext`).
 /// - `deleteKeepsSearchIndex`: a delete erases a message's text from its row but leaves its
 ///   words in the search index (`MessageStore.erase`).
+/// - `eraseLeavesIndexSegments`: the same bug one level down, in the file: the search indexes'
+///   older segments are never merged after a delete or an edit, so the replaced text stays in
+///   their pages (readable with `grep`) though no query finds it (`MessageStore+Erasure`). The
+///   trigram index of unspaced text kept it this way until issue 33.
 /// - `ignoreMyRemoval`: a members item that removes me changes the members but not where I
 ///   stand nor what I see, so the conversation stays writable here (`MessageStore.applyMembers`).
 /// - `trustDownloads`: a download is kept without checking its bytes against the sender's
@@ -44,6 +48,7 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let keepRefusedDelete = KnownBugs(rawValue: 1 << 7)
   package static let ignoreMyRemoval = KnownBugs(rawValue: 1 << 8)
   package static let trustDownloads = KnownBugs(rawValue: 1 << 9)
+  package static let eraseLeavesIndexSegments = KnownBugs(rawValue: 1 << 10)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: KnownBugs)] = [
@@ -52,6 +57,6 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
     ("stopOutboxAtFirst4xx", .stopOutboxAtFirst4xx), ("noRetryOfFailedSync", .noRetryOfFailedSync),
     ("postNewestFirst", .postNewestFirst), ("deleteKeepsSearchIndex", .deleteKeepsSearchIndex),
     ("keepRefusedDelete", .keepRefusedDelete), ("ignoreMyRemoval", .ignoreMyRemoval),
-    ("trustDownloads", .trustDownloads),
+    ("trustDownloads", .trustDownloads), ("eraseLeavesIndexSegments", .eraseLeavesIndexSegments),
   ]
 }

@@ -17,7 +17,7 @@ extension MessageStore {
         try db.execute("PRAGMA incremental_vacuum")
         freed = before - (try db.scalarInt("PRAGMA freelist_count") ?? 0)
       }
-      emptyWriteAheadLog()
+      SegmentEraser.checkpoint(db)
       return freed
     } catch {
       throw StoreError(error)

@@ -82,14 +82,15 @@ extension MessageStore {
 
   /// Deletes my message `target` for everyone. Unsent and not yet posted: its row goes, and
   /// the server never hears of it. Otherwise it turns a tombstone here at once (its text and
-  /// its edits' erased from the database and the search index in this transaction), and the
+  /// its edits' erased from the rows and the search index in this transaction, from the
+  /// index's pages by the erasure pass that follows), and the
   /// delete item `id` waits in the outbox behind it. Edits of it not yet posted are dropped;
   /// a post that has started keeps its body (`posted_text`) until the server answers it.
   func deleteOwn(
     _ target: MessageID, in conversation: ConversationID, sender: UserID, id: MessageID,
     at now: Date
   ) throws(StoreError) -> LocalChangeOutcome {
-    let outcome = try write { db -> LocalChangeOutcome in
+    try write { db -> LocalChangeOutcome in
       guard let message = try ownMessage(target, in: conversation, sender: sender, db: db) else {
         return .notFound
       }
@@ -111,11 +112,8 @@ extension MessageStore {
           .delete, of: target, in: conversation, sender: sender, text: "", id: id, at: now,
           restoring: nil, db: db)
       }
-      try Self.mergeSearchIndex(db)
       return message.changesInPlace ? .inPlace : .queued
     }
-    if outcome == .inPlace || outcome == .queued { emptyWriteAheadLog() }
-    return outcome
   }
 
   /// Discards my held (stale) message `target`, in one transaction: never posted, its row goes;

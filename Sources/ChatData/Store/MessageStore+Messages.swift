@@ -302,18 +302,15 @@ extension MessageStore {
         RETURNING conversation_id, kind, target
         """, queuedAt, id.rawValue, sender.rawValue
       ) { ($0.string(0), $0.string(1), $0.optionalString(2)) }
-      var erased = false
       for (conversation, kind, target) in rows {
         if kind == MessageRecord.Kind.delete.rawValue, let target {
-          erased = try erase(conversation, sender.rawValue, target, db: db) > 0 || erased
+          _ = try erase(conversation, sender.rawValue, target, db: db)
         }
         if let id = ConversationID(rawValue: conversation) { touch(id) }
       }
-      if erased { try Self.mergeSearchIndex(db) }
-      return (requeued: !rows.isEmpty, erased: erased)
+      return !rows.isEmpty
     }
-    if requeued.erased { emptyWriteAheadLog() }
-    return requeued.requeued
+    return requeued
   }
 
   // MARK: - Saving the server's messages
@@ -329,8 +326,7 @@ extension MessageStore {
   func saveServerMessages(
     _ messages: [MessageRecord], in conversation: ConversationID, me: UserID
   ) throws(StoreError) -> SaveOutcome {
-    var erased = false
-    let outcome = try write { db in
+    try write { db in
       var newest = 0
       var mineNewest = 0
       var clashes = 0
@@ -348,13 +344,10 @@ extension MessageStore {
           clashes += 1
           continue
         }
-        let applied = try apply(message, me: me, db: db)
-        changed += applied.changes
-        erased = erased || applied.erased
+        changed += try apply(message, me: me, db: db)
         newest = max(newest, sequence)
         if message.senderID == me { mineNewest = max(mineNewest, sequence) }
       }
-      if erased { try Self.mergeSearchIndex(db) }
       guard changed > 0 else {
         var outcome = try advanceSyncPosition(conversation, db: db)
         outcome.clashes = clashes
@@ -373,23 +366,6 @@ extension MessageStore {
       outcome.clashes = clashes
       return outcome
     }
-    if erased { emptyWriteAheadLog() }
-    return outcome
-  }
-
-  /// FTS5 keeps a deleted row's terms in older segments until they merge: merging them all
-  /// takes the erased words out of the index's pages (secure_delete zeroes the pages freed).
-  /// Run in the transaction that erased them.
-  static func mergeSearchIndex(_ db: Database) throws {
-    try db.execute("INSERT INTO message_search (message_search) VALUES ('optimize')")
-  }
-
-  /// After a delete: the write-ahead log's old page images still hold the erased text, so
-  /// they go into the database file (where secure_delete overwrote it) and the log is emptied.
-  /// Not possible inside a transaction; a failure leaves the log to SQLite's next checkpoint.
-  func emptyWriteAheadLog() {
-    guard !db.isInTransaction else { return }
-    try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
   }
 
   /// Inserts a server item, or turns the row with the same ID into it; a row that already is
@@ -428,11 +404,9 @@ extension MessageStore {
   /// state (edited later, or deleted) takes it; an edit replaces its message's text unless the
   /// message holds a later edit; a delete erases the text of the message and of its edits. A
   /// change can arrive before its message (out of order on the socket), so a message also
-  /// takes the changes already held for it. Returns the rows changed and whether text was
-  /// erased.
-  private func apply(_ item: MessageRecord, me: UserID, db: Database) throws
-    -> (changes: Int, erased: Bool)
-  {
+  /// takes the changes already held for it. Returns the rows changed. (What a change erases
+  /// leaves the search indexes' pages in a pass of `MessageStore+Erasure.swift`.)
+  private func apply(_ item: MessageRecord, me: UserID, db: Database) throws -> Int {
     let conversation = item.conversationID.rawValue
     let sender = item.senderID.rawValue
     switch item.kind {
@@ -454,15 +428,14 @@ extension MessageStore {
         """, conversation, sender, id
       ) { ($0.string(0), $0.string(1), Date(timeIntervalSince1970: $0.double(2))) }.first
       if item.isDeleted || held?.0 == "delete" {
-        let erasedRows = try erase(conversation, sender, id, db: db)
-        return (changes + erasedRows, erasedRows > 0)
+        return changes + (try erase(conversation, sender, id, db: db))
       }
       if let (_, text, at) = held {
         changes += try edit(conversation, sender, id, to: text, at: at, db: db)
       }
-      return (changes, false)
+      return changes
     case .edit:
-      guard let target = item.target?.rawValue else { return (0, false) }
+      guard let target = item.target?.rawValue else { return 0 }
       let changes = try edit(conversation, sender, target, to: item.text, at: item.sentAt, db: db)
       // The message is already a tombstone: the edit keeps no text either.
       try db.run(
@@ -471,19 +444,18 @@ extension MessageStore {
           AND text != '' AND EXISTS (SELECT 1 FROM messages WHERE conversation_id = ?
             AND sender_id = ? AND client_id = ? AND deleted = 1)
         """, conversation, sender, item.clientID.rawValue, conversation, sender, target)
-      return (changes + db.changes, db.changes > 0)
+      return changes + db.changes
     case .delete:
-      guard let target = item.target?.rawValue else { return (0, false) }
-      let erasedRows = try erase(conversation, sender, target, db: db)
-      return (erasedRows, erasedRows > 0)
+      guard let target = item.target?.rawValue else { return 0 }
+      return try erase(conversation, sender, target, db: db)
     case .members:
-      return (try applyMembers(item, me: me, db: db), false)
+      return try applyMembers(item, me: me, db: db)
     case .title:
-      guard let sequence = item.sequence, let title = item.title else { return (0, false) }
+      guard let sequence = item.sequence, let title = item.title else { return 0 }
       try db.run(
         "UPDATE conversations SET title = ?, title_as_of = ? WHERE id = ? AND title_as_of < ?",
         title, sequence, conversation, sequence)
-      return (db.changes, false)
+      return db.changes
     }
   }
 

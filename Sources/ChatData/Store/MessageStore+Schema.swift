@@ -224,6 +224,36 @@ extension MessageStore {
         CREATE INDEX messages_unsent ON messages (id) WHERE sequence IS NULL;
         """)
     }
+    // A delete erases every byte (issue 33): what the search indexes' older segments keep of
+    // a replaced or removed text is merged away by `SegmentEraser` passes, and the log's old
+    // pages emptied, owed by these triggers: a text replaced or blanked, a row with text or
+    // media gone, a media description (a file name) dropped, and the last copy of a text
+    // before my own edit or delete (`posted_text`, `restore_text`) let go once the server
+    // answered. A sent message letting go of `posted_text` (the same text) owes nothing.
+    // Owed once from the start: a file made before kept deleted text in the unspaced index's
+    // segments (it was never merged).
+    migrator.register("v10-erasure") { db in
+      try db.execute(
+        SegmentEraser.schema
+          + SegmentEraser.trigger(
+            "messages_text_erased", after: "UPDATE OF text", on: "messages",
+            when: "old.text != new.text")
+          + SegmentEraser.trigger(
+            "messages_media_erased", after: "UPDATE OF media", on: "messages",
+            when: "old.media IS NOT NULL AND new.media IS NULL")
+          + SegmentEraser.trigger(
+            "messages_posted_text_erased", after: "UPDATE OF posted_text", on: "messages",
+            when: "old.posted_text IS NOT NULL AND new.posted_text IS NULL"
+              + " AND old.posted_text != new.text")
+          + SegmentEraser.trigger(
+            "messages_restore_text_erased", after: "UPDATE OF restore_text", on: "messages",
+            when: "old.restore_text IS NOT NULL AND new.restore_text IS NULL"
+              + " AND old.restore_text != new.text")
+          + SegmentEraser.trigger(
+            "messages_erased", after: "DELETE", on: "messages",
+            when: "old.text != '' OR old.media IS NOT NULL"))
+      try db.execute("UPDATE erasure SET owed = 1")
+    }
     return migrator
   }
 }

@@ -34,6 +34,10 @@ actor MessageStore {
   let knownBugs: KnownBugs
   /// Where media bytes go (`MediaFolder`): beside a database file; nil in memory.
   let media: MediaFolder?
+  /// Takes deleted and replaced text out of the search indexes' pages, a step at a time
+  /// (`MessageStore+Erasure.swift`), and its task while a pass runs.
+  var eraser = SegmentEraser(indexes: ["message_search", "message_search_unspaced"])
+  var erasing: Task<Void, Never>?
 
   private init(
     db: Database, executor: any SerialTaskExecutor, knownBugs: KnownBugs, media: MediaFolder?
@@ -56,8 +60,10 @@ actor MessageStore {
         // A delete is real (API.md Part 2): what SQLite frees is overwritten, not left behind.
         try db.execute("PRAGMA secure_delete = ON")
         try Self.migrator.migrate(db)
-        return .success(
-          MessageStore(db: db, executor: executor, knownBugs: knownBugs, media: media))
+        let store = MessageStore(db: db, executor: executor, knownBugs: knownBugs, media: media)
+        // What an earlier launch (or a migration) left owed is erased now.
+        await store.eraseIfOwed()
+        return .success(store)
       } catch {
         return .failure(StoreError(error))
       }
@@ -75,6 +81,7 @@ actor MessageStore {
       let result = try db.write(body)
       if !db.isInTransaction {
         publish()
+        eraseIfOwed()
         if mediaReleased {
           mediaReleased = false
           removeUnreferencedMediaFiles()
@@ -150,8 +157,10 @@ actor MessageStore {
     subscribers.finish()
   }
 
-  /// Closes the database; every later call fails.
-  func close() {
+  /// Finishes the erasure under way (`MessageStore+Erasure.swift`), then closes the database;
+  /// every later call fails.
+  func close() async {
+    await finishErasure()
     db.close()
   }
 

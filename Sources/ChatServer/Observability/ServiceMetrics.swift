@@ -126,6 +126,16 @@ struct ServiceMetrics {
         "chat_store_failed_commits_total", "Write transactions that failed as a whole.",
         store.failedCommits
       ),
+      (
+        "chat_store_erasure_passes_total",
+        "Passes that took deleted and edited text out of the files (SQLite) or VACUUMs "
+          + "(PostgreSQL).", store.erasurePasses
+      ),
+      (
+        "chat_store_erasures_failed_total",
+        "Erasure steps, checkpoints or VACUUMs that failed (retried by the next pass).",
+        store.failedErasures
+      ),
     ]
     for (name, help, value) in counters {
       family(name, "counter", help)
@@ -135,6 +145,10 @@ struct ServiceMetrics {
     lines.append("chat_live_subscriptions_open \(liveSubscriptionsOpen)")
     family("chat_long_polls_held", "gauge", "GET /v1/sync?wait= requests held now.")
     lines.append("chat_long_polls_held \(longPollsHeld)")
+    family(
+      "chat_store_erasure_owed", "gauge",
+      "1 while a stored delete or edit waits for its erasure pass or VACUUM, else 0.")
+    lines.append("chat_store_erasure_owed \(store.erasureOwed ? 1 : 0)")
     return lines.joined(separator: "\n") + "\n"
   }
 }

@@ -103,5 +103,6 @@ extension ServerStore {
     statistics.commits += 1
     statistics.committedWrites += batch.count
     for write in batch { write.complete(batchFailure: nil) }
+    eraseIfOwed()
   }
 }

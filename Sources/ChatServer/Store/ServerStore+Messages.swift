@@ -51,12 +51,12 @@ extension ServerStore {
   /// someone else's and 422 for none, one not a message or one deleted; text: 422 when
   /// empty), then takes the next sequence number and raises the sender's own receipt numbers
   /// to it. An edit rewrites its message's text and `editedAt`; a delete erases the text of the
-  /// message and of its edits, and leaves the tombstone. After a delete the freed bytes are
-  /// overwritten and the write-ahead log emptied (`eraseFreedContent`), so the text is gone
-  /// from the files too.
+  /// message and of its edits, forgets its media (the upload keeps only what the sweep needs),
+  /// and leaves the tombstone. What the files still hold of the old text goes in the erasure
+  /// that follows (`ServerStore+Erasure.swift`).
   func send(_ new: NewMessage) async throws(ServiceError) -> SendOutcome {
     let outcome = try await enqueueWrite { db in try Self.store(new, in: db) }
-    if outcome.isNew && new.kind == .delete { eraseFreedContent() }
+    if outcome.isNew && (new.kind == .delete || new.kind == .edit) { owesVacuum() }
     return outcome
   }
 
@@ -114,13 +114,23 @@ extension ServerStore {
           "UPDATE messages SET text = ?, edited_at = ? WHERE conversation_id = ? AND sequence = ?",
           new.text, sentAt, new.conversationId, target.sequence)
       } else {
-        // A delete drops the media too: the row forgets it, the service deletes the bytes.
+        // A delete drops the media too: the row forgets it, the service deletes the bytes,
+        // and the upload keeps its key, owner and dates alone; no message names it now, so
+        // the media sweep removes it whole (and the bytes again, should that delete fail).
         droppedMediaKey = target.media?.key
         try db.run(
           """
-          UPDATE messages SET text = '', deleted = 1, media = NULL
+          UPDATE messages SET text = '', deleted = 1, media = NULL, media_key = NULL
           WHERE conversation_id = ? AND sequence = ?
           """, new.conversationId, target.sequence)
+        if let droppedMediaKey {
+          try db.run(
+            """
+            UPDATE media_uploads SET content_type = '', byte_count = 0, sha256 = '',
+              file_name = NULL
+            WHERE media_key = ?
+            """, droppedMediaKey)
+        }
         try db.run(
           """
           UPDATE messages SET text = '' WHERE conversation_id = ? AND sender_id = ?
@@ -252,27 +262,6 @@ extension ServerStore {
       WHERE conversation_id = ? AND sender_id = ? AND client_message_key = ?
       """, conversation, sender, key
     ) { row in (message(from: row, at: 0), row.optionalString(itemColumnCount)) }.first
-  }
-
-  /// Overwrites what deletes freed and empties the write-ahead log into the database (where
-  /// `secure_delete` zeroed the erased text), so a deleted text is in neither file. A failure
-  /// leaves the log for SQLite's next checkpoint; it is counted, not fatal.
-  ///
-  /// The search indexes keep a deleted row's words in their segments until those are merged:
-  /// `optimize` merges them all (a rewrite of each index, as the device does; FTS5's
-  /// `secure-delete` needs SQLite 3.44, Debian 12 has 3.40).
-  func eraseFreedContent() {
-    guard let database else { return }
-    do {
-      try database.execute(
-        """
-        INSERT INTO message_search (message_search) VALUES ('optimize');
-        INSERT INTO message_search_unspaced (message_search_unspaced) VALUES ('optimize');
-        """)
-      try database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    } catch {
-      statistics.failedErasures += 1
-    }
   }
 
   /// A page of the items `user` can see (a former member: what it saw), ascending by

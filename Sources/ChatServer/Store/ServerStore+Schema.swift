@@ -228,6 +228,29 @@ extension ServerStore {
         END;
         """)
     }
+    // A delete erases every byte (issue 33): what the search indexes' older segments keep of
+    // a replaced or removed text is merged away by `SegmentEraser` passes, and the log's old
+    // pages emptied, owed by these triggers: a text replaced or blanked, a message's media
+    // dropped, an upload's file name dropped or the upload gone. Owed once from the start:
+    // the indexes of a database made before may hold the words of edits (only deletes were
+    // merged then).
+    migrator.register("v8-erasure") { db in
+      try db.execute(
+        SegmentEraser.schema
+          + SegmentEraser.trigger(
+            "messages_text_erased", after: "UPDATE OF text", on: "messages",
+            when: "old.text != new.text")
+          + SegmentEraser.trigger(
+            "messages_media_erased", after: "UPDATE OF media", on: "messages",
+            when: "old.media IS NOT NULL AND new.media IS NULL")
+          + SegmentEraser.trigger(
+            "media_uploads_name_erased", after: "UPDATE OF file_name", on: "media_uploads",
+            when: "old.file_name IS NOT NULL AND new.file_name IS NULL")
+          + SegmentEraser.trigger(
+            "media_uploads_erased", after: "DELETE", on: "media_uploads",
+            when: "old.file_name IS NOT NULL"))
+      try db.execute("UPDATE erasure SET owed = 1")
+    }
     return migrator
   }
 }

@@ -62,6 +62,12 @@ public actor ServerStore {
   var pendingWrites: [any PendingWrite] = []
   var flushScheduled = false
   var statistics = StoreStatistics()
+  /// SQLite: takes deleted and replaced text out of the search indexes' pages
+  /// (`ServerStore+Erasure.swift`), and its task while a pass runs.
+  var eraser = SegmentEraser(indexes: ["message_search", "message_search_unspaced"])
+  var erasing: Task<Void, Never>?
+  /// PostgreSQL: a delete or an edit was stored since the last VACUUM.
+  var vacuumOwed = false
 
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
     executor.asUnownedSerialExecutor()
@@ -92,6 +98,8 @@ public actor ServerStore {
     }
     self.executor = executor
     self.maxBatchSize = maxBatchSize
+    // What an earlier process left owed (a kill between a delete and its pass) is erased now.
+    executor.spawn { await self.eraseIfOwed() }
   }
 
   /// The SQLite database, for what only SQLite has (group commit, checkpoints, test hooks).
@@ -224,6 +232,10 @@ struct StoreStatistics: Sendable, Equatable {
   var committedWrites = 0
   /// Transactions that failed as a whole (every write in them answered 503).
   var failedCommits = 0
-  /// Checkpoints after a delete that failed (the erased text waits for the next one).
+  /// Erasure passes (SQLite) or VACUUMs (PostgreSQL) that completed.
+  var erasurePasses = 0
+  /// Erasure steps, checkpoints or VACUUMs that failed (what is owed waits for the next pass).
   var failedErasures = 0
+  /// A stored delete or edit still waits for its erasure (`ServerStore.erasureOwed`).
+  var erasureOwed = false
 }

@@ -1,0 +1,146 @@
+import Foundation
+import SQLite
+import Testing
+
+/// FTS5 keeps a removed row's terms in its older segments; `SegmentEraser` merges them away in
+/// steps, and the checkpoint takes the log's copies. Checked the way an attacker would: the
+/// bytes of the file, as `grep -a` reads them.
+@Suite struct SegmentEraserTests {
+  let folder: URL
+
+  init() throws {
+    folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "eraser-tests-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+  }
+
+  /// Markers in the scripts the two indexes handle: a Latin word (unicode61), CJK, Thai and
+  /// emoji (trigram).
+  static let markers = ["zqxvelmarker", "䨻䲜䶑", "ฃฅฆฌ", "🦩🪼"]
+
+  /// A messages table with both indexes (as the device and the server have them), its
+  /// erasure counter and triggers, and `filler` other rows committed in batches so the
+  /// indexes hold several segments.
+  func makeDatabase(_ name: String, filler: Int = 600) throws -> (Database, String) {
+    let path = folder.appendingPathComponent(name).path
+    let db = try Database(.file(path))
+    try db.execute("PRAGMA secure_delete = ON")
+    try db.execute(
+      """
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+      CREATE VIRTUAL TABLE words USING fts5(text, content = 'messages', content_rowid = 'id');
+      CREATE VIRTUAL TABLE unspaced USING fts5(text, tokenize = 'trigram');
+      CREATE TRIGGER messages_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO words (rowid, text) VALUES (new.id, new.text);
+        INSERT INTO unspaced (rowid, text) VALUES (new.id, new.text);
+      END;
+      CREATE TRIGGER messages_delete AFTER DELETE ON messages BEGIN
+        INSERT INTO words (words, rowid, text) VALUES ('delete', old.id, old.text);
+        DELETE FROM unspaced WHERE rowid = old.id;
+      END;
+      CREATE TRIGGER messages_update AFTER UPDATE OF text ON messages BEGIN
+        INSERT INTO words (words, rowid, text) VALUES ('delete', old.id, old.text);
+        INSERT INTO words (rowid, text) VALUES (new.id, new.text);
+        DELETE FROM unspaced WHERE rowid = old.id;
+        INSERT INTO unspaced (rowid, text) VALUES (new.id, new.text);
+      END;
+      """ + SegmentEraser.schema
+        + SegmentEraser.trigger(
+          "messages_text_erased", after: "UPDATE OF text", on: "messages",
+          when: "old.text != new.text")
+        + SegmentEraser.trigger(
+          "messages_erased", after: "DELETE", on: "messages", when: "old.text != ''"))
+    for batch in stride(from: 0, to: filler, by: 50) {
+      try db.write { db in
+        for n in batch..<min(filler, batch + 50) {
+          try db.run(
+            "INSERT INTO messages (id, text) VALUES (?, ?)", n + 100,
+            "filler \(n) 東京で会いましょう word\(n) 🚲")
+        }
+      }
+    }
+    return (db, path)
+  }
+
+  func found(_ path: String) -> [String] {
+    Self.markers.filter { Database.occurrences(of: Array($0.utf8), inFilesAt: path) > 0 }
+  }
+
+  func eraser() -> SegmentEraser {
+    SegmentEraser(indexes: ["words", "unspaced"], pagesPerStep: 4)
+  }
+
+  @Test func aDeletedRowLeavesItsTermsInTheSegmentsUntilAPassMergesThem() throws {
+    let (db, path) = try makeDatabase("delete.sqlite")
+    let text = "secret " + Self.markers.joined(separator: " ") + " X"
+    try db.write { try $0.run("INSERT INTO messages (id, text) VALUES (1, ?)", text) }
+    try db.write { try $0.run("DELETE FROM messages WHERE id = 1") }
+    SegmentEraser.checkpoint(db)
+    #expect(found(path) == Self.markers, "FTS5 alone keeps every marker in its segments")
+    #expect(try SegmentEraser.isOwed(db))
+
+    var eraser = eraser()
+    let steps = try eraser.finish(db)
+    SegmentEraser.checkpoint(db)
+    #expect(found(path).isEmpty)
+    #expect(steps > 2, "a pass is several short steps, not one rewrite")
+    #expect(try !SegmentEraser.isOwed(db))
+    #expect(try db.scalarInt("SELECT count(*) FROM words WHERE words MATCH 'word7'") == 1)
+  }
+
+  @Test func anEditedTextLeavesNoByteOfTheOldText() throws {
+    let (db, path) = try makeDatabase("edit.sqlite")
+    let text = "secret " + Self.markers.joined(separator: " ")
+    try db.write { try $0.run("INSERT INTO messages (id, text) VALUES (1, ?)", text) }
+    try db.write { try $0.run("UPDATE messages SET text = '䴔䴕䵷 Y' WHERE id = 1") }
+    var eraser = eraser()
+    try eraser.finish(db)
+    SegmentEraser.checkpoint(db)
+    #expect(found(path).isEmpty)
+    #expect(Database.occurrences(of: Array("䴔䴕䵷".utf8), inFilesAt: path) > 0, "the new text")
+  }
+
+  @Test func onlyAChangedOrRemovedTextOwesAnErasure() throws {
+    let (db, _) = try makeDatabase("owed.sqlite", filler: 0)
+    try db.write { try $0.run("INSERT INTO messages (id, text) VALUES (1, 'a'), (2, '')") }
+    #expect(try !SegmentEraser.isOwed(db), "an insert erases nothing")
+    try db.write { try $0.run("UPDATE messages SET text = 'a' WHERE id = 1") }
+    #expect(try !SegmentEraser.isOwed(db), "the same text again erases nothing")
+    try db.write { try $0.run("DELETE FROM messages WHERE id = 2") }
+    #expect(try !SegmentEraser.isOwed(db), "a row without text erases nothing")
+    try db.write { try $0.run("UPDATE messages SET text = 'b' WHERE id = 1") }
+    #expect(try SegmentEraser.isOwed(db))
+  }
+
+  /// A kill between the delete and its pass: the count is in the file, so the next process's
+  /// eraser finds it owed and erases.
+  @Test func whatIsOwedOutlivesTheProcess() throws {
+    var (db, path) = try makeDatabase("kill.sqlite")
+    try db.write { try $0.run("INSERT INTO messages (id, text) VALUES (1, ?)", Self.markers[1]) }
+    try db.write { try $0.run("DELETE FROM messages WHERE id = 1") }
+    db.close()
+    db = try Database(.file(path))
+    try db.execute("PRAGMA secure_delete = ON")
+    #expect(try SegmentEraser.isOwed(db))
+    var eraser = eraser()
+    try eraser.finish(db)
+    SegmentEraser.checkpoint(db)
+    #expect(found(path).isEmpty)
+  }
+
+  /// A change during a pass is left to the next pass, which the last step of this one starts.
+  @Test func aChangeDuringAPassIsErasedByTheNextOne() throws {
+    let (db, path) = try makeDatabase("during.sqlite")
+    try db.write {
+      try $0.run("INSERT INTO messages (id, text) VALUES (1, ?), (2, ?)", "early 䨻䲜䶑", "late ฃฅฆฌ")
+    }
+    try db.write { try $0.run("DELETE FROM messages WHERE id = 1") }
+    var eraser = eraser()
+    #expect(try eraser.step(db), "a pass has started")
+    try db.write { try $0.run("DELETE FROM messages WHERE id = 2") }
+    try eraser.finish(db)
+    SegmentEraser.checkpoint(db)
+    #expect(found(path).isEmpty)
+    #expect(try !SegmentEraser.isOwed(db))
+  }
+}
