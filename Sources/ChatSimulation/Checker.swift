@@ -41,6 +41,9 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
     case identity
     /// A device still holds the text of a deleted message, in its rows or its search index.
     case erased = "not-erased"
+    /// A device's files still hold bytes of a deleted message's text (an index segment never
+    /// merged, a freed page, the write-ahead log), though no query finds it.
+    case bytesLeft = "bytes-left"
     /// The world did not go quiet in the healed phase.
     case notQuiet = "not-quiet"
     /// A device or the server could not start again.

@@ -2,6 +2,7 @@ import ChatAPI
 import ChatData
 import ChatDomain
 import Foundation
+import SQLite
 
 /// A conversation as the server holds it at the end: the truth the checker compares to.
 struct LoggedConversation {
@@ -243,7 +244,8 @@ extension Simulation {
   }
 
   /// No device holds the text of a deleted message, nor of its edits, in its rows or its
-  /// search index (API.md: a delete is real, on every device).
+  /// search index (API.md: a delete is real, on every device), nor any byte of it in its
+  /// files, as they are on disk at the end (issue 33: index segments, freed pages, the log).
   private func checkErasure(_ log: [LoggedConversation], _ finals: [FinalView]) {
     var sentText: [String: String] = [:]
     for send in history.sends { if let id = send.savedAs { sentText[id.rawValue] = send.text } }
@@ -266,6 +268,13 @@ extension Simulation {
               checker.report(
                 .erased,
                 "\(final.incarnation.name) still holds \"\(words)\" of deleted \(id) in \(label(conversation.id))",
+                keys: [id, final.incarnation.name])
+            } else if let marker = Self.markerBytes(of: text),
+              Database.occurrences(of: marker, inFilesAt: final.device.path) > 0
+            {
+              checker.report(
+                .bytesLeft,
+                "\(final.incarnation.name)'s files still hold bytes of \"\(words)\" of deleted \(id) in \(label(conversation.id))",
                 keys: [id, final.incarnation.name])
             }
           }

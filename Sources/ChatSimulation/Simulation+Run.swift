@@ -149,7 +149,7 @@ extension Simulation {
     let ids = UUIDv7Generator(now: { World.epoch.date }, random: { idRandom.next() })
     for index in 0..<seeded {
       let (user, token) = setupRandom.chance(0.5) ? ("alice", alice) : ("bob", bob)
-      let text = "sim setup-\(index) history"
+      let text = "sim setup-\(index) \(Self.marker(Self.setupMarkers + index)) history"
       let number = history.invokeSend(
         device: "setup", user: UserID(user), conversation: abc, text: text)
       let id = ids.next()

@@ -125,7 +125,7 @@ final class Simulation: @unchecked Sendable {
   /// search finds every message on a device) and a number no other send uses.
   func makeText(for device: SimDevice) -> String {
     nextText += 1
-    let tag = "sim \(device.name)-\(nextText)"
+    let tag = "sim \(device.name)-\(nextText) \(Self.marker(nextText))"
     switch workloadRandom.below(20) {
     case 0: return tag + " café"  // precomposed é
     case 1: return tag + " cafe\u{301}"  // e + combining acute: other bytes, same glyph
@@ -136,6 +136,32 @@ final class Simulation: @unchecked Sendable {
       return tag + " " + filler
     default: return tag + " " + workloadRandom.pick(Self.words)
     }
+  }
+
+  /// Three CJK characters unique to text `number` of a run: one word of both search indexes
+  /// (the `unicode61` one and, being unspaced, the `trigram` one), whose bytes the end's check
+  /// looks for in the files of every device that saw the text deleted. The first character
+  /// differs between texts, so an index page that stores a term after a neighbour sharing its
+  /// first bytes still stores the last two characters whole: `markerBytes`.
+  static func marker(_ number: Int) -> String {
+    // (Setup texts count from `setupMarkers`, workload texts from 1: no first character twice
+    // in a run of fewer than 5,000 workload texts.)
+    let first = 0x3400 + number % 6_592  // CJK Extension A
+    let second = 0x4E00 + number % 20_992  // CJK Unified Ideographs
+    let third = 0x4E00 + (number &* 7_919) % 20_992
+    return String(String.UnicodeScalarView([first, second, third].compactMap(Unicode.Scalar.init)))
+  }
+
+  static let setupMarkers = 5_000
+
+  /// The bytes the end's check looks for of a workload text: its marker's last two
+  /// characters; nil for a text without one.
+  static func markerBytes(of text: String) -> [UInt8]? {
+    let words = text.split(separator: " ")
+    guard let word = words.dropFirst(text.hasPrefix("edit ") ? 3 : 2).first,
+      word.unicodeScalars.count == 3
+    else { return nil }
+    return Array(String(word.unicodeScalars.dropFirst()).utf8)
   }
 
   private static let words = [
