@@ -132,12 +132,13 @@ public final class ReferenceServer: Sendable {
       pushGateway: pushGateway, relay: relay)
     relay?.start(delivering: service)
     // Upkeep: on PostgreSQL what deletes and edits left in the tables is vacuumed every
-    // minute (SQLite erases it right after each write); media past the retention, and uploads
-    // never used, go once an hour.
+    // --vacuum-interval (SQLite erases it right after each write); media past the retention,
+    // and uploads never used, go once an hour.
     let sweeper =
       media == nil && options.database == nil
       ? nil
       : Task {
+        let tick = options.database == nil ? 3600 : min(3600, options.vacuumInterval)
         var lastSweep: Timestamp?
         while !Task.isCancelled {
           await store.vacuumIfOwed()
@@ -145,7 +146,7 @@ public final class ReferenceServer: Sendable {
             await service.sweepMedia(at: clock.now())
             lastSweep = clock.now()
           }
-          try? await clock.sleep(for: .seconds(60))
+          try? await clock.sleep(for: .seconds(tick))
         }
       }
     var http = HTTPServer.Configuration(host: options.host, port: options.port)

@@ -213,6 +213,15 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_DATABASE_CONNECTIONS", transform: Int.inRange(1...256))
   public var databaseConnections = 8
 
+  /// How often a PostgreSQL node vacuums what its deletes and edits left (`vacuumIfOwed`).
+  @Option(
+    help: ArgumentHelp(
+      "With --database: at most this often, a VACUUM of the tables a delete or an edit on this "
+        + "node rewrote, so the old text leaves the table's pages.",
+      valueName: "SECONDS"),
+    environment: "CHAT_SERVER_VACUUM_INTERVAL", transform: Int.inRange(1...86_400))
+  public var vacuumInterval = 60
+
   public init() {}
 
   /// The defaults, with the data in `dataFolder`: how tests start a server in-process.

@@ -23,6 +23,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 @functools.cache
 def bin_path():
+    """Where `chat` and `chat-server` are: CHAT_E2E_BIN when set (release binaries, say, for a
+    long run: CHAT_E2E_BIN=.build/release), else the debug build's folder."""
+    if os.environ.get("CHAT_E2E_BIN"):
+        return os.path.abspath(os.environ["CHAT_E2E_BIN"])
     out = subprocess.run(
         ["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True
     )

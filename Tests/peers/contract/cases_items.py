@@ -4,6 +4,7 @@ erases the text of the message and of its edits from the server's database file.
 
 import os
 import sqlite3
+import time
 import uuid
 
 from cases_live import Live
@@ -25,6 +26,18 @@ def edit(device, conversation, target, text, key=None):
 def delete(device, conversation, target, key=None):
     return post(device, conversation, {"clientMessageId": key or str(uuid.uuid4()),
                                        "kind": "delete", "target": target})
+
+
+def erased(server, timeout=20):
+    """Waits until the server says no erasure is owed (`chat_store_erasure_owed 0` in /metrics:
+    the pass that merges the search indexes and empties the log after a delete or an edit)."""
+    deadline = time.monotonic() + timeout
+    with server.client() as client:
+        while time.monotonic() < deadline:
+            if "\nchat_store_erasure_owed 0\n" in client.get("/metrics").text:
+                return True
+            time.sleep(0.05)
+    return False
 
 
 def database_files_hold(server, text):
@@ -125,9 +138,12 @@ def run_edits(report, server):
     # promise is the rows' (docs/ARCHITECTURE.md, "The store on PostgreSQL").
     on_files = server.database_url is None
     if on_files:
-        report.check("before the delete the file holds the texts (the check can see them)",
-                     database_files_hold(server, "old lighthouse") and
-                     database_files_hold(server, "Meet at the new pier"))
+        report.check("after the edits, the erasure pass is done", erased(server))
+        report.check("before the delete the file holds the edits' texts (the check can see them)",
+                     database_files_hold(server, "Meet at the new pier") and
+                     database_files_hold(server, "Meet at the pier at ten"))
+        report.check("an edit erased the text it replaced from the file",
+                     not database_files_hold(server, "old lighthouse"))
     else:
         report.check("before the delete rows hold the edits' texts (the check can see them)",
                      rows_holding(server, "pier") > 0)
@@ -143,6 +159,7 @@ def run_edits(report, server):
     report.check("the database has no row holding the deleted texts",
                  rows_holding(server, "lighthouse") == 0 and rows_holding(server, "pier") == 0)
     if on_files:
+        report.check("after the delete, the erasure pass is done", erased(server))
         report.check("neither the database file nor its log holds the deleted texts",
                      not database_files_hold(server, "old lighthouse") and
                      not database_files_hold(server, "Meet at the new pier") and
