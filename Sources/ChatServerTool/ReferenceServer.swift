@@ -12,8 +12,7 @@ import Wire
 ///
 /// The store runs on a `ThreadExecutor` of its own, the service on another: SQLite work and
 /// each group commit's fsync run on the store's thread while the service parses, checks and
-/// answers the next requests on its own (measured: see docs/ARCHITECTURE.md, "The reference
-/// server").
+/// answers the next requests on its own (measured: see docs/server.md, "Threads").
 ///
 /// Tests start one in-process on port 0 with a temporary folder, exactly as the executable does.
 public final class ReferenceServer: Sendable {

@@ -12,7 +12,7 @@ and the server's own log must hold none of the markers as raw bytes.
 Then the same delete with the server's data in PostgreSQL (a throwaway cluster,
 scripts/postgres-local; `--vacuum-interval 1`): once the node's VACUUM ran, no table file and
 no index but the GIN word index holds the markers. What remains, which the test reports and
-docs/ARCHITECTURE.md states: the GIN index keeps each word as a key (not the text, no row)
+docs/erasure.md states: the GIN index keeps each word as a key (not the text, no row)
 until the index is rebuilt, and the write-ahead log keeps the text until its segment is
 recycled."""
 

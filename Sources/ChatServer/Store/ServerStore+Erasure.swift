@@ -18,7 +18,7 @@ import Support
 /// `chat-server` every minute) vacuums the tables that deletes and edits touched on this node.
 /// What VACUUM frees is marked reusable, not overwritten at once, and the write-ahead log's
 /// segments keep the text until PostgreSQL recycles them after a checkpoint
-/// (`docs/ARCHITECTURE.md`, "Erasure", gives the measured figures).
+/// (`docs/erasure.md`, "On PostgreSQL", gives the measured figures).
 extension ServerStore {
   /// SQLite: starts a pass when something is owed and none runs.
   func eraseIfOwed() {

@@ -135,7 +135,7 @@ def run_edits(report, server):
     report.check("a malformed target is 400", malformed.status_code == 400, malformed.text)
 
     # PostgreSQL keeps dead row versions until VACUUM and its WAL until recycled: on it the
-    # promise is the rows' (docs/ARCHITECTURE.md, "The store on PostgreSQL").
+    # promise is the rows' (docs/erasure.md, "On PostgreSQL").
     on_files = server.database_url is None
     if on_files:
         report.check("after the edits, the erasure pass is done", erased(server))
