@@ -34,6 +34,18 @@ def main():
 
         results.check("sends from all three while online are accepted", online_sends)
 
+        def unsynced_conversation():
+            carol = Device(server, "carol", "phone", root)
+            carol.run("login")
+            group = phone.json("create", "--title", "New", "--members", "bob,carol")["id"]
+            sent = carol.json("send", group, "first words in a group I never synced")
+            assert sent["state"] == "sent", sent
+            unknown = carol.run("send", "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a09", "x", check=False)
+            assert unknown.returncode == 66 and "not found" in unknown.stderr, unknown.stderr
+
+        results.check("a send to a conversation the device never synced syncs, then sends; an "
+                      "unknown one is not found", unsynced_conversation)
+
         def outage():
             server.stop()
             queued = tablet.json("send", chat, "written while the server was down")

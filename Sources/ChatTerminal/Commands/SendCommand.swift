@@ -39,13 +39,7 @@ struct SendCommand: ChatCommand {
       return context.report(.usage(ValidationError("give --photo or --file, not both")))
     }
     return await context.withEngine { engine throws(CommandFailure) in
-      let id: MessageID = try await attempt {
-        if let attachment {
-          try await engine.media.send(attachment, caption: text, in: conversation)
-        } else {
-          try await engine.messages.send(text, in: conversation)
-        }
-      }
+      let id = try await Self.save(text, attachment, in: conversation, engine)
       let watcher =
         attachment == nil ? nil : Self.showUpload(of: id, engine, conversation, context.output)
       _ = await engine.drainOutbox()
@@ -73,6 +67,37 @@ struct SendCommand: ChatCommand {
       }
       if case .failed? = message?.send { return .dataError }
       return .success
+    }
+  }
+
+  /// Saves the message. A conversation this device does not hold yet (created elsewhere a
+  /// moment ago, never synced here) is looked up first: a sync, then the save again; only a
+  /// conversation the server does not list either is "not found", and one that cannot be looked
+  /// up says so (exit 75: nothing was saved, try again online).
+  private static func save(
+    _ text: String, _ attachment: Attachment?, in conversation: ConversationID,
+    _ engine: ChatEngine
+  ) async throws(CommandFailure) -> MessageID {
+    func save() async throws(ChatError) -> MessageID {
+      if let attachment {
+        return try await engine.media.send(attachment, caption: text, in: conversation)
+      }
+      return try await engine.messages.send(text, in: conversation)
+    }
+    do {
+      return try await save()
+    } catch .notFound {
+      do {
+        _ = try await engine.sync()
+      } catch {
+        throw .failed(
+          error,
+          "conversation \(conversation) is not on this device yet, and the server could not be "
+            + "asked for it (\(error.description)): nothing was saved; try again when online")
+      }
+      return try await attempt { try await save() }
+    } catch {
+      throw CommandFailure(error)
     }
   }
 
