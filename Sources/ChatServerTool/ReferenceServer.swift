@@ -20,7 +20,7 @@ public final class ReferenceServer: Sendable {
   /// The bound port (the free one picked for port 0).
   public let port: Int
   public let http: ChatHTTPServer
-  /// The built-in object store, when `--object-store-port` asked for it.
+  /// The built-in object store, unless `--no-object-store` (or another store) turned it off.
   public let objectStore: ObjectStoreEndpoint?
   /// The remote store's client, when `--s3-endpoint` named one.
   let s3Client: S3Client?
@@ -110,7 +110,7 @@ public final class ReferenceServer: Sendable {
       rateLimit: options.rateLimit, signingKey: key)
     configuration.mediaRetentionDays = options.mediaRetentionDays
     var objectStore: ObjectStoreEndpoint?
-    if let storePort = options.objectStorePort {
+    if let storePort = options.builtInStorePort {
       do {
         objectStore = try ObjectStoreEndpoint.start(
           options: options, port: storePort, signingKey: key, tls: tls, log: log)

@@ -122,15 +122,34 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_TLS_KEY")
   public var tlsKey: String?
 
-  /// The built-in S3-compatible object store's port; nil: not served.
+  /// The built-in S3-compatible object store's port, when given (`builtInStorePort` says
+  /// whether it is served).
   @Option(
     help: ArgumentHelp(
       "Serve the built-in S3-compatible object store (media bytes, in DIR/objects) on this "
-        + "port; 0 picks a free one, printed at start. Its bucket is chat-media, its region "
-        + "us-east-1, its access key chat-server; its secret is derived from signing-key.",
+        + "port; by default (0) a free one, printed at start. Its bucket is chat-media, its "
+        + "region us-east-1, its access key chat-server; its secret is derived from "
+        + "signing-key.",
       valueName: "N"),
     environment: "CHAT_SERVER_OBJECT_STORE_PORT", transform: Int.inRange(0...65_535))
   public var objectStorePort: Int? = nil
+
+  @Flag(
+    name: .customLong("no-object-store"),
+    help: ArgumentHelp(
+      "Serve no media: uploads and downloads answer 503. Without it (and without "
+        + "--s3-endpoint or --database) the built-in store serves media."),
+    environment: "CHAT_SERVER_NO_OBJECT_STORE")
+  public var noObjectStore = false
+
+  /// Where the built-in store listens, or nil when it is not served: `--object-store-port`,
+  /// else a free port, unless `--no-object-store`, `--s3-endpoint` (media go there) or
+  /// `--database` (several nodes cannot share one node's folder: give them `--s3-endpoint`)
+  /// says otherwise. So a server started with no options serves photos and files.
+  public var builtInStorePort: Int? {
+    if let objectStorePort { return objectStorePort }
+    return noObjectStore || s3Endpoint != nil || database != nil ? nil : 0
+  }
 
   /// Where devices reach the built-in store, when not where it listens.
   @Option(
@@ -234,9 +253,12 @@ public struct ServerOptions: ParsableArguments, Sendable {
     guard !dataFolder.isEmpty else { throw ValidationError("--data needs a folder") }
     guard tlsCertificate != "" else { throw ValidationError("--tls-cert needs a file") }
     guard tlsKey != "" else { throw ValidationError("--tls-key needs a file") }
+    guard !(noObjectStore && objectStorePort != nil) else {
+      throw ValidationError("--no-object-store and --object-store-port: give one")
+    }
     if let url = objectStorePublicURL {
-      guard objectStorePort != nil else {
-        throw ValidationError("--object-store-public-url goes with --object-store-port")
+      guard builtInStorePort != nil else {
+        throw ValidationError("--object-store-public-url goes with the built-in store")
       }
       let probe = SigV4Credentials(accessKeyID: "-", secretAccessKey: "-")
       guard S3Endpoint(url: url, bucket: "-", region: "-", credentials: probe) != nil else {

@@ -62,7 +62,11 @@ struct SendCommand: ChatCommand {
         case .sent?: context.output.line("Sent (\(message?.sequence ?? 0)).")
         case .failed(let reason)?:
           context.output.line("Refused by the server: \(reason.terminalSafe)")
-        default: context.output.line("Saved; it goes out at the next sync (server unreachable).")
+        default:
+          let waiting = await OutboxCommand.entries(engine.outboxQueue).first { $0.id == id }
+          context.output.line(
+            "Saved; it goes out at the next sync (\(Self.why(waiting?.lastError)))."
+          )
         }
       }
       if case .failed? = message?.send { return .dataError }
@@ -98,6 +102,19 @@ struct SendCommand: ChatCommand {
       return try await attempt { try await save() }
     } catch {
       throw CommandFailure(error)
+    }
+  }
+
+  /// Why a saved message is still waiting, from its outbox row's last error label: a server
+  /// that answered is never called unreachable.
+  static func why(_ lastError: String?) -> String {
+    switch lastError {
+    case "offline"?, nil: "server unreachable"
+    case "timeout"?: "the server did not answer in time"
+    case "tls_failed"?: "the server could not be trusted"
+    case let label? where label.hasPrefix("status_"):
+      "the server answered \(label.dropFirst("status_".count)): busy or unavailable for now"
+    case let label?: "the server answered \(label)"
     }
   }
 

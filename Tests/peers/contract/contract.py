@@ -46,7 +46,6 @@ SHARED = [
     ("groups", cases_groups.run),
     ("mute", cases_groups.run_mute),
     ("receipts-burst", cases_groups.run_receipts_burst),
-    ("media-off", cases_media.run_without_store),
     ("search", cases_search.run),
     ("live", cases_live.run),
     ("limits", cases_ops.run_limits),
@@ -60,6 +59,7 @@ OWN = [
     ("keepalive", cases_live.run_keepalive),
     ("unavailable", cases_ops.run_unavailable),
     ("media", cases_media.run_uploads),
+    ("media-off", cases_media.run_without_store),
     ("push", cases_push.run),
     ("long-poll", cases_push.run_long_poll),
 ]
