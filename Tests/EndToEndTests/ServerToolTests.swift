@@ -101,8 +101,12 @@ struct ServerToolTests {
     ),
     (["--s3-endpoint", "http://127.0.0.1:9000"], "--s3-endpoint needs --s3-bucket"),
     (
-      ["--object-store-public-url", "https://media.example.org"],
-      "--object-store-public-url goes with --object-store-port"
+      ["--no-object-store", "--object-store-public-url", "https://media.example.org"],
+      "--object-store-public-url goes with the built-in store"
+    ),
+    (
+      ["--no-object-store", "--object-store-port", "0"],
+      "--no-object-store and --object-store-port: give one"
     ),
     (
       ["--object-store-port", "0", "--object-store-public-url", "media.example.org"],
