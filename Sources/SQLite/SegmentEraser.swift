@@ -6,7 +6,8 @@ import CSQLite
 /// new segment and keeps the row's terms in the older one (on disk, readable with `grep`) until
 /// a merge takes both segments into one. SQLite 3.40 (Debian 12) has no FTS5 `secure-delete`
 /// (3.44 added it), and a full merge at once (`'optimize'`) rewrites the whole index under the
-/// writer's lock: 0.17 s for 100,000 messages, seconds for millions. So a pass merges every
+/// writer's lock: 187 ms for both indexes of 100,000 messages, seconds for millions
+/// (`docs/performance/fts-erasure.log`). So a pass merges every
 /// segment incrementally: `'merge'` with `-pagesPerStep` starts a merge of all segments,
 /// `'merge'` with `pagesPerStep` carries it on, each step a statement of its own (its own
 /// short transaction, so other writes run between steps), until a step does no work. Pages
