@@ -29,3 +29,10 @@ public struct HTTPRequestHead: Sendable {
       && headers.containsToken("upgrade", in: "Connection")
   }
 }
+
+extension HTTPRequestHead: HTTPDecodableHead {
+  public typealias Event = HTTPRequestEvent
+  /// A server's limits: a 32 KiB header section, a 64 KiB body.
+  public static let defaultLimits = HTTPRequestParser.Limits(
+    headerSection: 32 << 10, body: 64 << 10)
+}

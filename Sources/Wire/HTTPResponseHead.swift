@@ -24,3 +24,10 @@ public struct HTTPResponseHead: Sendable {
   public var keepAlive: Bool
   public var framing: BodyFraming
 }
+
+extension HTTPResponseHead: HTTPDecodableHead {
+  public typealias Event = HTTPResponseEvent
+  /// A client's limits: a 64 KiB header section, a 16 MiB body.
+  public static let defaultLimits = HTTPResponseParser.Limits(
+    headerSection: 64 << 10, body: 16 << 20)
+}

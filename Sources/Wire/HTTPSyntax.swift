@@ -1,5 +1,5 @@
-/// The byte classes of RFC 9110 and 9112 that both HTTP parsers (requests and responses) test
-/// with; no I/O, so the fuzzers build with them.
+/// The syntax of RFC 9110 and 9112 that ``HTTPDecoder`` reads in both directions (byte
+/// classes, lines, fields, chunk sizes, `Content-Length`); no I/O, so the fuzzers build with it.
 
 @inline(__always)
 func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
@@ -31,10 +31,10 @@ func isFieldValueByte(_ byte: UInt8) -> Bool {
   byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
 }
 
-// MARK: - The syntax both parsers read, each saying a problem its own way
+// MARK: - The syntax both directions read
 
-/// A problem found by the syntax requests and responses share. The request parser answers it
-/// as a 400; the response parser as a malformed response, or too large when `isOverLimit`.
+/// A problem found by the syntax requests and responses share (``HTTPDecoder`` says it as a
+/// malformed message, or as a message too large when `isOverLimit`).
 struct HTTPSyntaxError: Error, Hashable {
   let message: String
   var isOverLimit = false
@@ -50,44 +50,24 @@ enum HTTPLineScan: Hashable {
   case bareLF
 }
 
-/// Finds the next CRLF-terminated line of `buffer` from `start`, moving `start` past it.
-/// `scanned` keeps how far a line end was already looked for, so bytes arriving one at a time
-/// are each looked at once.
-@inline(__always)
-func scanHTTPLine(_ buffer: [UInt8], start: inout Int, scanned: inout Int, limit: Int)
-  -> HTTPLineScan
-{
-  var index = max(scanned, start)
-  let end = buffer.count
-  while index < end {
-    if buffer[index] == 0x0A {
-      // The same test as below, so the answer does not depend on how the bytes arrived.
-      if index - start > limit + 1 { return .tooLong }
-      guard index > start, buffer[index - 1] == 0x0D else { return .bareLF }
-      let range = start..<(index - 1)
-      start = index + 1
-      scanned = start
-      return .line(range)
+extension ByteBuffer {
+  /// Reads the next CRLF-terminated line and returns where it lies (storage positions, without
+  /// the CRLF), or says why there is none. `scanned` keeps how many bytes after the reader
+  /// index were already searched for a line end, so bytes arriving one at a time are each
+  /// looked at once; it is 0 again after a line.
+  mutating func readHTTPLine(limit: Int, scanned: inout Int) -> HTTPLineScan {
+    let start = readerIndex
+    guard let end = firstIndex(of: 0x0A, from: start + scanned) else {
+      scanned = readableBytes
+      // The limit plus room for the CRLF that may still come.
+      return readableBytes > limit + 1 ? .tooLong : .needMore
     }
-    index += 1
-  }
-  scanned = end
-  // The limit plus room for the CRLF that may still come.
-  if end - start > limit + 1 { return .tooLong }
-  return .needMore
-}
-
-/// Drops the parsed bytes at the front of `buffer` when that is worth it: all of them (a
-/// small buffer is kept for the next message, a large one given back), or more than half.
-func compactHTTPBuffer(_ buffer: inout [UInt8], start: inout Int, scanned: inout Int) {
-  if start == buffer.count {
-    buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
-    start = 0
+    // The same test as above, so the answer does not depend on how the bytes arrived.
+    if end - start > limit + 1 { return .tooLong }
+    guard end > start, self[end - 1] == 0x0D else { return .bareLF }
+    moveReaderIndex(forwardBy: end + 1 - start)
     scanned = 0
-  } else if start > 4096 && start * 2 > buffer.count {
-    buffer.removeFirst(start)
-    scanned -= start
-    start = 0
+    return .line(start..<(end - 1))
   }
 }
 

@@ -51,8 +51,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   private(set) var isReadPaused = false
   /// The errno that closed the socket, 0 when none did.
   private(set) var lastError: Int32 = 0
-  private var outbound: [UInt8] = []
-  private var outboundStart = 0
+  private var outbound = ByteBuffer()
   private var lastWriteProgress: Int64
   private var closeWhenFlushed = false
   private var lingerWhenClosing = false
@@ -60,7 +59,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   private var tls: TLSSession?
   private var tlsDeadline: Int64?
   /// Plaintext written before the handshake finished.
-  private var pendingPlaintext: [UInt8] = []
+  private var pendingPlaintext = ByteBuffer()
 
   init(
     fd: Int32, loop: EventLoop, remoteAddress: String, maxBufferedBytes: Int, writeTimeout: Int64
@@ -81,10 +80,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
         | EventLoop.edgeTriggered)
   }
 
-  var bufferedBytes: Int { outboundCount + pendingPlaintext.count }
-
-  /// Bytes waiting for the kernel.
-  private var outboundCount: Int { outbound.count - outboundStart }
+  var bufferedBytes: Int { outbound.readableBytes + pendingPlaintext.readableBytes }
 
   /// Makes the connection the server side of TLS: the handshake runs as the client's bytes
   /// arrive, and must finish within `handshakeTimeout` (`tlsFailed(.handshakeTimedOut)` after).
@@ -109,7 +105,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
     tlsDeadline = handshakeTimeout.map { loop.now + $0.milliseconds }
     // Queued; sent now only if the socket is registered (a socket not yet registered may still
     // be connecting, and its first writability sends it).
-    outbound.append(contentsOf: session.takeOutput())
+    outbound.writeBytes(session.takeOutput())
     if id != 0 { flush() }
   }
 
@@ -136,7 +132,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
       close()
       return
     }
-    if outboundCount > 0 && now - lastWriteProgress > writeTimeout {
+    if !outbound.isEmpty && now - lastWriteProgress > writeTimeout {
       close()
       return
     }
@@ -165,7 +161,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
     }
     switch tls.state {
     case .handshaking:
-      pendingPlaintext.append(contentsOf: bytes)
+      pendingPlaintext.writeBytes(bytes)
       if bufferedBytes > maxBufferedBytes { close() }
     case .established, .peerClosed:
       guard tls.write(bytes) else {
@@ -187,7 +183,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
 
   private func writeToSocket(_ bytes: [UInt8]) {
     guard !isClosed, !bytes.isEmpty else { return }
-    if outboundCount == 0 {
+    if outbound.isEmpty {
       let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
       if sent == bytes.count {
         lastWriteProgress = loop.now
@@ -199,9 +195,9 @@ final class TCPConnection: Selectable, @unchecked Sendable {
         return
       }
       if sent > 0 { lastWriteProgress = loop.now }
-      outbound.append(contentsOf: bytes[max(0, sent)...])
+      outbound.writeBytes(bytes[max(0, sent)...])
     } else {
-      outbound.append(contentsOf: bytes)
+      outbound.writeBytes(bytes)
     }
     if bufferedBytes > maxBufferedBytes { close() }
   }
@@ -212,20 +208,20 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   func closeAfterFlush(linger: Bool) {
     guard !isClosing else { return }
     if let tls {
-      pendingPlaintext = []
+      pendingPlaintext.clear()
       tls.shutdown()
       sendTLSOutput()
     }
     closeWhenFlushed = true
     lingerWhenClosing = linger
-    if outboundCount == 0 { finishClosing() }
+    if outbound.isEmpty { finishClosing() }
   }
 
   /// Closes the socket now; the handler hears `closed` once. With TLS, close_notify goes out
   /// first when nothing else is waiting (one try: the socket is closed either way).
   func close() {
     guard !isClosed else { return }
-    if let tls, outboundCount == 0 {
+    if let tls, outbound.isEmpty {
       tls.shutdown()
       let notify = tls.takeOutput()
       _ = notify.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -234,7 +230,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
     tlsDeadline = nil
     loop.deregister(id: id, fd: fd)
     Glibc.close(fd)
-    outbound = []
+    outbound.clear()
     let handler = self.handler
     self.handler = nil
     handler?.closed(on: self)
@@ -299,12 +295,12 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   }
 
   private func flush() {
-    while outboundCount > 0 {
-      let sent = outbound.withUnsafeBytes {
-        send(fd, $0.baseAddress! + outboundStart, outboundCount, Int32(MSG_NOSIGNAL))
+    while !outbound.isEmpty {
+      let sent = outbound.withUnsafeReadableBytes {
+        send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
       }
       if sent > 0 {
-        outboundStart += sent
+        outbound.moveReaderIndex(forwardBy: sent)
         lastWriteProgress = loop.now
       } else {
         let code = errno
@@ -316,10 +312,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
         return
       }
     }
-    if outboundStart > 0 {
-      outbound.removeAll(keepingCapacity: outbound.capacity <= 256 * 1024)
-      outboundStart = 0
-    }
+    outbound.discardReadBytes(keepingCapacity: 256 * 1024)
     if closeWhenFlushed {
       if lingerDeadline == nil { finishClosing() }
     } else if tls == nil || tls?.state != .handshaking {
@@ -377,9 +370,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
       sendTLSOutput()
       handler?.tlsEstablished(on: self)
       if !pendingPlaintext.isEmpty && !isClosing {
-        let plaintext = pendingPlaintext
-        pendingPlaintext = []
-        write(plaintext)
+        write(pendingPlaintext.readAll())
       }
       // Tells the handler the way is clear (`writeDrained`) once the kernel has everything.
       if !isClosed { flush() }
@@ -391,7 +382,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   /// close waits for the peer to read it (see `closeAfterFlush`).
   private func failTLS(_ error: TLSError, linger: Bool) {
     tlsDeadline = nil
-    pendingPlaintext = []
+    pendingPlaintext.clear()
     tls?.markFailed()
     sendTLSOutput()
     handler?.tlsFailed(error, on: self)

@@ -63,15 +63,11 @@ public enum WebSocketClient {
     }
     // A TLS step (wss://) goes here: on the connected socket, before the upgrade request.
     let key = WebSocketHandshake.makeKey()
-    var request = "GET \(target.requestTarget) HTTP/1.1\r\nHost: \(target.hostHeader)\r\n"
-    request += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-    request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
-    for field in headers.fields { request += "\(field.name): \(field.value)\r\n" }
-    request += "\r\n"
     let handshake = WebSocketClientHandshake(
-      connection: connection, request: Array(request.utf8),
-      expectedAccept: WebSocketHandshake.acceptValue(for: key), configuration: configuration,
-      deadline: deadline, tls: secure)
+      connection: connection,
+      request: WebSocketHandshake.request(
+        target: target.requestTarget, hostHeader: target.hostHeader, key: key, headers: headers),
+      key: key, configuration: configuration, deadline: deadline, tls: secure)
     let result = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         loop.execute { handshake.start(continuation) }
@@ -170,23 +166,30 @@ final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
   private let connection: TCPConnection
   private let tls: (context: TLSContext, serverName: String)?
   private let request: [UInt8]
-  private let expectedAccept: String
+  private let key: String
   private let configuration: WebSocketConfiguration
   private let deadline: Int64
   private var continuation: CheckedContinuation<Outcome, Never>?
   private var cancelled = false
-  private var response: [UInt8] = []
+  /// The answer to the upgrade request, decoded as any response (a 101 without a body ends
+  /// it); its head limited to 16 KiB.
+  private var response = HTTPResponseParser(
+    upgradeLimits: {
+      var limits = HTTPResponseParser.Limits()
+      limits.headerSection = 16 * 1024
+      return limits
+    }())
 
   /// - Parameter connection: from ``ClientConnect``: connected, reading paused, no handler.
   init(
-    connection: TCPConnection, request: [UInt8], expectedAccept: String,
+    connection: TCPConnection, request: [UInt8], key: String,
     configuration: WebSocketConfiguration, deadline: Int64,
     tls: (context: TLSContext, serverName: String)? = nil
   ) {
     self.connection = connection
     self.tls = tls
     self.request = request
-    self.expectedAccept = expectedAccept
+    self.key = key
     self.configuration = configuration
     self.deadline = deadline
   }
@@ -231,45 +234,36 @@ final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
   func writeDrained(on connection: TCPConnection) {}
 
   func received(_ bytes: UnsafeRawBufferPointer, on connection: TCPConnection) {
-    response.append(contentsOf: bytes)
-    guard let end = headEnd() else {
-      if response.count > 16 * 1024 {
-        finish(.failure(.invalidHandshake("The response head is too large.")))
-        connection.close()
-      }
-      return
+    guard continuation != nil else { return }
+    response.append(bytes)
+    switch response.next() {
+    case .failure(let error)?:
+      finish(.failure(.invalidHandshake(error.message)))
+      connection.close()
+    case .response(let head, _)?:
+      accept(head)
+    case nil:
+      // A refusal is known from its head: its body does not matter.
+      if let head = response.head, head.status.code != 101 { accept(head) }
     }
-    let head = String(decoding: response[..<end], as: UTF8.self)
-    let leftover = Array(response[(end + 4)...])
-    var lines = head.split(separator: "\r\n", omittingEmptySubsequences: false)
-    let statusLine = lines.isEmpty ? "" : lines.removeFirst()
-    let statusParts = statusLine.split(separator: " ", maxSplits: 2)
-    guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/1."),
-      let status = Int(statusParts[1])
-    else {
-      finish(.failure(.invalidHandshake("The status line is malformed.")))
+  }
+
+  /// The head of the answer to the upgrade request: the socket opens, or the reason it does
+  /// not.
+  private func accept(_ head: HTTPResponseHead) {
+    guard head.status.code == 101 else {
+      finish(.failure(.handshakeRejected(status: head.status.code, headers: head.headers)))
       connection.close()
       return
     }
-    var headers = HTTPHeaders()
-    for line in lines {
-      guard let colon = line.firstIndex(of: ":") else { continue }
-      headers.add(
-        name: String(line[..<colon]),
-        value: String(line[line.index(after: colon)...].trimmingSpacesAndTabs()))
-    }
-    guard status == 101 else {
-      finish(.failure(.handshakeRejected(status: status, headers: headers)))
-      connection.close()
-      return
-    }
-    if let problem = problem(with: headers) {
+    if let problem = WebSocketHandshake.problem(withAnswer: head.headers, toKey: key) {
       finish(.failure(.invalidHandshake(problem)))
       connection.close()
       return
     }
     let (_, socket) = WebSocketChannel.open(
-      role: .client, connection: connection, configuration: configuration, leftover: leftover)
+      role: .client, connection: connection, configuration: configuration,
+      leftover: response.takeRemainingBytes())
     finish(.success(socket))
   }
 
@@ -300,27 +294,5 @@ final class WebSocketClientHandshake: ConnectionHandler, @unchecked Sendable {
   private func finish(_ outcome: Outcome) {
     continuation?.resume(returning: outcome)
     continuation = nil
-  }
-
-  private func headEnd() -> Int? {
-    guard response.count >= 4 else { return nil }
-    for index in 0...(response.count - 4)
-    where response[index] == 0x0D && response[index + 1] == 0x0A
-      && response[index + 2] == 0x0D && response[index + 3] == 0x0A
-    {
-      return index
-    }
-    return nil
-  }
-
-  private func problem(with headers: HTTPHeaders) -> String? {
-    if !headers.containsToken("websocket", in: "Upgrade") { return "Upgrade is not websocket." }
-    if !headers.containsToken("upgrade", in: "Connection") { return "Connection is not Upgrade." }
-    if headers["Sec-WebSocket-Accept"] != expectedAccept {
-      return "Sec-WebSocket-Accept does not match the key."
-    }
-    if headers.contains("Sec-WebSocket-Extensions") { return "An extension was not asked for." }
-    if headers.contains("Sec-WebSocket-Protocol") { return "A subprotocol was not asked for." }
-    return nil
   }
 }

@@ -35,8 +35,7 @@ public struct WebSocketDecoder: Sendable {
   /// The largest message accepted, in bytes, summed over its fragments.
   public let maxMessageSize: Int
 
-  private var buffer: [UInt8] = []
-  private var start = 0
+  private var buffer = ByteBuffer()
   private var frame: Frame?
   private var messageOpcode: WebSocketOpcode?
   private var message: [UInt8] = []
@@ -50,16 +49,10 @@ public struct WebSocketDecoder: Sendable {
   }
 
   /// Adds received bytes.
-  public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-    compact()
-    buffer.append(contentsOf: bytes)
-  }
+  public mutating func append(_ bytes: UnsafeRawBufferPointer) { buffer.writeBytes(bytes) }
 
   /// Adds received bytes.
-  public mutating func append(contentsOf bytes: some Sequence<UInt8>) {
-    compact()
-    buffer.append(contentsOf: bytes)
-  }
+  public mutating func append(contentsOf bytes: some Sequence<UInt8>) { buffer.writeBytes(bytes) }
 
   /// The next event, or nil when more bytes are needed.
   public mutating func next() -> Event? {
@@ -72,7 +65,7 @@ public struct WebSocketDecoder: Sendable {
         }
       }
       guard var current = frame else { return nil }
-      let count = min(current.remaining, buffer.count - start)
+      let count = min(current.remaining, buffer.readableBytes)
       if current.opcode.isControl {
         // Control payloads are at most 125 bytes: wait for all of them.
         guard count == current.remaining else { return nil }
@@ -118,16 +111,6 @@ public struct WebSocketDecoder: Sendable {
     return .failure(code, reason)
   }
 
-  private mutating func compact() {
-    if start == buffer.count {
-      buffer.removeAll(keepingCapacity: buffer.capacity <= 16 * 1024)
-      start = 0
-    } else if start > 4096 && start * 2 > buffer.count {
-      buffer.removeFirst(start)
-      start = 0
-    }
-  }
-
   private enum HeaderResult {
     case success(Frame)
     case failure(WebSocketCloseCode, String)
@@ -136,7 +119,8 @@ public struct WebSocketDecoder: Sendable {
   /// Reads a frame header once all of it is buffered. The checks that need only the first two
   /// bytes run as soon as those arrive.
   private mutating func readHeader() -> HeaderResult? {
-    let available = buffer.count - start
+    let available = buffer.readableBytes
+    let start = buffer.readerIndex
     guard available >= 2 else { return nil }
     let first = buffer[start]
     let second = buffer[start + 1]
@@ -185,11 +169,11 @@ public struct WebSocketDecoder: Sendable {
     }
     var key: (UInt8, UInt8, UInt8, UInt8)?
     if masked {
-      guard buffer.count - index >= 4 else { return nil }
+      guard buffer.writerIndex - index >= 4 else { return nil }
       key = (buffer[index], buffer[index + 1], buffer[index + 2], buffer[index + 3])
       index += 4
     }
-    start = index
+    buffer.moveReaderIndex(forwardBy: index - start)
     if opcode == .text || opcode == .binary {
       messageOpcode = opcode
     }
@@ -199,22 +183,21 @@ public struct WebSocketDecoder: Sendable {
   private mutating func copyPayload(_ count: Int, of frame: inout Frame, into target: inout [UInt8])
   {
     guard count > 0 else { return }
-    let range = start..<(start + count)
-    if let key = frame.key {
-      let keyBytes = [key.0, key.1, key.2, key.3]
-      var offset = frame.offset
-      target.reserveCapacity(target.count + count)
-      buffer.withUnsafeBufferPointer { source in
-        for index in range {
-          target.append(source[index] ^ keyBytes[offset & 3])
-          offset += 1
-        }
-      }
-      frame.offset = offset
-    } else {
-      target.append(contentsOf: buffer[range])
+    guard let key = frame.key else {
+      target.append(contentsOf: buffer.readSlice(length: count))
+      return
     }
-    start += count
+    let keyBytes = [key.0, key.1, key.2, key.3]
+    var offset = frame.offset
+    target.reserveCapacity(target.count + count)
+    buffer.withUnsafeReadableBytes { source in
+      for index in 0..<count {
+        target.append(source[index] ^ keyBytes[offset & 3])
+        offset += 1
+      }
+    }
+    frame.offset = offset
+    buffer.moveReaderIndex(forwardBy: count)
   }
 
   private mutating func controlEvent(_ opcode: WebSocketOpcode) -> Event {

@@ -21,6 +21,32 @@ enum WebSocketHandshake {
     return Data(bytes).base64EncodedString()
   }
 
+  /// A client's upgrade request for `target` on `hostHeader` with `key`, and `headers` (such
+  /// as `Authorization`) after the handshake's own.
+  static func request(target: String, hostHeader: String, key: String, headers: HTTPHeaders)
+    -> [UInt8]
+  {
+    var request = "GET \(target) HTTP/1.1\r\nHost: \(hostHeader)\r\n"
+    request += "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+    request += "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n"
+    for field in headers.fields { request += "\(field.name): \(field.value)\r\n" }
+    request += "\r\n"
+    return Array(request.utf8)
+  }
+
+  /// What is wrong with a server's `101` to the request with `key`; nil when the socket may
+  /// open.
+  static func problem(withAnswer headers: HTTPHeaders, toKey key: String) -> String? {
+    if !headers.containsToken("websocket", in: "Upgrade") { return "Upgrade is not websocket." }
+    if !headers.containsToken("upgrade", in: "Connection") { return "Connection is not Upgrade." }
+    if headers["Sec-WebSocket-Accept"] != acceptValue(for: key) {
+      return "Sec-WebSocket-Accept does not match the key."
+    }
+    if headers.contains("Sec-WebSocket-Extensions") { return "An extension was not asked for." }
+    if headers.contains("Sec-WebSocket-Protocol") { return "A subprotocol was not asked for." }
+    return nil
+  }
+
   /// Why an upgrade request cannot be accepted, as the response to send; nil when it can.
   static func rejection(of head: HTTPRequestHead) -> HTTPResponse? {
     guard head.method == .get, head.minorVersion >= 1 else {
