@@ -67,7 +67,7 @@ enum ClientConnect {
   }
 
   /// `getaddrinfo` with `flags`; nil when `AI_NUMERICHOST` was asked and `host` is a name.
-  private static func addresses(of host: String, port: Int, flags: Int32) throws(ConnectError)
+  static func addresses(of host: String, port: Int, flags: Int32) throws(ConnectError)
     -> [SocketAddress]?
   {
     var hints = addrinfo()
@@ -103,20 +103,14 @@ enum ClientConnect {
   private static func attempt(_ address: SocketAddress, deadline: Int64, on loop: EventLoop) async
     -> Result<TCPConnection, ConnectError>
   {
-    let fd: Int32
-    do {
-      fd = try Socket.startConnect(to: address)
-    } catch {
-      return .failure(.connect(to: address.text, errno: (error as? SystemError)?.errno ?? EIO))
+    let attempt: ConnectAttempt
+    switch ConnectAttempt.make(address, deadline: deadline, on: loop) {
+    case .failure(let error): return .failure(error)
+    case .success(let made): attempt = made
     }
-    let attempt = ConnectAttempt(
-      connection: TCPConnection(
-        fd: fd, loop: loop, remoteAddress: address.description, maxBufferedBytes: 1 << 20,
-        writeTimeout: 30_000),
-      address: address.text, deadline: deadline)
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
-        loop.execute { attempt.start(continuation) }
+        loop.execute { attempt.start { continuation.resume(returning: $0) } }
       }
     } onCancel: {
       loop.execute { attempt.cancel() }
@@ -137,7 +131,8 @@ final class ConnectAttempt: ConnectionHandler, @unchecked Sendable {
   private let connection: TCPConnection
   private let address: String
   private let deadline: Int64
-  private var continuation: CheckedContinuation<Outcome, Never>?
+  /// Told the outcome once, on the loop's thread.
+  private var completion: ((Outcome) -> Void)?
   private var cancelled = false
 
   init(connection: TCPConnection, address: String, deadline: Int64) {
@@ -146,8 +141,28 @@ final class ConnectAttempt: ConnectionHandler, @unchecked Sendable {
     self.deadline = deadline
   }
 
-  func start(_ continuation: CheckedContinuation<Outcome, Never>) {
-    self.continuation = continuation
+  /// A non-blocking connect to `address` begun, for `start` on `loop` (deadline in the loop's
+  /// monotonic milliseconds).
+  static func make(_ address: SocketAddress, deadline: Int64, on loop: EventLoop) -> Result<
+    ConnectAttempt, ConnectError
+  > {
+    let fd: Int32
+    do {
+      fd = try Socket.startConnect(to: address)
+    } catch {
+      return .failure(.connect(to: address.text, errno: (error as? SystemError)?.errno ?? EIO))
+    }
+    return .success(
+      ConnectAttempt(
+        connection: TCPConnection(
+          fd: fd, loop: loop, remoteAddress: address.description, maxBufferedBytes: 1 << 20,
+          writeTimeout: 30_000),
+        address: address.text, deadline: deadline))
+  }
+
+  /// Registers the socket and waits; `completion` hears the outcome, on the loop's thread.
+  func start(_ completion: @escaping (Outcome) -> Void) {
+    self.completion = completion
     guard !cancelled else {
       // Cancelled before the loop got to it: the cancel job ran first.
       finish(.failure(.cancelled))
@@ -167,13 +182,13 @@ final class ConnectAttempt: ConnectionHandler, @unchecked Sendable {
   /// Gives up; does nothing once the attempt is over.
   func cancel() {
     cancelled = true
-    guard continuation != nil else { return }
+    guard completion != nil else { return }
     finish(.failure(.cancelled))
     connection.close()
   }
 
   func writeDrained(on connection: TCPConnection) {
-    guard continuation != nil else { return }
+    guard completion != nil else { return }
     let error = Socket.pendingError(connection.fd)
     guard error == 0 else {
       finish(.failure(.connect(to: address, errno: error)))
@@ -204,8 +219,9 @@ final class ConnectAttempt: ConnectionHandler, @unchecked Sendable {
   }
 
   private func finish(_ outcome: Outcome) {
-    continuation?.resume(returning: outcome)
-    continuation = nil
+    let completion = self.completion
+    self.completion = nil
+    completion?(outcome)
   }
 }
 

@@ -28,3 +28,15 @@ public struct HTTPClientRequest: Sendable {
     isIdempotent = method.isIdempotent
   }
 }
+
+extension HTTPClientRequest {
+  /// The request as ``HTTPClient`` writes it, `Host` and `Content-Length` included: the bytes
+  /// a ``ClientChannel`` sends. `Host` is the URL's authority; the scheme is not checked
+  /// against the channel (an `https://` URL gives the same bytes, in plaintext).
+  ///
+  /// - Throws: ``HTTPClientError`` with `invalidURL`, `unsupportedScheme` or
+  ///   `invalidRequest`, as ``HTTPClient/execute(_:timeout:)`` would.
+  public func serialized() throws(HTTPClientError) -> [UInt8] {
+    try PreparedRequest(self).bytes
+  }
+}
