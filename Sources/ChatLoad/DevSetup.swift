@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// Signing in and creating conversations over plain HTTP on a server in dev mode: how a load
 /// prepares its users, and how `chat-bench` prepares the servers it runs as processes.
@@ -7,23 +8,22 @@ public enum DevSetup {
   public static func signIn(
     host: String = "127.0.0.1", port: Int, user: String, device: String
   ) throws(LoadError) -> String {
-    let http = try BlockingHTTPClient(host: host, port: port)
-    return try signIn(http, user: user, device: device)
+    try signIn(SetupClient(host: host, port: port), user: user, device: device)
   }
 
   /// Creates a conversation of `token`'s user with `members`; returns its id.
   public static func createConversation(
     host: String = "127.0.0.1", port: Int, token: String, title: String, members: [String]
   ) throws(LoadError) -> String {
-    let http = try BlockingHTTPClient(host: host, port: port)
-    return try createConversation(http, token: token, title: title, members: members)
+    try createConversation(
+      SetupClient(host: host, port: port), token: token, title: title, members: members)
   }
 
-  static func signIn(_ http: BlockingHTTPClient, user: String, device: String) throws(LoadError)
+  static func signIn(_ http: SetupClient, user: String, device: String) throws(LoadError)
     -> String
   {
     let response = try http.request(
-      "POST", "/v1/auth/dev-login", body: #"{"userId":"\#(user)","deviceId":"\#(device)"}"#)
+      .post, "/v1/auth/dev-login", body: #"{"userId":"\#(user)","deviceId":"\#(device)"}"#)
     guard response.status == 200, let token = jsonString(response.body, "accessToken") else {
       throw LoadError(
         "dev-login answered \(response.status) \(response.text): start the server with --dev")
@@ -32,11 +32,11 @@ public enum DevSetup {
   }
 
   static func createConversation(
-    _ http: BlockingHTTPClient, token: String, title: String, members: [String]
+    _ http: SetupClient, token: String, title: String, members: [String]
   ) throws(LoadError) -> String {
     let list = members.map { "\"\($0)\"" }.joined(separator: ",")
     let response = try http.request(
-      "POST", "/v1/conversations", token: token,
+      .post, "/v1/conversations", token: token,
       body: #"{"title":"\#(title)","memberIds":[\#(list)]}"#)
     guard response.status == 201, let id = jsonString(response.body, "id") else {
       throw LoadError("creating a conversation answered \(response.status) \(response.text)")

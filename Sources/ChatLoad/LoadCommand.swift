@@ -78,7 +78,7 @@ public struct LoadCommand: ParsableCommand {
     }
   }
 
-  /// Blocks its thread while the load runs (threads and epoll).
+  /// Blocks its thread while the load runs (on Wire loops of its own).
   public func run() async throws {
     var configuration = SendLoadConfiguration(
       host: host, port: port, clients: clients, warmup: .seconds(warmup),

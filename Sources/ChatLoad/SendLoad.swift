@@ -1,17 +1,16 @@
-import CEpoll
 import Foundation
-import Glibc
-import Synchronization
+import Support
+import Wire
 
 /// Durable sends per second: `clients` signed-in users, each on its own keep-alive connection,
 /// each sending the next message as soon as the previous one is answered (no pipelining), into
 /// one-to-one conversations (client 2k and 2k+1 share one).
 ///
-/// The generator is built to cost the server's machine little per request: each of `threads`
-/// threads runs an epoll loop over its share of the connections, each request is a prebuilt
-/// template with a fresh clientMessageId written in place, and a response is framed by its
-/// status line and `Content-Length` only. `SendLoadReport.generatorCPUSeconds` says what it
-/// used, so a run can show that it was not the bottleneck.
+/// The load runs through Wire (``ClosedLoop``: `threads` event loops over their share of the
+/// connections, responses decoded by Wire's parser), and is built to cost the server's machine
+/// little per request: each request is a prebuilt template with a fresh clientMessageId written
+/// in place. `SendLoadReport.generatorCPUSeconds` says what it used, so a run can show that it
+/// was not the bottleneck.
 ///
 /// ```swift
 /// let report = try SendLoad.run(SendLoadConfiguration(port: 8080))
@@ -21,7 +20,8 @@ import Synchronization
 /// The server must be in dev mode (users sign in with `/v1/auth/dev-login`) with its rate limit
 /// off (`--rate-limit off`), or most sends are answered 429.
 public enum SendLoad {
-  /// Signs the users in, creates their conversations, runs the load and reports.
+  /// Signs the users in, creates their conversations, runs the load and reports. Blocks the
+  /// calling thread.
   public static func run(_ configuration: SendLoadConfiguration) throws(LoadError)
     -> SendLoadReport
   {
@@ -38,30 +38,21 @@ public enum SendLoad {
     let cpuProbe = CPUProbe(
       serverPIDs: configuration.serverPID.map { [$0] + configuration.otherServerPIDs } ?? [],
       databasePIDs: configuration.databasePIDs, at: window.measureFrom)
-    let outcomes = Mutex<[Int: Result<LoopResult, LoadError>]>([:])
-    var threads: [Thread] = []
-    let done = DispatchGroup()
-    for index in 0..<threadCount {
-      let share = stride(from: index, to: clients.count, by: threadCount).map { clients[$0] }
-      done.enter()
-      let thread = Thread {
-        defer { done.leave() }
-        let outcome = Result { () throws(LoadError) -> LoopResult in
-          try SendLoop(
-            clients: share, configuration: configuration, window: window, seed: UInt64(index + 1)
-          ).run(cpuProbe: index == 0 ? cpuProbe : nil)
-        }
-        outcomes.withLock { $0[index] = outcome }
-      }
-      thread.name = "chat-load.\(index)"
-      threads.append(thread)
-      thread.start()
+    var random = SplitMix64(seed: UInt64(bitPattern: monotonicNanoseconds()))
+    let host = numericHost(configuration.host)
+    var loadClients: [ClosedLoop.Client] = []
+    for client in clients {
+      let template = try SendTemplate(
+        host: host, client: client, textBytes: configuration.textBytes, idPrefix: random.next())
+      loadClients.append(
+        ClosedLoop.Client(host: host, port: client.port, method: .post) { template.next($0) })
     }
-    done.wait()
+    let loops = try ClosedLoop.run(
+      loadClients, threads: threadCount, name: "chat-load",
+      giveUpAt: window.stopSendingAt + 30_000_000_000
+    ) { index in SendRecorder(window: window, cpuProbe: index == 0 ? cpuProbe : nil) }
     var merged = LoopResult()
-    for outcome in outcomes.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-      merged.merge(try outcome.value.get())
-    }
+    for loop in loops { merged.merge(loop.recorder.result) }
     let generatorCPU = processCPUSeconds() - cpuProbe.generatorAtStart
     let serverCPU = cpuProbe.serverSeconds()
     let databaseCPU = cpuProbe.databaseSeconds()
@@ -95,7 +86,7 @@ public enum SendLoad {
   }
 
   static func prepare(_ configuration: SendLoadConfiguration) throws(LoadError) -> [Client] {
-    let http = try BlockingHTTPClient(host: configuration.host, port: configuration.port)
+    let http = try SetupClient(host: configuration.host, port: configuration.port)
     let run = configuration.userPrefix
     var tokens: [String] = []
     for index in 0..<configuration.clients {
@@ -126,8 +117,8 @@ public enum SendLoad {
   static func acceptedSends(_ configuration: SendLoadConfiguration) throws(LoadError) -> [Int] {
     var total = 0
     for port in configuration.ports {
-      let http = try BlockingHTTPClient(host: configuration.host, port: port)
-      let response = try http.request("GET", "/metrics")
+      let http = try SetupClient(host: configuration.host, port: port)
+      let response = try http.request(.get, "/metrics")
       let counted = response.text.split(separator: "\n").first {
         $0.hasPrefix("chat_sends_accepted_total ")
       }
@@ -150,8 +141,8 @@ struct LoadWindow: Sendable {
 
 /// Takes the CPU readings at the start of the measured window, from the first loop's thread.
 final class CPUProbe: @unchecked Sendable {
-  // @unchecked: written once by the first loop's thread before `done` is signalled, read by
-  // the caller only after `DispatchGroup.wait()` (which orders the accesses).
+  // @unchecked: written once by the first loop's thread before that loop's share ends, read by
+  // the caller only after `ClosedLoop.run` returns (whose wait orders the accesses).
   let serverPIDs: [Int32]
   let databasePIDs: [Int32]
   let at: Int64
@@ -196,6 +187,79 @@ final class CPUProbe: @unchecked Sendable {
       sum += seconds
     }
     return sum
+  }
+}
+
+/// What one loop of the load counts, on its thread: every status, the 201s in the window and
+/// their latencies; and, on the first loop, the CPU readings when the window starts.
+final class SendRecorder: LoadRecorder, @unchecked Sendable {
+  // @unchecked: used on its loop's thread during the run, read by the caller only after it.
+  let window: LoadWindow
+  let cpuProbe: CPUProbe?
+  private(set) var result = LoopResult()
+
+  init(window: LoadWindow, cpuProbe: CPUProbe?) {
+    self.window = window
+    self.cpuProbe = cpuProbe
+    result.latencies.reserveCapacity(200_000)
+  }
+
+  func record(client: Int, status: Int, sentAt: Int64, answeredAt: Int64) -> Bool {
+    cpuProbe?.takeIfDue(now: answeredAt)
+    result.statuses[String(status), default: 0] += 1
+    if status == 201 {
+      result.acceptedTotal += 1
+      if answeredAt >= window.measureFrom && answeredAt <= window.stopSendingAt {
+        result.acceptedInWindow += 1
+        result.latencies.append(answeredAt - sentAt)
+      }
+    }
+    return answeredAt < window.stopSendingAt
+  }
+}
+
+/// One client's send, prebuilt by Wire's request writer: a fresh clientMessageId (a per-client
+/// prefix, then a counter, as a UUID) is written in place for each send.
+final class SendTemplate: @unchecked Sendable {
+  // @unchecked: used only on its client's loop thread, by one closed-loop client.
+  private var bytes: [UInt8]
+  /// Where the clientMessageId's 36 characters start.
+  private let idOffset: Int
+  private let idPrefix: UInt64
+
+  init(host: String, client: SendLoad.Client, textBytes: Int, idPrefix: UInt64)
+    throws(LoadError)
+  {
+    let placeholder = String(repeating: "0", count: 36)
+    let text = String(repeating: "x", count: textBytes)
+    let body = #"{"clientMessageId":"\#(placeholder)","text":"\#(text)"}"#
+    bytes = try LoadRequest.make(
+      .post, host: host, port: client.port,
+      path: "/v1/conversations/\(client.conversation)/messages", token: client.token, json: body)
+    idOffset = bytes.count - body.utf8.count + #"{"clientMessageId":""#.utf8.count
+    self.idPrefix = idPrefix
+  }
+
+  private static let hexDigits = Array("0123456789abcdef".utf8)
+
+  /// The request with the `count`-th clientMessageId of this client.
+  func next(_ count: Int) -> [UInt8] {
+    let high = idPrefix
+    let low = UInt64(count + 1)
+    bytes.withUnsafeMutableBufferPointer { bytes in
+      var position = idOffset
+      // 32 hex digits: the prefix, then the counter; dashes after 8, 12, 16 and 20 digits.
+      for digit in 0..<32 {
+        if digit == 8 || digit == 12 || digit == 16 || digit == 20 {
+          bytes[position] = UInt8(ascii: "-")
+          position += 1
+        }
+        let value = digit < 16 ? high >> (60 - 4 * digit) : low >> (60 - 4 * (digit - 16))
+        bytes[position] = Self.hexDigits[Int(value & 0xF)]
+        position += 1
+      }
+    }
+    return bytes
   }
 }
 

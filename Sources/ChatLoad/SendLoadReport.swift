@@ -10,7 +10,7 @@ public struct SendLoadConfiguration: Sendable {
   public var warmup: Duration
   /// The measured time.
   public var duration: Duration
-  /// Generator threads (epoll loops); one is plenty for ~20,000 requests a second.
+  /// Generator threads (Wire loops); one is plenty for ~20,000 requests a second.
   public var threads: Int
   /// Bytes of each message's text (ASCII).
   public var textBytes: Int

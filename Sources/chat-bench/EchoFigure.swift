@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 
 /// B8: WebSocket echo, our server (Wire) next to a peer (Node.js `ws`), each in a process of
-/// its own, under the same load generator (`WebSocketLoad`, one thread in this process):
+/// its own, under the same load generator (`WebSocketLoad`, one Wire loop in this process):
 /// `connections` sockets open, each sending a 64-byte text message as soon as the last came
 /// back; and the server's resident memory per idle connection (VmRSS with the connections open
 /// and idle, less VmRSS before, over the count). The two servers take turns, round by round.
@@ -104,23 +104,23 @@ enum EchoFigure {
   {
     let pid = server.process.processIdentifier
     // Warm the server up with a few connections, then let it settle before the reading.
-    let warm = try WebSocketLoad.open(count: 100, port: server.port, path: "/echo")
-    _ = try await WebSocketLoad.echo(
-      sockets: warm, payload: Array(repeating: 0x61, count: 64), warmUp: 0,
-      duration: 300_000_000)
-    for socket in warm { close(socket.fd) }
+    let warm = try WebSocketLoad.open(
+      count: 100, port: server.port, path: "/echo", name: "bench.echo-load")
+    _ = try await warm.echo(
+      payload: Array(repeating: 0x61, count: 64), warmUp: 0, duration: 300_000_000)
+    warm.close()
     try await Task.sleep(for: .milliseconds(500))
     guard let before = Memory.read(pid: "\(pid)") else { throw BenchError("no /proc for \(pid)") }
-    let sockets = try WebSocketLoad.open(count: connections, port: server.port, path: "/echo")
-    defer { for socket in sockets { close(socket.fd) } }
+    let sockets = try WebSocketLoad.open(
+      count: connections, port: server.port, path: "/echo", name: "bench.echo-load")
+    defer { sockets.close() }
     try await Task.sleep(for: .seconds(1))
     guard let open = Memory.read(pid: "\(pid)") else { throw BenchError("no /proc for \(pid)") }
     let payload = Array("chat-bench echo payload: 64 bytes of text, no more, no less!!!!".utf8)
     let cpuBefore = CPUTime.process(pid) ?? 0
     let started = Nanos.now()
-    let echo = try await WebSocketLoad.echo(
-      sockets: sockets, payload: payload, warmUp: 1_000_000_000,
-      duration: seconds * 1_000_000_000)
+    let echo = try await sockets.echo(
+      payload: payload, warmUp: 1_000_000_000, duration: seconds * 1_000_000_000)
     let serverShare =
       Double((CPUTime.process(pid) ?? 0) - cpuBefore) / Double(Nanos.now() - started)
     progress(

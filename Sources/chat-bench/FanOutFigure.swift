@@ -1,12 +1,13 @@
 import ChatLoad
 import Foundation
 import Glibc
+import Wire
 
 /// B7: fan-out. One message to a 256-member group whose 256 members all hold a live socket:
 /// the time from writing the POST until the message event has arrived on every one of the 256
 /// sockets (the figure), and on each socket (in the details). One message at a time, 2 ms
-/// apart. The sockets are raw clients read by one thread with epoll, which stamps a frame when
-/// `read` returns it.
+/// apart. The sockets are Wire client channels on one loop of their own (`WebSocketLoad`), which
+/// stamps a frame when the loop reads it.
 enum FanOutFigure {
   static let members = 256
 
@@ -16,23 +17,20 @@ enum FanOutFigure {
     let group = try await server.createConversation(
       token: tokens[0], title: "B7", members: (1..<members).map { "g\($0)" })
     let sockets = try WebSocketLoad.open(
-      count: members, port: server.port, path: "/v1/live",
+      count: members, port: server.port, path: "/v1/live", name: "bench.fan-out",
       headers: { ["Authorization": "Bearer \(tokens[$0])"] })
-    let sender = try LoadSocket.connect(host: "127.0.0.1", port: server.port)
-    LoadSocket.setNonBlocking(sender)
-    defer {
-      close(sender)
-      for socket in sockets { close(socket.fd) }
-    }
+    defer { sockets.close() }
     let path = "/v1/conversations/\(group)/messages"
     let token = tokens[0]
+    let port = server.port
     let warmUp = max(20, messages / 10)
     let outcome = try await onThread("bench.fan-out") {
-      try drive(sockets: sockets, sender: sender, messages: warmUp + messages, warmUp: warmUp) {
-        index in
+      try drive(
+        sockets: sockets, senderPort: port, messages: warmUp + messages, warmUp: warmUp
+      ) { index in
         let id = String(format: "00000000-0000-7000-8000-%012x", index)
-        return HTTPRequestBytes.make(
-          "POST", path, token: token,
+        return try LoadRequest.make(
+          .post, port: port, path: path, token: token,
           json: #"{"clientMessageId":"\#(id)","text":"to all of you, number \#(index)"}"#)
       }
     }
@@ -49,73 +47,35 @@ enum FanOutFigure {
     return row
   }
 
+  /// Posts `messages` messages one at a time, 2 ms apart, on a connection to `senderPort` on
+  /// the sockets' loop, and times each one's event on every socket: the time to the last
+  /// socket and to each, and the share of a core the loop's thread used. Blocks its thread.
   static func drive(
-    sockets: [(fd: Int32, leftover: [UInt8])], sender: Int32, messages: Int, warmUp: Int,
-    request: (Int) -> [UInt8]
+    sockets: WebSocketLoad, senderPort: Int, messages: Int, warmUp: Int,
+    request: (Int) throws -> [UInt8]
   ) throws -> (Samples, Samples, Double) {
-    let poller = Poller()
-    let senderToken = sockets.count
-    for (index, socket) in sockets.enumerated() { poller.add(socket.fd, token: index) }
-    poller.add(sender, token: senderToken)
-    var buffers = sockets.map(\.leftover)
-    var senderBuffer: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    let needle = Array(#""type":"message""#.utf8)
+    let opened: Result<ClientChannel, ConnectError>? = sockets.loop.wait(
+      until: Nanos.now() + 10_000_000_000
+    ) { reply in
+      ClientChannel.connect(host: "127.0.0.1", port: senderPort, on: sockets.loop) { reply($0) }
+    }
+    guard case .success(let sender)? = opened else {
+      throw BenchError("fan-out: the sender could not connect: \(String(describing: opened))")
+    }
+    let round = FanOutRound(sender: sender, sockets: sockets.sockets)
+    defer { sockets.loop.execute { sender.close() } }
     var all = Samples()
     var each = Samples()
-    let cpuStarted = CPUTime.thread()
+    let cpuStarted = sockets.loopCPUTime()
     let started = Nanos.now()
     for index in 0..<messages {
-      var arrivals = [Int64](repeating: 0, count: sockets.count)
-      var received = 0
-      var answered = false
-      let bytes = request(index)
-      let sentAt = Nanos.now()
-      guard bytes.withUnsafeBytes({ RawSocket.send(sender, $0) }) else {
-        throw BenchError("B7: the POST could not be written")
+      let bytes = try request(index)
+      let outcome = sockets.loop.wait(until: Nanos.now() + 10_000_000_000) { reply in
+        round.post(bytes, reply)
       }
-      var failure: BenchError?
-      while received < sockets.count || !answered {
-        if Nanos.now() - sentAt > 10_000_000_000 {
-          throw BenchError("B7: message \(index) reached \(received) sockets in 10 s")
-        }
-        poller.wait(timeout: 100) { token in
-          let now = Nanos.now()
-          if token == senderToken {
-            guard RawSocket.drain(sender, into: &senderBuffer, chunk: &chunk) else {
-              failure = BenchError("B7: the server closed the sender's connection")
-              return
-            }
-            if let (length, status) = HTTPResponseScanner.response(senderBuffer, from: 0) {
-              guard status == 201 else {
-                failure = BenchError("B7: POST answered \(status)")
-                return
-              }
-              senderBuffer.removeFirst(length)
-              answered = true
-            }
-            return
-          }
-          guard RawSocket.drain(sockets[token].fd, into: &buffers[token], chunk: &chunk)
-          else {
-            failure = BenchError("B7: the server closed a live socket")
-            return
-          }
-          var consumed = 0
-          while let (opcode, range, length) = WebSocketLoad.parse(buffers[token], from: consumed) {
-            consumed += length
-            if opcode == 0x9 {
-              WebSocketLoad.answerPing(sockets[token].fd, payload: buffers[token][range])
-            } else if opcode == 0x1, arrivals[token] == 0,
-              WebSocketLoad.contains(buffers[token], range, needle)
-            {
-              arrivals[token] = now
-              received += 1
-            }
-          }
-          if consumed > 0 { buffers[token].removeFirst(consumed) }
-        }
-        if let failure { throw failure }
+      guard case .success(let (sentAt, arrivals))? = outcome else {
+        if case .failure(let error)? = outcome { throw error }
+        throw BenchError("fan-out: message \(index) did not reach every socket in 10 s")
       }
       if index >= warmUp {
         all.add((arrivals.max() ?? sentAt) - sentAt)
@@ -123,7 +83,76 @@ enum FanOutFigure {
       }
       usleep(2_000)
     }
-    let cpuShare = Double(CPUTime.thread() - cpuStarted) / Double(Nanos.now() - started)
+    let cpuShare = Double(sockets.loopCPUTime() - cpuStarted) / Double(Nanos.now() - started)
     return (all, each, cpuShare)
+  }
+}
+
+/// One message of a fan-out on the loop: the POST, its 201, and its event on every socket,
+/// each stamped when the loop read it.
+private final class FanOutRound: @unchecked Sendable {
+  // @unchecked: made on the driver's thread, then touched only on the loop's thread.
+  typealias Outcome = Result<(sentAt: Int64, arrivals: [Int64]), BenchError>
+
+  private let sender: ClientChannel
+  private let sockets: [ClientChannel]
+  private var arrivals: [Int64]
+  private var received = 0
+  private var answered = false
+  private var sentAt: Int64 = 0
+  private var reply: (@Sendable (Outcome) -> Void)?
+  private var armed = false
+
+  init(sender: ClientChannel, sockets: [ClientChannel]) {
+    self.sender = sender
+    self.sockets = sockets
+    arrivals = Array(repeating: 0, count: sockets.count)
+  }
+
+  /// Writes one POST and answers once its 201 and every socket's event are in.
+  func post(_ bytes: [UInt8], _ reply: @escaping @Sendable (Outcome) -> Void) {
+    if !armed { arm() }
+    arrivals = Array(repeating: 0, count: sockets.count)
+    (received, answered) = (0, false)
+    self.reply = reply
+    sentAt = Nanos.now()
+    sender.send(request: bytes, method: .post)
+  }
+
+  private func arm() {
+    armed = true
+    sender.onResponse = { [self] head, _ in
+      guard head.status.code == 201 else {
+        return finish(.failure(BenchError("fan-out: POST answered \(head.status.code)")))
+      }
+      answered = true
+      finishIfComplete()
+    }
+    sender.onClose = { [self] failure in
+      finish(.failure(BenchError("fan-out: the sender's connection ended: \(failure)")))
+    }
+    for (index, socket) in sockets.enumerated() {
+      socket.onMessage = { [self] event in
+        guard case .text(let text) = event, arrivals[index] == 0,
+          text.contains(#""type":"message""#)
+        else { return }
+        arrivals[index] = Nanos.now()
+        received += 1
+        finishIfComplete()
+      }
+      socket.onClose = { [self] failure in
+        finish(.failure(BenchError("fan-out: a live socket ended: \(failure)")))
+      }
+    }
+  }
+
+  private func finishIfComplete() {
+    if answered && received == sockets.count { finish(.success((sentAt, arrivals))) }
+  }
+
+  private func finish(_ outcome: Outcome) {
+    let reply = self.reply
+    self.reply = nil
+    reply?(outcome)
   }
 }

@@ -1,12 +1,11 @@
 import ChatLoad
 import Foundation
-import Glibc
+import Wire
 
-/// B6's load generator: keep-alive HTTP/1.1 clients on real sockets, each a closed loop (send a
-/// request, read the whole response, send the next), all driven by one thread with epoll.
-///
-/// Kept small and on its own so it can be reconciled with the `chat-server` load generator
-/// (branch `server2`). It checks itself: it measures its own thread's CPU time, so a report can
+/// B6's load generator: keep-alive HTTP/1.1 clients, each a closed loop (send a request, read
+/// the whole response, send the next), all on one Wire loop: ChatLoad's ``ClosedLoop``, the
+/// one `chat-load` runs, with a recorder that counts B6's way (every status in the window, each
+/// second's count). It checks itself: it measures its loop thread's CPU time, so a report can
 /// say whether the generator or the server was the limit.
 enum HTTPLoadGenerator {
   struct Result: Sendable {
@@ -31,108 +30,54 @@ enum HTTPLoadGenerator {
   }
 
   /// Runs one closed loop per element of `requests` (which makes that client's n-th request)
-  /// for `warmUp` then `duration` nanoseconds, on a thread of its own.
+  /// for `warmUp` then `duration` nanoseconds, on a loop thread of its own.
   static func run(
-    port: Int, requests: [@Sendable (Int) -> [UInt8]], warmUp: Int64, duration: Int64
+    port: Int, method: HTTPMethod, requests: [@Sendable (Int) throws -> [UInt8]],
+    warmUp: Int64, duration: Int64
   ) async throws -> Result {
     try await onThread("bench.load") {
-      try drive(port: port, requests: requests, warmUp: warmUp, duration: duration)
+      let recorder = Recorder(warmUp: warmUp, duration: duration)
+      let clients = requests.map { ClosedLoop.Client(port: port, method: method, request: $0) }
+      let loops = try ClosedLoop.run(
+        clients, name: "bench.load", giveUpAt: Nanos.now() + warmUp + duration + 15_000_000_000
+      ) { _ in recorder }
+      var result = recorder.result
+      result.windowNanoseconds = duration
+      result.wallNanoseconds = loops[0].time.wallNanoseconds
+      result.cpuNanoseconds = loops[0].time.cpuNanoseconds
+      return result
     }
   }
 
-  private struct Client {
-    let fd: Int32
-    var buffer: [UInt8] = []
-    var sentAt: Int64 = 0
-    var sent = 0
-    var done = false
-  }
-
-  private static func drive(
-    port: Int, requests: [@Sendable (Int) -> [UInt8]], warmUp: Int64, duration: Int64
-  ) throws -> Result {
-    let poller = Poller()
-    var clients: [Client] = []
-    defer { for client in clients { close(client.fd) } }
-    for (index, _) in requests.enumerated() {
-      let fd = try LoadSocket.connect(host: "127.0.0.1", port: port)
-      LoadSocket.setNonBlocking(fd)
-      poller.add(fd, token: index)
-      clients.append(Client(fd: fd))
-    }
-    let cpuStarted = CPUTime.thread()
-    let started = Nanos.now()
-    let windowStart = started + warmUp
-    let windowEnd = windowStart + duration
+  /// Counts B6's way, on the loop's thread; read after the run.
+  private final class Recorder: LoadRecorder, @unchecked Sendable {
+    // @unchecked: used on the one loop's thread during the run, read only after it.
+    let warmUp: Int64
+    let duration: Int64
+    var windowStart: Int64 = .max
+    var windowEnd: Int64 = .max
     var result = Result()
-    result.perSecond = [Int](repeating: 0, count: Int((duration + 999_999_999) / 1_000_000_000))
 
-    func sendNext(_ index: Int) -> Bool {
-      let bytes = requests[index](clients[index].sent)
-      clients[index].sent += 1
-      clients[index].sentAt = Nanos.now()
-      return bytes.withUnsafeBytes { RawSocket.send(clients[index].fd, $0) }
+    init(warmUp: Int64, duration: Int64) {
+      self.warmUp = warmUp
+      self.duration = duration
+      result.perSecond = [Int](repeating: 0, count: Int((duration + 999_999_999) / 1_000_000_000))
     }
 
-    for index in clients.indices where !sendNext(index) {
-      throw BenchError("the server closed a load connection")
+    func started(at time: Int64) {
+      windowStart = time + warmUp
+      windowEnd = windowStart + duration
     }
-    var active = clients.count
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while active > 0 {
-      if Nanos.now() > windowEnd + 10_000_000_000 {
-        throw BenchError("load: \(active) requests unanswered 10 s after the end")
+
+    func record(client: Int, status: Int, sentAt: Int64, answeredAt now: Int64) -> Bool {
+      result.total += 1
+      if now >= windowStart && now < windowEnd {
+        result.completed += 1
+        result.statuses[status, default: 0] += 1
+        result.latencies.add(now - sentAt)
+        result.perSecond[Int((now - windowStart) / 1_000_000_000)] += 1
       }
-      var failure: BenchError?
-      poller.wait(timeout: 100) { index in
-        guard !clients[index].done else { return }
-        guard RawSocket.drain(clients[index].fd, into: &clients[index].buffer, chunk: &chunk)
-        else {
-          failure = BenchError("the server closed a load connection")
-          return
-        }
-        var consumed = 0
-        while let (length, status) = HTTPResponseScanner.response(
-          clients[index].buffer, from: consumed)
-        {
-          consumed += length
-          result.total += 1
-          let now = Nanos.now()
-          if now >= windowStart && now < windowEnd {
-            result.completed += 1
-            result.statuses[status, default: 0] += 1
-            result.latencies.add(now - clients[index].sentAt)
-            result.perSecond[Int((now - windowStart) / 1_000_000_000)] += 1
-          }
-          if now < windowEnd {
-            if !sendNext(index) { failure = BenchError("load: a send failed") }
-          } else {
-            clients[index].done = true
-            active -= 1
-          }
-        }
-        if consumed > 0 { clients[index].buffer.removeFirst(consumed) }
-      }
-      if let failure { throw failure }
+      return now < windowEnd
     }
-    result.windowNanoseconds = duration
-    result.wallNanoseconds = Nanos.now() - started
-    result.cpuNanoseconds = CPUTime.thread() - cpuStarted
-    return result
-  }
-}
-
-/// HTTP/1.1 request bytes.
-enum HTTPRequestBytes {
-  static func make(
-    _ method: String, _ path: String, token: String? = nil, json body: String? = nil
-  ) -> [UInt8] {
-    var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-    if let token { head += "Authorization: Bearer \(token)\r\n" }
-    if let body {
-      head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
-      return Array((head + body).utf8)
-    }
-    return Array((head + "\r\n").utf8)
   }
 }

@@ -131,23 +131,18 @@ enum NodesFigure {
     let conversation = try DevSetup.createConversation(
       port: senderPort, token: senderToken, title: "B14", members: ["\(prefix)-b"])
     let sockets = try WebSocketLoad.open(
-      count: 1, port: receiverPort, path: "/v1/live",
+      count: 1, port: receiverPort, path: "/v1/live", name: "bench.nodes-fan-out",
       headers: { _ in ["Authorization": "Bearer \(receiverToken)"] })
-    let sender = try LoadSocket.connect(host: "127.0.0.1", port: senderPort)
-    LoadSocket.setNonBlocking(sender)
-    defer {
-      close(sender)
-      for socket in sockets { close(socket.fd) }
-    }
+    defer { sockets.close() }
     let path = "/v1/conversations/\(conversation)/messages"
     let warmUp = max(10, messages / 10)
     let (all, _, _) = try await onThread("bench.nodes-fan-out") {
       try FanOutFigure.drive(
-        sockets: sockets, sender: sender, messages: warmUp + messages, warmUp: warmUp
+        sockets: sockets, senderPort: senderPort, messages: warmUp + messages, warmUp: warmUp
       ) { index in
         let id = String(format: "00000000-0000-7000-8000-%012x", index)
-        return HTTPRequestBytes.make(
-          "POST", path, token: senderToken,
+        return try LoadRequest.make(
+          .post, port: senderPort, path: path, token: senderToken,
           json: #"{"clientMessageId":"\#(id)","text":"across, number \#(index)"}"#)
       }
     }

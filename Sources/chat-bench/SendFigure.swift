@@ -179,26 +179,35 @@ enum SendFigure {
       sentPerSecond: Double(total) / Nanos.seconds(lastSent - begin), lateSends: lateSends)
   }
 
-  /// GET /healthz on one keep-alive socket, one at a time.
+  /// GET /healthz on one keep-alive connection, one at a time, through ChatLoad's closed loop
+  /// (the first 100 not counted).
   static func rawRoundTrips(port: Int, count: Int) throws -> Samples {
-    let fd = try LoadSocket.connect(host: "127.0.0.1", port: port)
-    defer { close(fd) }
-    let request = HTTPRequestBytes.make("GET", "/healthz")
+    let request = try LoadRequest.make(.get, port: port, path: "/healthz")
+    let recorder = RoundTrips(skipping: 100, count: count)
+    _ = try ClosedLoop.run(
+      [ClosedLoop.Client(port: port) { _ in request }], name: "bench.round-trips",
+      giveUpAt: Nanos.now() + 300_000_000_000
+    ) { _ in recorder }
+    return recorder.samples
+  }
+
+  /// The round trips of one client, on its loop's thread; read after the run.
+  private final class RoundTrips: LoadRecorder, @unchecked Sendable {
+    // @unchecked: used on the loop's thread during the run, read only after it.
+    let skipping: Int
+    let count: Int
+    var seen = 0
     var samples = Samples()
-    var buffer: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    for index in 0..<(count + 100) {
-      let started = Nanos.now()
-      try LoadSocket.writeAll(fd, request)
-      buffer.removeAll(keepingCapacity: true)
-      while HTTPResponseScanner.response(buffer, from: 0) == nil {
-        let read = Glibc.read(fd, &chunk, chunk.count)
-        guard read > 0 else { throw BenchError("the server closed the round-trip socket") }
-        buffer.append(contentsOf: chunk[..<read])
-      }
-      if index >= 100 { samples.add(Nanos.now() - started) }
+
+    init(skipping: Int, count: Int) {
+      (self.skipping, self.count) = (skipping, count)
     }
-    return samples
+
+    func record(client: Int, status: Int, sentAt: Int64, answeredAt: Int64) -> Bool {
+      seen += 1
+      if seen > skipping { samples.add(answeredAt - sentAt) }
+      return seen < skipping + count
+    }
   }
 
   /// GET /healthz through an engine transport, one at a time.

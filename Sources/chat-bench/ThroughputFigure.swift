@@ -1,3 +1,4 @@
+import ChatLoad
 import ChatServer
 import Foundation
 
@@ -23,20 +24,21 @@ enum ThroughputFigure {
       conversations += [conversation, conversation]
     }
     let commitsBefore = await server.service.commits()
-    let requests: [@Sendable (Int) -> [UInt8]] = (0..<clients).map { client in
+    let port = server.port
+    let requests: [@Sendable (Int) throws -> [UInt8]] = (0..<clients).map { client in
       let token = tokens[client]
       let path = "/v1/conversations/\(conversations[client])/messages"
       return { count in
         let id = String(format: "%08x-0000-7000-8000-%012x", client, count)
-        return HTTPRequestBytes.make(
-          "POST", path, token: token,
+        return try LoadRequest.make(
+          .post, port: port, path: path, token: token,
           json: #"{"clientMessageId":"\#(id)","text":"durable message \#(count) from \#(client)"}"#)
       }
     }
     let seconds: Int64 = quick ? 2 : 10
     let processCPU = CPUTime.process()
     let result = try await HTTPLoadGenerator.run(
-      port: server.port, requests: requests, warmUp: 1_000_000_000,
+      port: port, method: .post, requests: requests, warmUp: 1_000_000_000,
       duration: seconds * 1_000_000_000)
     // The server's CPU per request: the process's CPU time less the generator's thread.
     let serverCPU = CPUTime.process() - processCPU - result.cpuNanoseconds
@@ -45,10 +47,11 @@ enum ThroughputFigure {
       throw BenchError("B6: unexpected statuses \(result.statuses)")
     }
     // The control: the same generator, the cheapest route.
-    let healthz = HTTPRequestBytes.make("GET", "/healthz")
+    let healthz = try LoadRequest.make(.get, port: port, path: "/healthz")
     let control = try await HTTPLoadGenerator.run(
-      port: server.port,
-      requests: [@Sendable (Int) -> [UInt8]](repeating: { _ in healthz }, count: clients),
+      port: port, method: .get,
+      requests: [@Sendable (Int) throws -> [UInt8]](
+        repeating: { _ in healthz }, count: clients),
       warmUp: 500_000_000, duration: 2_000_000_000)
     progress(
       String(
@@ -76,7 +79,8 @@ enum ThroughputFigure {
       "serverCPUPerSendMs": Double(serverCPU) / Double(max(1, result.total)) / 1e6,
     ]
     let note = String(
-      format: "B6 load generator: one thread, epoll, 100 keep-alive sockets; it used %.0f%% of a "
+      format: "B6 load generator: one Wire loop (ChatLoad's closed loop), 100 keep-alive "
+        + "connections; it used %.0f%% of a "
         + "core during the run, and drove %.0f requests/s against GET /healthz (%.1f× the "
         + "figure), so the server, not the generator, set the figure.",
       result.cpuShare * 100, control.throughput, control.throughput / max(1, result.throughput))
