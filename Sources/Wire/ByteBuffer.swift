@@ -30,9 +30,6 @@ struct ByteBuffer: Sendable {
   /// The bytes at `range` (storage positions), without copying.
   subscript(range: Range<Int>) -> ArraySlice<UInt8> { storage[range] }
 
-  /// The readable bytes, without copying.
-  var readableBytesView: ArraySlice<UInt8> { storage[readerIndex...] }
-
   // MARK: Writing
 
   /// Appends `bytes`, after dropping the bytes already read when that is worth it.

@@ -76,7 +76,7 @@ public struct HTTPDecoder<Head: HTTPDecodableHead>: Sendable {
     }
   }
 
-  enum State {
+  private enum State {
     case startLine
     case headers
     case body(remaining: Int)
@@ -94,12 +94,12 @@ public struct HTTPDecoder<Head: HTTPDecodableHead>: Sendable {
 
   public let limits: Limits
   /// The direction's own rules.
-  var rules: any HTTPDecodingRules<Head>
+  private var rules: any HTTPDecodingRules<Head>
   private var buffer = ByteBuffer()
   /// How many bytes after the reader index were already searched for a line end, so bytes
   /// arriving one at a time are each looked at once.
   private var scanned = 0
-  var state = State.startLine
+  private var state = State.startLine
 
   private var fields: [HTTPHeaders.Field] = []
   private var sectionBytes = 0
@@ -249,10 +249,11 @@ public struct HTTPDecoder<Head: HTTPDecodableHead>: Sendable {
     }
   }
 
-  /// Reads the next message from the bytes already buffered, after a decoder of one message
-  /// at a time gave one.
-  mutating func resume() {
+  /// Reads the next message, the answer to a request with `method`, from the bytes already
+  /// buffered and those to come, after a decoder of one message at a time gave one.
+  mutating func resume(answering method: HTTPMethod) {
     guard case .delivered = state else { return }
+    rules.answer(method)
     state = .startLine
   }
 

@@ -22,6 +22,10 @@ protocol HTTPDecodingRules<Head>: Sendable {
   /// A message was given: whether the next one is decoded at once (requests on a connection)
   /// or only when the decoder is told (a response answers one request).
   mutating func startsNextMessage() -> Bool
+
+  /// The next message answers a request with `method` (responses only: a HEAD's answer has no
+  /// body; a request's rules ignore it).
+  mutating func answer(_ method: HTTPMethod)
 }
 
 /// What a start line was.

@@ -178,4 +178,6 @@ struct HTTPRequestRules: HTTPDecodingRules {
     emptyLinesSkipped = 0
     return true
   }
+
+  mutating func answer(_ method: HTTPMethod) {}
 }

@@ -54,10 +54,7 @@ extension HTTPDecoder where Head == HTTPResponseHead {
   /// the answer to the next request of a pipelined connection, whose method is
   /// `requestMethod`.
   public mutating func expectResponse(to requestMethod: HTTPMethod) {
-    guard case .delivered = state, var response = rules as? HTTPResponseRules else { return }
-    response.requestMethod = requestMethod
-    rules = response
-    resume()
+    resume(answering: requestMethod)
   }
 }
 
@@ -180,6 +177,10 @@ struct HTTPResponseRules: HTTPDecodingRules {
   mutating func startsNextMessage() -> Bool {
     informational = 0
     return false
+  }
+
+  mutating func answer(_ method: HTTPMethod) {
+    requestMethod = method
   }
 }
 
