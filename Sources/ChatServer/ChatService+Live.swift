@@ -19,6 +19,7 @@ extension ChatService {
     var user: String?
     let result: Result<LiveSubscription, ServiceError>
     do throws(ServiceError) {
+      try await loadRevokedFamilies()
       let caller = try authorize(request, at: started)
       user = caller.userId
       guard route == .live else { throw .unknownRoute }
@@ -47,15 +48,22 @@ extension ChatService {
       guard case .cancelled = termination, let service = self else { return }
       executor.spawn { await service.closeLive(id) }
     }
+    let ending = LiveEnding()
     hub.add(
       LiveHub.Subscriber(
-        id: id, userId: caller.userId, deviceId: caller.deviceId, continuation: continuation))
+        id: id, userId: caller.userId, deviceId: caller.deviceId, family: caller.family,
+        continuation: continuation, ending: ending))
     return LiveSubscription(
-      id: id, userId: caller.userId, deviceId: caller.deviceId, events: events, service: self)
+      id: id, userId: caller.userId, deviceId: caller.deviceId, events: events, ending: ending,
+      service: self)
   }
 
-  func closeLive(_ id: UInt64) {
-    hub.remove(id)?.continuation.finish()
+  /// Ends the subscription, saying why when the service ends it (`LiveSubscription.closure`);
+  /// nil when its socket closed.
+  func closeLive(_ id: UInt64, because closure: LiveClosure? = nil) {
+    guard let subscriber = hub.remove(id) else { return }
+    if let closure { subscriber.ending.record(closure) }
+    subscriber.continuation.finish()
   }
 
   /// A client frame (see `LiveSubscription.receive(_:)`): typing is relayed to the other
@@ -99,11 +107,15 @@ extension ChatService {
   }
 
   /// The relay's listener is back after a cut: events may have been missed. Every socket
-  /// closes (its client reconnects and catches up from the last sequence it holds) and every
-  /// long poll looks again.
+  /// closes (its client reconnects and catches up from the last sequence it holds), every
+  /// long poll looks again, and the revoked token families are read again before the next
+  /// request (a revocation may have been missed too).
   func relayResumed() {
     metrics.relayResumes += 1
-    for subscriber in hub.subscribers(of: hub.users) { closeLive(subscriber.id) }
+    revokedFamiliesLoaded = false
+    for subscriber in hub.subscribers(of: hub.users) {
+      closeLive(subscriber.id, because: .catchUp)
+    }
     longPolls.wakeAll()
   }
 
@@ -118,7 +130,7 @@ extension ChatService {
       }
     }
     for subscriber in fallenBehind {
-      closeLive(subscriber.id)
+      closeLive(subscriber.id, because: .fellBehind)
       metrics.liveSubscriptionsDropped += 1
       log.write(
         LogRecord(

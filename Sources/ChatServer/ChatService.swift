@@ -42,6 +42,11 @@ public actor ChatService {
   /// The expiry is still checked every time. Cleared when it reaches `verifiedTokensLimit`.
   var verifiedTokens: [String: AccessTokenClaims] = [:]
   static let verifiedTokensLimit = 4_096
+  /// Refresh-token families revoked (a spent token presented again), with the time after which
+  /// none of their access tokens can be unexpired and the entry may go.
+  var revokedFamilies: [String: Timestamp] = [:]
+  /// Whether `revokedFamilies` holds the store's (`loadRevokedFamilies()`).
+  var revokedFamiliesLoaded = false
   /// Where pushes go; nil: no push is queued (tokens are still kept).
   let pushGateway: (any PushGateway)?
   /// The pending wake-up of the push dispatcher, and when it is due (wall-clock ms).
@@ -126,6 +131,7 @@ public actor ChatService {
     // Every request but operations and sign-in, an unknown one included, needs a valid token
     // before anything else is said about it: 401 comes first in API.md's precedence.
     guard let route, !route.needsToken else {
+      try await loadRevokedFamilies()
       let caller = try authorize(request, at: now)
       user = caller.userId
       try checkBodySize(request)

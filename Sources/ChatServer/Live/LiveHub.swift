@@ -8,7 +8,11 @@ struct LiveHub {
     let id: UInt64
     let userId: String
     let deviceId: String
+    /// The refresh-token family of the access token the socket opened with.
+    let family: String?
     let continuation: AsyncStream<String>.Continuation
+    /// Where the service says why it ended the subscription (shared with `LiveSubscription`).
+    let ending: LiveEnding
 
     var device: DeviceKey { DeviceKey(userId: userId, deviceId: deviceId) }
   }
