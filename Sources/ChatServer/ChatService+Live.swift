@@ -52,16 +52,32 @@ extension ChatService {
     hub.add(
       LiveHub.Subscriber(
         id: id, userId: caller.userId, deviceId: caller.deviceId, family: caller.family,
-        continuation: continuation, ending: ending))
+        continuation: continuation, ending: ending,
+        expiry: closeWhenExpired(id, at: caller.expiresAt + configuration.liveTokenGrace)))
     return LiveSubscription(
       id: id, userId: caller.userId, deviceId: caller.deviceId, events: events, ending: ending,
       service: self)
+  }
+
+  /// The timer that closes subscription `id` at `deadline` (wall clock): its token's expiry
+  /// plus `liveTokenGrace`. Cancelled when the subscription closes first.
+  private func closeWhenExpired(_ id: UInt64, at deadline: Timestamp) -> Task<Void, Never> {
+    let clock = clock
+    return executor.spawn { [weak self] in
+      // Measured when the task runs: the clock may have moved since it was made.
+      let delay = deadline - clock.now()
+      if delay > .zero {
+        guard (try? await clock.sleep(for: delay)) != nil else { return }
+      }
+      await self?.closeLive(id, because: .tokenExpired)
+    }
   }
 
   /// Ends the subscription, saying why when the service ends it (`LiveSubscription.closure`);
   /// nil when its socket closed.
   func closeLive(_ id: UInt64, because closure: LiveClosure? = nil) {
     guard let subscriber = hub.remove(id) else { return }
+    subscriber.expiry.cancel()
     if let closure { subscriber.ending.record(closure) }
     subscriber.continuation.finish()
   }

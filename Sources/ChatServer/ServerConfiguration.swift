@@ -19,6 +19,10 @@ public struct ServerConfiguration: Sendable {
   /// Events a live subscription may hold unread; one more closes it (the client reconnects and
   /// catches up), so a stalled socket cannot grow the server's memory without bound.
   public var liveEventBufferLimit: Int
+  /// How long a live socket stays open past the expiry of the access token it opened with;
+  /// then the service closes it ("token expired"), and the client refreshes and reconnects.
+  /// The grace lets a client that refreshed just in time reconnect on its own schedule.
+  public var liveTokenGrace: Duration = .seconds(30)
   /// The largest image and document an upload may declare (413 above).
   public var maxImageBytes = APILimits.defaultMaxImageBytes
   public var maxFileBytes = APILimits.defaultMaxFileBytes

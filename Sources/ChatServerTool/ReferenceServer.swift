@@ -109,6 +109,7 @@ public final class ReferenceServer: Sendable {
       devMode: options.devMode, accessTokenTTL: .seconds(options.accessTokenTTL),
       rateLimit: options.rateLimit, signingKey: key)
     configuration.mediaRetentionDays = options.mediaRetentionDays
+    configuration.liveTokenGrace = .seconds(options.liveTokenGrace)
     var objectStore: ObjectStoreEndpoint?
     if let storePort = options.objectStorePort {
       do {

@@ -65,6 +65,15 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_ACCESS_TOKEN_TTL", transform: Int.inRange(1...31_536_000))
   public var accessTokenTTL = 900
 
+  /// Seconds a live socket stays open past the expiry of its access token.
+  @Option(
+    help: ArgumentHelp(
+      "Seconds a live socket stays open after its access token expired; then it closes with "
+        + "4001 \"token expired\" and the client refreshes and reconnects.",
+      valueName: "S"),
+    environment: "CHAT_SERVER_LIVE_TOKEN_GRACE", transform: Int.inRange(0...3_600))
+  public var liveTokenGrace = 30
+
   /// Nil turns rate limiting off (benchmarks).
   @Option(
     help: ArgumentHelp(

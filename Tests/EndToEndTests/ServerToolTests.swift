@@ -19,6 +19,7 @@ struct ServerToolTests {
     #expect(!options.devMode)
     #expect(options.accessTokenTTL == 900)
     #expect(options.rateLimit == RateLimit())
+    #expect(options.liveTokenGrace == 30)
     #expect(options.log == .standardError)
     #expect(options.tlsCertificate == nil && options.tlsKey == nil && !options.usesTLS)
     #expect(
@@ -196,7 +197,7 @@ struct ServerToolTests {
       "--host", "--port", "--data", "--dev", "--access-token-ttl", "--rate-limit", "--log",
       "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--tls-cert", "--tls-key",
       "--object-store-port", "--media-retention-days", "--s3-endpoint", "--s3-bucket",
-      "--s3-region", "--object-store-public-url", "--help",
+      "--s3-region", "--object-store-public-url", "--live-token-grace", "--help",
     ] {
       #expect(help.contains(option), "\(option) is not in --help")
       guard option != "--help" else { continue }

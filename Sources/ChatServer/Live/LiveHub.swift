@@ -13,6 +13,8 @@ struct LiveHub {
     let continuation: AsyncStream<String>.Continuation
     /// Where the service says why it ended the subscription (shared with `LiveSubscription`).
     let ending: LiveEnding
+    /// Closes it when its access token has expired (`ChatService.closeWhenExpired`).
+    let expiry: Task<Void, Never>
 
     var device: DeviceKey { DeviceKey(userId: userId, deviceId: deviceId) }
   }

@@ -156,17 +156,30 @@ def check_family_revoked(report, server, anonymous, spent, newest):
 
 
 def run_expiry(report):
-    """A server with --access-token-ttl 1: every route and the socket refuse an expired token;
-    refresh gives a working one."""
+    """A server with --access-token-ttl 1 --live-token-grace 1: every route and the socket
+    refuse an expired token; a socket opened with it closes 4001 "token expired" a second after
+    it expired; refresh gives a working one."""
     report.start_group("expiry")
-    with Server("--dev", "--access-token-ttl", "1") as server:
+    with Server("--dev", "--access-token-ttl", "1", "--live-token-grace", "1") as server:
+        signed_in = time.monotonic()
         alice = Device(server, "exp-a")
+        live = server.connect_live(alice.auth, open_timeout=10, ping_interval=None)
         conversation = alice.create([])["id"]
         issued = alice.tokens
         report.check("a fresh token works", alice.request("GET", "/v1/conversations").status_code == 200)
         # Waiting for the clock is the point of this case: the token lives one second.
         time.sleep(1.3)
         check_matrix(report, server, conversation, [("expired", alice.auth)])
+        code, reason = None, None
+        try:
+            while True:
+                live.recv(timeout=10)
+        except Exception:  # noqa: BLE001 - the close is what we wait for
+            code, reason = live.close_code, live.close_reason
+        lived = time.monotonic() - signed_in
+        report.check("a socket closes 4001 \"token expired\" after the token's expiry and the grace",
+                     (code, reason) == (4001, "token expired") and 1.9 <= lived < 10,
+                     f"{code} {reason!r} after {lived:.1f} s")
         renewed = server.request("POST", "/v1/auth/refresh", json={"refreshToken": issued["refreshToken"]})
         report.check("an expired session refreshes", renewed.status_code == 200, renewed.text)
         headers = {"Authorization": f"Bearer {renewed.json()['accessToken']}"}
