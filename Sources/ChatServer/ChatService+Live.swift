@@ -13,6 +13,10 @@ extension ChatService {
   /// Authenticates a `/v1/live` upgrade request and opens a subscription for the caller's
   /// device, or says which error response to send instead of upgrading (401, 429, 404 for
   /// another path). The request is logged and counted, with status 101 when accepted.
+  ///
+  /// An upgrade whose token is refused spends one request of its address's budget
+  /// (`ServerConfiguration.addressRateLimit`): once that is spent, such upgrades are 429 with
+  /// `Retry-After` instead of 401, so a client looping on a bad token slows down.
   public func openLive(_ request: APIRequest) async -> LiveUpgrade {
     let started = clock.now()
     let route = Endpoint(method: request.method, path: request.path)
@@ -20,7 +24,13 @@ extension ChatService {
     let result: Result<LiveSubscription, ServiceError>
     do throws(ServiceError) {
       try await loadRevokedFamilies()
-      let caller = try authorize(request, at: started)
+      let caller: AccessTokenClaims
+      do {
+        caller = try authorize(request, at: started)
+      } catch  where error.code == .unauthorized {
+        try takeAddressBudget(request, at: started)
+        throw error
+      }
       user = caller.userId
       guard route == .live else { throw .unknownRoute }
       result = .success(subscribe(caller))
@@ -78,18 +88,28 @@ extension ChatService {
   func closeLive(_ id: UInt64, because closure: LiveClosure? = nil) {
     guard let subscriber = hub.remove(id) else { return }
     subscriber.expiry.cancel()
+    typingLimiter?.forget(String(id))
     if let closure { subscriber.ending.record(closure) }
     subscriber.continuation.finish()
   }
 
   /// A client frame (see `LiveSubscription.receive(_:)`): typing is relayed to the other
-  /// members' devices; anything else is ignored.
+  /// members' devices, at most `configuration.typingLimit` per socket (the rest are dropped
+  /// before the membership is looked up, and counted); anything else is ignored.
   func receiveLiveFrame(_ text: String, on id: UInt64) async {
     guard let subscriber = hub.subscriber(id) else { return }
     guard text.utf8.count <= configuration.maxBodyBytes,
       let frame = try? APICoding.decode(ClientFrame.self, from: text), frame.type == "typing",
-      let conversation = Identifiers.canonicalUUID(frame.conversationId),
-      let members = try? await store.memberIds(of: conversation, actingAs: subscriber.userId)
+      let conversation = Identifiers.canonicalUUID(frame.conversationId)
+    else {
+      metrics.liveFramesIgnored += 1
+      return
+    }
+    if typingLimiter?.take(for: String(id), at: clock.now()) != nil {
+      metrics.typingFramesDropped += 1
+      return
+    }
+    guard let members = try? await store.memberIds(of: conversation, actingAs: subscriber.userId)
     else {
       metrics.liveFramesIgnored += 1
       return

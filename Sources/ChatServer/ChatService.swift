@@ -33,6 +33,10 @@ public actor ChatService {
   let media: (any MediaStorage)?
   let signer: AccessTokenSigner
   var rateLimiter: RateLimiter?
+  /// `configuration.addressRateLimit`'s buckets, by peer address.
+  var addressLimiter: RateLimiter?
+  /// `configuration.typingLimit`'s buckets, by live subscription.
+  var typingLimiter: RateLimiter?
   var hub = LiveHub()
   /// Receipt changes being coalesced, by conversation (`publishReceipt`).
   var receiptWindows: [String: ReceiptWindow] = [:]
@@ -98,6 +102,8 @@ public actor ChatService {
     self.pushGateway = pushGateway
     self.signer = AccessTokenSigner(key: key)
     self.rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
+    self.addressLimiter = configuration.addressRateLimit.map(RateLimiter.init(limit:))
+    self.typingLimiter = configuration.typingLimit.map(RateLimiter.init(limit:))
   }
 
   /// Answers one request. Never throws: every failure is an API.md error response.
@@ -151,9 +157,11 @@ public actor ChatService {
       return .text(200, page, contentType: "text/plain; version=0.0.4; charset=utf-8")
     case .devLogin:
       guard configuration.devMode else { throw .unknownRoute }
+      try takeAddressBudget(request, at: now)
       try checkBodySize(request)
       return try await devLogin(request, at: now)
     case .refresh:
+      try takeAddressBudget(request, at: now)
       try checkBodySize(request)
       return try await refresh(request, at: now)
     default:
@@ -207,6 +215,17 @@ public actor ChatService {
       // Unknown, or a route of API.md this server does not serve yet.
       throw .unknownRoute
     }
+  }
+
+  /// Spends one request of the peer address's budget (`ServerConfiguration.addressRateLimit`):
+  /// 429 with `Retry-After` when it is spent. These requests carry no token, so API.md's 401
+  /// before 429 does not apply: the budget comes first.
+  func takeAddressBudget(_ request: APIRequest, at now: Timestamp) throws(ServiceError) {
+    guard let address = request.peerAddress,
+      let wait = addressLimiter?.take(for: address, at: now)
+    else { return }
+    throw ServiceError(
+      .rateLimited, "Too many requests from this address; retry later.", retryAfterSeconds: wait)
   }
 
   private func checkBodySize(_ request: APIRequest) throws(ServiceError) {

@@ -110,6 +110,10 @@ public final class ReferenceServer: Sendable {
       rateLimit: options.rateLimit, signingKey: key)
     configuration.mediaRetentionDays = options.mediaRetentionDays
     configuration.liveTokenGrace = .seconds(options.liveTokenGrace)
+    // `--rate-limit off` (benchmarks, tests signing in hundreds of devices) turns off every
+    // request budget, the per-address one included.
+    configuration.addressRateLimit = options.rateLimit == nil ? nil : options.addressRateLimit
+    configuration.typingLimit = options.typingLimit
     var objectStore: ObjectStoreEndpoint?
     if let storePort = options.objectStorePort {
       do {

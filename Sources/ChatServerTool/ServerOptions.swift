@@ -83,6 +83,25 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_RATE_LIMIT", transform: ServerOptions.rateLimit)
   public var rateLimit: RateLimit? = RateLimit()
 
+  /// Nil turns it off; `--rate-limit off` does too (`ReferenceServer.start`).
+  @Option(
+    help: ArgumentHelp(
+      "Per-address budget of requests made without a valid token (dev-login, refresh, and "
+        + "/v1/live upgrades whose token is refused): BURST,PER_SECOND (60,1 by default) or "
+        + "off. --rate-limit off turns it off too.",
+      valueName: "SPEC"),
+    environment: "CHAT_SERVER_ADDRESS_RATE_LIMIT", transform: ServerOptions.rateLimit)
+  public var addressRateLimit: RateLimit? = ServerConfiguration().addressRateLimit
+
+  /// Nil relays every typing frame.
+  @Option(
+    help: ArgumentHelp(
+      "Typing frames relayed per live socket: BURST,PER_SECOND (5,1 by default) or off; the "
+        + "rest are dropped and counted, never an error.",
+      valueName: "SPEC"),
+    environment: "CHAT_SERVER_TYPING_LIMIT", transform: ServerOptions.rateLimit)
+  public var typingLimit: RateLimit? = ServerConfiguration().typingLimit
+
   @Option(
     help: ArgumentHelp(
       "One line per request (logfmt; never message text or tokens): stderr, a file path "

@@ -1,7 +1,9 @@
 import ArgumentParsing
+import ChatAPI
 import ChatLoad
 import ChatServerTool
 import ChatTestSupport
+import ChatTransports
 import Foundation
 import Support
 import Testing
@@ -20,6 +22,8 @@ struct ServerToolTests {
     #expect(options.accessTokenTTL == 900)
     #expect(options.rateLimit == RateLimit())
     #expect(options.liveTokenGrace == 30)
+    #expect(options.addressRateLimit == RateLimit(burst: 60, perSecond: 1))
+    #expect(options.typingLimit == RateLimit(burst: 5, perSecond: 1))
     #expect(options.log == .standardError)
     #expect(options.tlsCertificate == nil && options.tlsKey == nil && !options.usesTLS)
     #expect(
@@ -35,6 +39,7 @@ struct ServerToolTests {
       "CHAT_SERVER_LOG": "/tmp/x.log", "CHAT_SERVER_PING_INTERVAL": "7",
       "CHAT_SERVER_PING_TIMEOUT": "3", "CHAT_SERVER_SHUTDOWN_TIMEOUT": "2",
       "CHAT_SERVER_TLS_CERT": "/env/chain.pem", "CHAT_SERVER_TLS_KEY": "/env/key.pem",
+      "CHAT_SERVER_ADDRESS_RATE_LIMIT": "off", "CHAT_SERVER_TYPING_LIMIT": "3,0.5",
     ]
     let fromEnvironment = try ServerOptions.parse([], environment: environment)
     #expect(fromEnvironment.host == "::1")
@@ -43,6 +48,8 @@ struct ServerToolTests {
     #expect(fromEnvironment.devMode)
     #expect(fromEnvironment.accessTokenTTL == 5)
     #expect(fromEnvironment.rateLimit == nil)
+    #expect(fromEnvironment.addressRateLimit == nil)
+    #expect(fromEnvironment.typingLimit == RateLimit(burst: 3, perSecond: 0.5))
     #expect(fromEnvironment.log == .file("/tmp/x.log"))
     #expect(fromEnvironment.pingInterval == 7)
     #expect(fromEnvironment.pingTimeout == 3)
@@ -197,7 +204,8 @@ struct ServerToolTests {
       "--host", "--port", "--data", "--dev", "--access-token-ttl", "--rate-limit", "--log",
       "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--tls-cert", "--tls-key",
       "--object-store-port", "--media-retention-days", "--s3-endpoint", "--s3-bucket",
-      "--s3-region", "--object-store-public-url", "--live-token-grace", "--help",
+      "--s3-region", "--object-store-public-url", "--live-token-grace", "--address-rate-limit",
+      "--typing-limit", "--help",
     ] {
       #expect(help.contains(option), "\(option) is not in --help")
       guard option != "--help" else { continue }
@@ -232,6 +240,38 @@ struct ServerToolTests {
     #expect(settings.0 == 2)
     #expect(settings.1 == "wal")
     await server.stop()
+  }
+
+  /// The per-address budget counts the connection's address (a header naming another changes
+  /// nothing), and `--rate-limit off` turns it off with the per-user one.
+  @Test(arguments: [false, true])
+  func signInsAreBudgetedByTheConnectionsAddressUnlessRateLimitsAreOff(rateLimitOff: Bool)
+    async throws
+  {
+    let folder = try TemporaryFolder()
+    var options = ServerOptions(dataFolder: folder.path)
+    options.port = 0
+    options.devMode = true
+    options.addressRateLimit = RateLimit(burst: 2, perSecond: 0.01)
+    if rateLimitOff { options.rateLimit = nil }
+    let server = try ReferenceServer.start(options, log: DiscardingLogSink())
+    let url = try #require(URL(string: server.url))
+    let http = try WireHTTPTransport(
+      baseURL: url, timeout: .seconds(60),
+      configuration: LoopbackServer.patientHTTP)
+    var statuses: [Int] = []
+    for index in 1...3 {
+      let response = try await http.send(
+        APIRequest(
+          method: "POST", path: "/v1/auth/dev-login",
+          headers: [
+            "Content-Type": "application/json", "X-Forwarded-For": "198.51.100.\(index)",
+          ],
+          body: Array(#"{"userId":"u\#(index)","deviceId":"phone"}"#.utf8)))
+      statuses.append(response.status)
+    }
+    await server.stop()
+    #expect(statuses == (rateLimitOff ? [200, 200, 200] : [200, 200, 429]))
   }
 
   @Test func aStartOnAPortInUseSaysSo() async throws {

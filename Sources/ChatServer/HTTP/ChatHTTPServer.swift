@@ -114,7 +114,7 @@ extension APIRequest {
       method: request.method.rawValue, path: request.path,
       query: QueryItems(request.queryItems),
       headers: HeaderFields(request.headers.fields.map { ($0.name, $0.value) }),
-      body: request.body)
+      body: request.body, peerAddress: request.remoteAddress)
   }
 }
 

@@ -39,6 +39,7 @@ struct ServiceMetrics {
   var pushRetries = 0
   var pushTokensRemoved = 0
   var refreshTokenReuses = 0
+  var typingFramesDropped = 0
 
   mutating func recordRequest(method: String, route: String, status: Int, duration: Duration) {
     requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
@@ -93,6 +94,10 @@ struct ServiceMetrics {
         "chat_live_frames_ignored_total",
         "Client frames ignored (malformed, unknown or not allowed).",
         liveFramesIgnored
+      ),
+      (
+        "chat_live_typing_dropped_total",
+        "Typing frames not relayed: over the socket's typing budget.", typingFramesDropped
       ),
       (
         "chat_live_subscriptions_dropped_total",
