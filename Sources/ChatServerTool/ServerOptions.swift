@@ -2,6 +2,12 @@ import ArgumentParsing
 import ChatServer
 import ObjectStorage
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The options of `chat-server`, from the command line or, for each one, its environment
 /// variable `CHAT_SERVER_<NAME>` (the command line wins). `parse(_:environment:)` is the pure
 /// function tests call; `ServerCommand` includes these options and runs the server.
@@ -58,6 +64,16 @@ public struct ServerOptions: ParsableArguments, Sendable {
         + "others can reach."),
     environment: "CHAT_SERVER_DEV")
   public var devMode = false
+
+  /// Lets `--dev` listen on an address others can reach.
+  @Flag(
+    name: .customLong("dev-on-network"),
+    help: ArgumentHelp(
+      "Allow --dev on a --host others can reach (not 127.0.0.0/8, ::1 or localhost): "
+        + "dev-login lets anyone who reaches the server sign in as anyone, so only on a "
+        + "network you trust entirely."),
+    environment: "CHAT_SERVER_DEV_ON_NETWORK")
+  public var devOnNetwork = false
 
   /// Seconds an access token lives.
   @Option(
@@ -251,6 +267,12 @@ public struct ServerOptions: ParsableArguments, Sendable {
   public mutating func validate() throws {
     guard !host.isEmpty else { throw ValidationError("--host needs an address") }
     guard !dataFolder.isEmpty else { throw ValidationError("--data needs a folder") }
+    if devMode, !devOnNetwork, !Self.isLoopback(host) {
+      throw ValidationError(
+        "--dev on \(host) lets anyone who can reach it sign in as anyone (dev-login): "
+          + "listen on loopback (127.0.0.1, ::1 or localhost), or add --dev-on-network "
+          + "(CHAT_SERVER_DEV_ON_NETWORK=1) on a network you trust")
+    }
     guard tlsCertificate != "" else { throw ValidationError("--tls-cert needs a file") }
     guard tlsKey != "" else { throw ValidationError("--tls-key needs a file") }
     if let url = objectStorePublicURL {
@@ -314,6 +336,24 @@ public struct ServerOptions: ParsableArguments, Sendable {
     var rest = url[scheme.upperBound...]
     if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
     return String(rest.prefix { $0 != "?" })
+  }
+
+  /// Whether `host` only ever reaches this machine: `localhost`, an address of 127.0.0.0/8,
+  /// `::1`, or `::ffff:127.x.x.x`. Any other name or address (`0.0.0.0` and `::` listen on
+  /// every interface) may be reached by others.
+  static func isLoopback(_ host: String) -> Bool {
+    var name = host
+    if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+    if name.lowercased() == "localhost" { return true }
+    var v4 = in_addr()
+    if inet_pton(AF_INET, name, &v4) == 1 {
+      return withUnsafeBytes(of: &v4) { $0[0] } == 127
+    }
+    var v6 = in6_addr()
+    guard inet_pton(AF_INET6, name, &v6) == 1 else { return false }
+    let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+    let mappedV4 = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+    return bytes == [UInt8](repeating: 0, count: 15) + [1] || (mappedV4 && bytes[12] == 127)
   }
 
   /// Whether the server speaks TLS (both `--tls-cert` and `--tls-key` given).

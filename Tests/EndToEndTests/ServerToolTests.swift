@@ -40,12 +40,14 @@ struct ServerToolTests {
       "CHAT_SERVER_PING_TIMEOUT": "3", "CHAT_SERVER_SHUTDOWN_TIMEOUT": "2",
       "CHAT_SERVER_TLS_CERT": "/env/chain.pem", "CHAT_SERVER_TLS_KEY": "/env/key.pem",
       "CHAT_SERVER_ADDRESS_RATE_LIMIT": "off", "CHAT_SERVER_TYPING_LIMIT": "3,0.5",
+      "CHAT_SERVER_DEV_ON_NETWORK": "1",
     ]
     let fromEnvironment = try ServerOptions.parse([], environment: environment)
     #expect(fromEnvironment.host == "::1")
     #expect(fromEnvironment.port == 9000)
     #expect(fromEnvironment.dataFolder == "/env")
     #expect(fromEnvironment.devMode)
+    #expect(fromEnvironment.devOnNetwork)
     #expect(fromEnvironment.accessTokenTTL == 5)
     #expect(fromEnvironment.rateLimit == nil)
     #expect(fromEnvironment.addressRateLimit == nil)
@@ -205,7 +207,7 @@ struct ServerToolTests {
       "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--tls-cert", "--tls-key",
       "--object-store-port", "--media-retention-days", "--s3-endpoint", "--s3-bucket",
       "--s3-region", "--object-store-public-url", "--live-token-grace", "--address-rate-limit",
-      "--typing-limit", "--help",
+      "--typing-limit", "--dev-on-network", "--help",
     ] {
       #expect(help.contains(option), "\(option) is not in --help")
       guard option != "--help" else { continue }
@@ -226,6 +228,68 @@ struct ServerToolTests {
     #expect(try Self.mode(of: options.dataFolder) == 0o700)
     #expect(try Self.mode(of: options.dataFolder + "/chat.sqlite") == 0o600)
     #expect(try Self.mode(of: options.dataFolder + "/signing-key") == 0o600)
+  }
+
+  /// dev-login lets anyone sign in as anyone: `--dev` listens only where nobody else can
+  /// reach, unless `--dev-on-network` says so.
+  @Test func devModeRefusesAnAddressOthersCanReachUnlessDevOnNetwork() throws {
+    for host in ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"] {
+      #expect(try ServerOptions.parse(["--dev", "--host", host], environment: [:]).devMode)
+    }
+    for host in ["0.0.0.0", "::", "192.168.1.20", "10.0.0.1", "chat.example.org", "::2"] {
+      #expect("\(host)") {
+        try ServerOptions.parse(["--dev", "--host", host], environment: [:])
+      } throws: { error in
+        ServerOptions.exitCode(for: error) == .validationFailure
+          && ServerOptions.message(for: error).hasPrefix(
+            "--dev on \(host) lets anyone who can reach it sign in as anyone")
+          && ServerOptions.message(for: error).contains("--dev-on-network")
+      }
+      let allowed = try ServerOptions.parse(
+        ["--dev", "--dev-on-network", "--host", host], environment: [:])
+      #expect(allowed.devMode && allowed.devOnNetwork)
+      #expect(
+        try ServerOptions.parse(
+          ["--dev", "--host", host], environment: ["CHAT_SERVER_DEV_ON_NETWORK": "1"]
+        ).devMode)
+      #expect(try ServerOptions.parse(["--host", host], environment: [:]).host == host)
+    }
+  }
+
+  @Test func anExistingDataFolderOthersMayEnterIsMade0700AndTheLogSaysSo() async throws {
+    let folder = try TemporaryFolder()
+    let data = folder.path + "/data"
+    try FileManager.default.createDirectory(
+      atPath: data, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+    var options = ServerOptions(dataFolder: data)
+    options.port = 0
+    let log = CapturingLogSink()
+    let server = try ReferenceServer.start(options, log: log)
+    await server.stop()
+    #expect(try Self.mode(of: data) == 0o700)
+    let line = try #require(log.records.first { $0.event == "data_folder_tightened" })
+    #expect(line.level == .warning)
+    #expect(line["folder"] == data)
+    #expect(line["mode_was"] == "0755")
+    // Already private: nothing to say.
+    let again = CapturingLogSink()
+    await (try ReferenceServer.start(options, log: again)).stop()
+    #expect(!again.events.contains("data_folder_tightened"))
+  }
+
+  @Test func aSharedDataFolderIsRefusedRatherThanChanged() throws {
+    let folder = try TemporaryFolder()
+    let shared = folder.path + "/shared"
+    try FileManager.default.createDirectory(
+      atPath: shared, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o1777])
+    var options = ServerOptions(dataFolder: shared)
+    options.port = 0
+    #expect {
+      try ReferenceServer.start(options, log: DiscardingLogSink())
+    } throws: { error in
+      "\(error)".hasPrefix("cannot use the data folder \(shared): others may enter it (mode 01777)")
+    }
+    #expect(try Self.mode(of: shared) == 0o777, "left as it was")
   }
 
   @Test func theStoreCommitsDurablyInWALMode() async throws {
