@@ -124,13 +124,12 @@ extension ChatService {
     switch rotation {
     case .rotated(let owner, let family):
       return tokens(for: owner, family: family, refreshToken: replacement, at: now)
-    case .reused(let owner, let family):
+    case .reused(let owner, let revoked):
       metrics.refreshTokenReuses += 1
       log.write(
         LogRecord(
           .warning, "refresh_token_reused",
-          [("user", owner.userId), ("device", owner.deviceId), ("family", family)]))
-      let revoked = RevokedFamily(family: family, forgetAfter: now + configuration.accessTokenTTL)
+          [("user", owner.userId), ("device", owner.deviceId), ("family", revoked.family)]))
       revoke(revoked, of: owner.userId)
       relay?.forward(revocation: revoked, of: owner.userId)
       throw .unauthorized

@@ -14,8 +14,8 @@ enum RefreshRotation: Sendable, Equatable {
   case rotated(TokenOwner, family: String)
   /// It had been spent already: someone else holds a copy (the theft signal). Its whole
   /// family is revoked: every token of it is gone, and the family is recorded in
-  /// `token_family_revocations` until `forgetAfter`.
-  case reused(TokenOwner, family: String)
+  /// `token_family_revocations` until `revoked.forgetAfter`.
+  case reused(TokenOwner, revoked: RevokedFamily)
 }
 
 /// A family whose access tokens the service refuses until `forgetAfter` (after it, every
@@ -70,6 +70,7 @@ extension ServerStore {
         """, hash, now.millisecondsSince1970
       ) { (owner: TokenOwner(userId: $0.string(0), deviceId: $0.string(1)), family: $0.string(2)) }
       guard let theft = reused.first else { throw ServiceError.unauthorized }
+      let revoked = RevokedFamily(family: theft.family, forgetAfter: now + revocationLasts)
       try db.run("DELETE FROM refresh_tokens WHERE family_id = ?", theft.family)
       try db.run(
         "DELETE FROM token_family_revocations WHERE forget_after <= ?", now.millisecondsSince1970)
@@ -80,8 +81,8 @@ extension ServerStore {
         VALUES (?, ?, ?, ?, ?)
         ON CONFLICT (family_id) DO NOTHING
         """, theft.family, theft.owner.userId, theft.owner.deviceId, now.millisecondsSince1970,
-        (now + revocationLasts).millisecondsSince1970)
-      return .reused(theft.owner, family: theft.family)
+        revoked.forgetAfter.millisecondsSince1970)
+      return .reused(theft.owner, revoked: revoked)
     }
   }
 
