@@ -27,8 +27,8 @@ extension ChatService {
       let caller: AccessTokenClaims
       do {
         caller = try authorize(request, at: started)
-      } catch  where error.code == .unauthorized {
-        try takeAddressBudget(request, at: started)
+      } catch {
+        if error.code == .unauthorized { try takeAddressBudget(request, at: started) }
         throw error
       }
       user = caller.userId
@@ -71,13 +71,19 @@ extension ChatService {
 
   /// The timer that closes subscription `id` at `deadline` (wall clock): its token's expiry
   /// plus `liveTokenGrace`. Cancelled when the subscription closes first.
+  ///
+  /// An idle wait (`IdleWait`), like a held long poll's: every open socket always has one, so
+  /// a world that waits for nothing else is quiet, as it was before sockets expired.
   private func closeWhenExpired(_ id: UInt64, at deadline: Timestamp) -> Task<Void, Never> {
     let clock = clock
     return executor.spawn { [weak self] in
       // Measured when the task runs: the clock may have moved since it was made.
       let delay = deadline - clock.now()
       if delay > .zero {
-        guard (try? await clock.sleep(for: delay)) != nil else { return }
+        let slept = await IdleWait.$isActive.withValue(true) {
+          (try? await clock.sleep(for: delay)) != nil
+        }
+        guard slept else { return }
       }
       await self?.closeLive(id, because: .tokenExpired)
     }
