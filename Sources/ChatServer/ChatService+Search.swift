@@ -7,14 +7,15 @@ extension ChatService {
 
   /// `GET /v1/search?q=&limit=&before=`: the messages the caller can see that hold every term
   /// of `q`, newest first (`ServerStore.search`). 400 without `q` or with a cursor this server
-  /// did not give; 422 for a `q` too long or with nothing to search, or a `limit` outside
-  /// 1…200.
+  /// did not give; 422 for a `q` empty, too long or with nothing to search (API.md: 1–200
+  /// characters, a range), or a `limit` outside 1…200.
   func search(_ request: APIRequest, for caller: String) async throws(ServiceError)
     -> APIResponse
   {
-    guard let text = request.query["q"], !text.isEmpty else {
+    guard let text = request.query["q"] else {
       throw .badRequest("q is required: the words to search for.")
     }
+    guard !text.isEmpty else { throw .invalid("q must hold 1 to 200 characters.") }
     let terms: FullTextQuery
     do {
       terms = try FullTextQuery(text, maximumLength: Self.maxSearchLength)

@@ -33,6 +33,10 @@ public actor ChatService {
   let media: (any MediaStorage)?
   let signer: AccessTokenSigner
   var rateLimiter: RateLimiter?
+  /// `configuration.addressRateLimit`'s buckets, by peer address.
+  var addressLimiter: RateLimiter?
+  /// `configuration.typingLimit`'s buckets, by live subscription.
+  var typingLimiter: RateLimiter?
   var hub = LiveHub()
   /// Receipt changes being coalesced, by conversation (`publishReceipt`).
   var receiptWindows: [String: ReceiptWindow] = [:]
@@ -42,6 +46,11 @@ public actor ChatService {
   /// The expiry is still checked every time. Cleared when it reaches `verifiedTokensLimit`.
   var verifiedTokens: [String: AccessTokenClaims] = [:]
   static let verifiedTokensLimit = 4_096
+  /// Refresh-token families revoked (a spent token presented again), with the time after which
+  /// none of their access tokens can be unexpired and the entry may go.
+  var revokedFamilies: [String: Timestamp] = [:]
+  /// Whether `revokedFamilies` holds the store's (`loadRevokedFamilies()`).
+  var revokedFamiliesLoaded = false
   /// Where pushes go; nil: no push is queued (tokens are still kept).
   let pushGateway: (any PushGateway)?
   /// The pending wake-up of the push dispatcher, and when it is due (wall-clock ms).
@@ -93,6 +102,8 @@ public actor ChatService {
     self.pushGateway = pushGateway
     self.signer = AccessTokenSigner(key: key)
     self.rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
+    self.addressLimiter = configuration.addressRateLimit.map(RateLimiter.init(limit:))
+    self.typingLimiter = configuration.typingLimit.map(RateLimiter.init(limit:))
   }
 
   /// Answers one request. Never throws: every failure is an API.md error response.
@@ -126,6 +137,7 @@ public actor ChatService {
     // Every request but operations and sign-in, an unknown one included, needs a valid token
     // before anything else is said about it: 401 comes first in API.md's precedence.
     guard let route, !route.needsToken else {
+      try await loadRevokedFamilies()
       let caller = try authorize(request, at: now)
       user = caller.userId
       try checkBodySize(request)
@@ -145,9 +157,11 @@ public actor ChatService {
       return .text(200, page, contentType: "text/plain; version=0.0.4; charset=utf-8")
     case .devLogin:
       guard configuration.devMode else { throw .unknownRoute }
+      try takeAddressBudget(request, at: now)
       try checkBodySize(request)
       return try await devLogin(request, at: now)
     case .refresh:
+      try takeAddressBudget(request, at: now)
       try checkBodySize(request)
       return try await refresh(request, at: now)
     default:
@@ -201,6 +215,17 @@ public actor ChatService {
       // Unknown, or a route of API.md this server does not serve yet.
       throw .unknownRoute
     }
+  }
+
+  /// Spends one request of the peer address's budget (`ServerConfiguration.addressRateLimit`):
+  /// 429 with `Retry-After` when it is spent. These requests carry no token, so API.md's 401
+  /// before 429 does not apply: the budget comes first.
+  func takeAddressBudget(_ request: APIRequest, at now: Timestamp) throws(ServiceError) {
+    guard let address = request.peerAddress,
+      let wait = addressLimiter?.take(for: address, at: now)
+    else { return }
+    throw ServiceError(
+      .rateLimited, "Too many requests from this address; retry later.", retryAfterSeconds: wait)
   }
 
   private func checkBodySize(_ request: APIRequest) throws(ServiceError) {

@@ -74,7 +74,7 @@ public final class ReferenceServer: Sendable {
       }
     }
     let folder = options.dataFolder
-    try prepareDataFolder(folder)
+    try prepareDataFolder(folder, log: log)
     let storeExecutor = ThreadExecutor(name: "chat-server.store")
     let serviceExecutor = ThreadExecutor(name: "chat-server.service")
     func fail(_ error: ServerStartError) -> ServerStartError {
@@ -109,6 +109,11 @@ public final class ReferenceServer: Sendable {
       devMode: options.devMode, accessTokenTTL: .seconds(options.accessTokenTTL),
       rateLimit: options.rateLimit, signingKey: key)
     configuration.mediaRetentionDays = options.mediaRetentionDays
+    configuration.liveTokenGrace = .seconds(options.liveTokenGrace)
+    // `--rate-limit off` (benchmarks, tests signing in hundreds of devices) turns off every
+    // request budget, the per-address one included.
+    configuration.addressRateLimit = options.rateLimit == nil ? nil : options.addressRateLimit
+    configuration.typingLimit = options.typingLimit
     var objectStore: ObjectStoreEndpoint?
     if let storePort = options.builtInStorePort {
       do {
@@ -188,12 +193,16 @@ public final class ReferenceServer: Sendable {
     storeExecutor.shutdown()
   }
 
-  /// Creates `folder` (and its parents) with mode 0700 when missing. An existing folder is left
-  /// as it is: it may be one the user chose on purpose (only the files inside are tightened).
-  static func prepareDataFolder(_ folder: String) throws(ServerStartError) {
+  /// Creates `folder` (and its parents) with mode 0700 when missing. An existing folder that
+  /// others may enter (any group or world bit) is tightened to 0700, with a warning
+  /// `data_folder_tightened` in the log: it holds the signing key and every message. One that
+  /// is not the server's user's, or is shared on purpose (the sticky bit, as `/tmp` has), is
+  /// refused rather than changed under its owner.
+  static func prepareDataFolder(_ folder: String, log: any LogSink) throws(ServerStartError) {
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
       guard isFolder.boolValue else { throw .dataFolder(folder, "it is a file, not a folder") }
+      try tighten(folder, log: log)
       return
     }
     do {
@@ -204,6 +213,29 @@ public final class ReferenceServer: Sendable {
     }
     // The umask may have taken bits away, never added: make sure of 0700.
     chmod(folder, 0o700)
+  }
+
+  private static func tighten(_ folder: String, log: any LogSink) throws(ServerStartError) {
+    var status = stat()
+    guard stat(folder, &status) == 0 else {
+      throw .dataFolder(folder, "cannot read its mode: \(String(cString: strerror(errno)))")
+    }
+    let mode = status.st_mode & 0o7777
+    guard mode & 0o077 != 0 else { return }
+    let shown = "0" + String(mode, radix: 8)
+    let problem = "others may enter it (mode \(shown))"
+    guard mode & S_ISVTX == 0 else {
+      throw .dataFolder(folder, "\(problem) and it is shared (sticky): give a folder of its own")
+    }
+    guard status.st_uid == geteuid() else {
+      throw .dataFolder(folder, "\(problem) and it belongs to another user: make it 0700")
+    }
+    guard chmod(folder, 0o700) == 0 else {
+      throw .dataFolder(
+        folder, "\(problem) and it cannot be made 0700: \(String(cString: strerror(errno)))")
+    }
+    log.write(
+      LogRecord(.warning, "data_folder_tightened", [("folder", folder), ("mode_was", shown)]))
   }
 }
 

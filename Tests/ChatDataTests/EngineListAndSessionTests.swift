@@ -129,6 +129,19 @@ struct EngineListAndSessionTests {
     await p.close()
   }
 
+  /// The server closes a socket 30 s after its token expired ("token expired"): each time,
+  /// the engine refreshes once and reconnects, and stays signed in.
+  @Test func aSocketClosedForItsExpiredTokenRefreshesAndReconnectsEachTime() async throws {
+    let p = try await Pair.make(accessTokenTTL: .seconds(60))
+    let states = Probe(p.alice.engine.connectionStates(), on: p.world.executor)
+    await p.world.advance(by: .seconds(3 * 95))
+    #expect(p.alice.network.count("POST", "/auth/refresh") == 3)
+    #expect(!states.all.contains(.signedOut))
+    #expect(states.latest == .connected)
+    #expect(p.alice.network.openSockets == 1)
+    await p.close()
+  }
+
   @Test func aSecond401SurfacesAsSignedOut() async throws {
     let p = try await Pair.make()
     let states = Probe(p.alice.engine.connectionStates(), on: p.world.executor)

@@ -68,6 +68,10 @@ import Testing
     #expect(signer.verify(token, now: expiry) == nil)
     let other = AccessTokenSigner(key: SigningKey.generate(using: &random))
     #expect(other.verify(token, now: Timestamp(millisecondsSince1970: 0)) == nil)
+    var ofAFamily = claims
+    ofAFamily.family = "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b"
+    #expect(
+      signer.verify(signer.sign(ofAFamily), now: .init(millisecondsSince1970: 0)) == ofAFamily)
   }
 }
 

@@ -20,12 +20,29 @@ import Synchronization
 /// its live sockets and wakes its long polls, and each client catches up from the last
 /// sequence it holds, as after any drop. The items themselves are in the database already:
 /// nothing acknowledged depends on a notification.
+///
+/// A revoked refresh-token family travels the same way (`forward(revocation:of:)`), so every
+/// node refuses its access tokens and closes its sockets at once, not only the node that saw
+/// the reuse; a node whose listener was cut reads the revoked families from the database again
+/// (`ChatService.relayResumed`).
 public final class NodeRelay: Sendable {
   /// What other nodes hand to their sockets: the frame, for these users.
   struct Event: Sendable, Equatable {
     var users: [String]
     var frame: String
     var isChange: Bool
+  }
+
+  /// A refresh-token family revoked on one node, for the others.
+  struct Revocation: Sendable, Equatable {
+    var revoked: RevokedFamily
+    var user: String
+  }
+
+  /// What the sender sends, in order.
+  private enum Outgoing {
+    case event(Event)
+    case revocation(Revocation)
   }
 
   static let channel = "chat_live"
@@ -42,7 +59,7 @@ public final class NodeRelay: Sendable {
   private let state = Mutex(State())
 
   private struct State {
-    var outbox: [Event] = []
+    var outbox: [Outgoing] = []
     var stopped = false
     var service: ChatService?
   }
@@ -80,7 +97,16 @@ public final class NodeRelay: Sendable {
 
   /// Queues an event this node published, for the other nodes.
   func forward(_ event: Event) {
-    state.withLock { $0.outbox.append(event) }
+    enqueue(.event(event))
+  }
+
+  /// Queues a family this node revoked, for the other nodes.
+  func forward(revocation revoked: RevokedFamily, of user: String) {
+    enqueue(.revocation(Revocation(revoked: revoked, user: user)))
+  }
+
+  private func enqueue(_ outgoing: Outgoing) {
+    state.withLock { $0.outbox.append(outgoing) }
     wakeSender.lock()
     wakeSender.signal()
     wakeSender.unlock()
@@ -93,7 +119,7 @@ public final class NodeRelay: Sendable {
     var sent = 0
     while true {
       wakeSender.lock()
-      var batch: [Event] = []
+      var batch: [Outgoing] = []
       var stopped = false
       while batch.isEmpty && !stopped {
         (batch, stopped) = state.withLock { state in
@@ -129,10 +155,18 @@ public final class NodeRelay: Sendable {
     connection?.close()
   }
 
-  private func send(_ batch: [Event], on connection: PostgresConnection) throws {
+  private func send(_ batch: [Outgoing], on connection: PostgresConnection) throws {
     try connection.execute("BEGIN")
     do {
-      for event in batch {
+      for outgoing in batch {
+        let event: Event
+        switch outgoing {
+        case .event(let one): event = one
+        case .revocation(let revocation):
+          try connection.notify(
+            channel: Self.channel, payload: Self.payload(of: revocation, from: node))
+          continue
+        }
         if let inline = Self.payload(of: event, from: node) {
           try connection.notify(channel: Self.channel, payload: inline)
         } else {
@@ -189,6 +223,9 @@ public final class NodeRelay: Sendable {
     switch Self.parse(payload, at: node) {
     case .event(let event):
       return event
+    case .revocation(let revocation):
+      deliverToService { await $0.revokedElsewhere(revocation) }
+      return nil
     case .row(let id, let isChange):
       return try connection.query(
         "SELECT users, frame FROM live_relay WHERE id = ?", parameters: [id]
@@ -206,12 +243,14 @@ public final class NodeRelay: Sendable {
   //
   // `<node> <1|0> i` LF `<users, comma-separated>` LF `<frame>`: the event itself (user ids
   // hold no comma, and a frame is one line of JSON); `<node> <1|0> r <id>`: the event is row
-  // `id` of `live_relay`. 1: the event is a change (it wakes long polls).
+  // `id` of `live_relay`. 1: the event is a change (it wakes long polls). `<node> 0 x <family>
+  // <forget after, ms>` LF `<user>`: a revoked refresh-token family (ids hold no space).
 
   /// What a notification says, seen from `node`.
   enum Parsed: Equatable {
     case event(Event)
     case row(id: String, isChange: Bool)
+    case revocation(Revocation)
   }
 
   /// The notification carrying `event` itself; nil when it would exceed `inlineLimit`.
@@ -219,6 +258,12 @@ public final class NodeRelay: Sendable {
     let payload =
       "\(node) \(event.isChange ? 1 : 0) i\n\(event.users.joined(separator: ","))\n\(event.frame)"
     return payload.utf8.count <= inlineLimit ? payload : nil
+  }
+
+  /// The notification carrying a revoked family (always small).
+  static func payload(of revocation: Revocation, from node: String) -> String {
+    "\(node) 0 x \(revocation.revoked.family) "
+      + "\(revocation.revoked.forgetAfter.millisecondsSince1970)\n\(revocation.user)"
   }
 
   /// The notification pointing at row `id` of `live_relay`.
@@ -242,6 +287,14 @@ public final class NodeRelay: Sendable {
           isChange: isChange))
     case "r" where header.count == 4 && Int(header[3]) != nil:
       return .row(id: String(header[3]), isChange: isChange)
+    case "x" where header.count == 5 && lines.count == 2:
+      guard let forgetAfter = Int64(header[4]) else { return nil }
+      return .revocation(
+        Revocation(
+          revoked: RevokedFamily(
+            family: String(header[3]),
+            forgetAfter: Timestamp(millisecondsSince1970: forgetAfter)),
+          user: String(lines[1])))
     default:
       return nil
     }

@@ -213,6 +213,23 @@ extension ServerStore {
         USING gin (text gin_trgm_ops) WHERE kind = 'message';
       """
     ),
+    // SQLite's `v9-token-families`: refresh tokens in families, and the revoked families.
+    (
+      "pg-v3-token-families",
+      """
+      ALTER TABLE refresh_tokens ADD COLUMN family_id TEXT COLLATE "C";
+      UPDATE refresh_tokens SET family_id = encode(token_hash, 'hex');
+      ALTER TABLE refresh_tokens ALTER COLUMN family_id SET NOT NULL;
+      CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id);
+      CREATE TABLE token_family_revocations (
+        family_id TEXT COLLATE "C" PRIMARY KEY,
+        user_id TEXT COLLATE "C" NOT NULL,
+        device_id TEXT COLLATE "C" NOT NULL,
+        revoked_at BIGINT NOT NULL,
+        forget_after BIGINT NOT NULL
+      );
+      """
+    ),
   ])
 
   /// The secret named `name` every node of the PostgreSQL database at `url` shares, made from
