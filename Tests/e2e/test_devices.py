@@ -100,6 +100,7 @@ def main():
                 assert not device.json("search", words)["hits"], f"{label} still finds {words!r}"
             # No database file, the server's or a device's, holds the deleted or unsent words
             # (words no id or key can contain by chance: hex digits alone could).
+            server.wait_for_erasure()
             for folder, _, files in os.walk(root):
                 for name in files:
                     with open(os.path.join(folder, name), "rb") as file:
