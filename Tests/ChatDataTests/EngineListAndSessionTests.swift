@@ -142,6 +142,30 @@ struct EngineListAndSessionTests {
     await p.close()
   }
 
+  /// Two processes of one device (`chat listen` and a `chat send` on the same database): the
+  /// one that meets the expired token second finds the tokens the first saved, and refreshes
+  /// nothing. Presenting the spent refresh token again would read as theft to the server and
+  /// revoke the family: both processes signed out.
+  @Test func aSecondProcessOfTheDeviceTakesTheTokensTheFirstRefreshed() async throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path + "/chat.sqlite"
+    let world = try TestWorld(accessTokenTTL: .seconds(60))
+    let first = try await world.device("alice", database: .file(path))
+    _ = try await world.device("bob")
+    let chat = try await first.list.createConversation(title: "Trip", memberIDs: [UserID("bob")])
+    let second = try await world.reopen(first, database: .file(path))
+    await world.advance(by: .seconds(120))
+    _ = try await first.engine.sync()
+    #expect(first.network.count("POST", "/auth/refresh") == 1)
+    _ = try await second.messages.send("from the second process", in: chat)
+    _ = try await second.engine.sync()
+    #expect(first.network.count("POST", "/auth/refresh") == 1, "no second refresh")
+    _ = try await first.engine.sync()
+    #expect(try await world.serverLog(chat, as: "bob").map(\.text) == ["from the second process"])
+    await first.engine.close()
+    await second.engine.close()
+  }
+
   @Test func aSecond401SurfacesAsSignedOut() async throws {
     let p = try await Pair.make()
     let states = Probe(p.alice.engine.connectionStates(), on: p.world.executor)
