@@ -68,17 +68,44 @@ extension ChatService {
   {
     let media = try mediaStorage()
     let upload = try await callersUpload(key, of: caller)
-    let received =
-      upload.complete
-      ? []
-      : try await storage { () async throws(MediaStorageError) in
-        try await media.receivedParts(key: upload.incomingKey, uploadId: upload.uploadId)
-      }
+    let received = upload.complete ? [] : try await receivedParts(of: upload, in: media, at: now)
     return .json(
       200,
       UploadStatus(
         mediaKey: upload.mediaKey, complete: upload.complete,
         parts: upload.complete ? [] : parts(of: upload, in: media, at: now), received: received))
+  }
+
+  /// The parts the store holds. A multipart upload the store no longer knows may have been put
+  /// together by a completion still under way (its device killed while it waited, the next
+  /// process asking for the parts): then every part counts as received, so the device asks to
+  /// complete, which goes on from where that completion is. Gone without its bytes: 422.
+  private func receivedParts(of upload: MediaUpload, in media: any MediaStorage, at now: Timestamp)
+    async throws(ServiceError) -> [ReceivedPart]
+  {
+    do {
+      return try await media.receivedParts(key: upload.incomingKey, uploadId: upload.uploadId)
+    } catch .partsRefused(let why) {
+      guard try await bytesPlaced(of: upload, in: media) else {
+        throw .invalid("The store refused: \(why)")
+      }
+      return parts(of: upload, in: media, at: now).map {
+        ReceivedPart(number: $0.number, etag: "")
+      }
+    } catch {
+      throw Self.unavailable(error)
+    }
+  }
+
+  /// Whether the upload's parts were put together already (by a completion, finished or
+  /// under way): its bytes are in the store, where the parts went or where they are moved.
+  private func bytesPlaced(of upload: MediaUpload, in media: any MediaStorage)
+    async throws(ServiceError) -> Bool
+  {
+    try await storage { () async throws(MediaStorageError) in
+      if try await media.digest(key: upload.incomingKey) != nil { return true }
+      return try await media.digest(key: upload.mediaObjectKey) != nil
+    }
   }
 
   /// `POST /v1/media/uploads/{key}/complete`: puts the parts together, moves the bytes where
@@ -102,11 +129,9 @@ extension ChatService {
           key: upload.incomingKey, uploadId: uploadId, parts: body.parts)
       } catch .partsRefused(let why) {
         // Already put together by a completion that failed later: go on with its bytes.
-        let placed = try await storage { () async throws(MediaStorageError) in
-          if try await media.digest(key: upload.incomingKey) != nil { return true }
-          return try await media.digest(key: upload.mediaObjectKey) != nil
+        guard try await bytesPlaced(of: upload, in: media) else {
+          throw .invalid("The parts cannot be put together: \(why)")
         }
-        guard placed else { throw .invalid("The parts cannot be put together: \(why)") }
       } catch {
         throw Self.unavailable(error)
       }
