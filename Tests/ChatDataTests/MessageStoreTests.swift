@@ -43,8 +43,8 @@ import Testing
   @Test func theOutboxQueriesReadTheOutboxIndexAndScanNoTable() async throws {
     let f = try await StoreFixture.make()
     let queries = [
-      "SELECT \(MessageStore.nextOutboxPosition)", MessageStore.conversationsInOutbox,
-      "SELECT count(*) FROM messages WHERE \(MessageStore.inOutbox)",
+      "SELECT \(OutboxRows.nextPosition)", OutboxRows.queuedConversations,
+      "SELECT count(*) FROM messages WHERE \(OutboxRows.queued)",
     ]
     for query in queries {
       let plan = try await f.store.read { db in

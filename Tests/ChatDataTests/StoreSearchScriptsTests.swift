@@ -31,13 +31,13 @@ import Testing
       [f.serverMessage(1, text: "北京で会いましょう"), f.serverMessage(2, text: "no CJK here")],
       in: f.chat, me: f.me)
     #expect(try await f.store.search("北京", limit: 10).map(\.message.sequence) == [1])
-    try await f.store.write { db in
-      try db.run("UPDATE messages SET text = '上海で会いましょう' WHERE sequence = 1")
-      try db.run("UPDATE messages SET text = '北京 after all' WHERE sequence = 2")
+    try await f.store.write { tx in
+      try tx.db.run("UPDATE messages SET text = '上海で会いましょう' WHERE sequence = 1")
+      try tx.db.run("UPDATE messages SET text = '北京 after all' WHERE sequence = 2")
     }
     #expect(try await f.store.search("北京", limit: 10).map(\.message.sequence) == [2])
     #expect(try await f.store.search("上海", limit: 10).map(\.message.sequence) == [1])
-    try await f.store.write { db in try db.run("DELETE FROM messages WHERE sequence = 2") }
+    try await f.store.write { tx in try tx.db.run("DELETE FROM messages WHERE sequence = 2") }
     #expect(try await f.store.search("北京", limit: 10).isEmpty)
     let indexed = try await f.store.read { db in
       try db.scalarInt("SELECT count(*) FROM message_search_unspaced")

@@ -37,9 +37,9 @@ extension MessageStore {
   func allMessages() throws(StoreError) -> [MessageRecord] {
     try read { db in
       try db.query(
-        "SELECT \(Self.messageColumns) FROM messages "
+        "SELECT \(MessagesTable.columns) FROM messages "
           + "ORDER BY conversation_id, sequence IS NULL, sequence, client_id"
-      ) { row in Self.messageRecord(row) }.compactMap { $0 }
+      ) { row in MessagesTable.record(row) }.compactMap { $0 }
     }
   }
 }

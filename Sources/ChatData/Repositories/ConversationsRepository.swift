@@ -286,7 +286,7 @@ actor ConversationsRepository: ConversationListRepository {
     -> ServerSearch
   {
     do {
-      _ = try MessageStore.terms(of: query)
+      _ = try SearchQuery.terms(of: query)
     } catch {
       throw error.chatError
     }

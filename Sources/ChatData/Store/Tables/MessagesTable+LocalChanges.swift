@@ -21,7 +21,9 @@ enum LocalChangeOutcome: Sendable, Equatable {
   case readOnly
 }
 
-extension MessageStore {
+/// My own edits and deletes in `messages`: shown at once, queued behind a message the server
+/// may hold, and undone when the server refuses them.
+extension MessagesTable {
   /// My message as a local change needs it.
   private struct OwnMessage {
     var rowID: Int
@@ -33,7 +35,7 @@ extension MessageStore {
     var isMember: Bool
   }
 
-  private func ownMessage(
+  private static func ownMessage(
     _ id: MessageID, in conversation: ConversationID, sender: UserID, db: Database
   ) throws -> OwnMessage? {
     try db.query(
@@ -50,32 +52,41 @@ extension MessageStore {
     }.first
   }
 
+  /// Runs `change` on my message `target` when a change may apply to it; otherwise the
+  /// outcome says why not: not mine (or not here), read-only (I left), or deleted.
+  private static func changing(
+    _ target: MessageID, in conversation: ConversationID, sender: UserID, db: Database,
+    _ change: (OwnMessage) throws -> LocalChangeOutcome
+  ) throws -> LocalChangeOutcome {
+    guard let message = try ownMessage(target, in: conversation, sender: sender, db: db) else {
+      return .notFound
+    }
+    guard message.isMember else { return .readOnly }
+    guard !message.isDeleted else { return .deleted }
+    return try change(message)
+  }
+
   /// Edits my message `target`. Unsent and not yet posted: its row takes the text, and the
   /// post carries it. Otherwise the row shows the text at once, marked edited at `now` (this
   /// device's time, shown but never compared with the server's), and the edit item `id`
   /// waits in the outbox behind the message.
-  func editOwn(
+  static func editOwn(
     _ target: MessageID, in conversation: ConversationID, sender: UserID, text: String,
-    id: MessageID, at now: Date
-  ) throws(StoreError) -> LocalChangeOutcome {
-    try write { db in
-      guard let message = try ownMessage(target, in: conversation, sender: sender, db: db) else {
-        return .notFound
-      }
-      guard message.isMember else { return .readOnly }
-      guard !message.isDeleted else { return .deleted }
+    id: MessageID, at now: Date, tx: StoreTransaction
+  ) throws -> LocalChangeOutcome {
+    try changing(target, in: conversation, sender: sender, db: tx.db) { message in
       guard message.text != text else { return .unchanged }
-      touch(conversation)
+      tx.touch(conversation)
       if message.changesInPlace {
-        try db.run("UPDATE messages SET text = ? WHERE id = ?", text, message.rowID)
+        try tx.db.run("UPDATE messages SET text = ? WHERE id = ?", text, message.rowID)
         return .inPlace
       }
-      try db.run(
+      try tx.db.run(
         "UPDATE messages SET text = ?, pending_edited_at = ? WHERE id = ?", text,
         now.timeIntervalSince1970, message.rowID)
       try queue(
         .edit, of: target, in: conversation, sender: sender, text: text, id: id, at: now,
-        restoring: message.text, db: db)
+        restoring: message.text, db: tx.db)
       return .queued
     }
   }
@@ -86,17 +97,13 @@ extension MessageStore {
   /// index's pages by the erasure pass that follows), and the
   /// delete item `id` waits in the outbox behind it. Edits of it not yet posted are dropped;
   /// a post that has started keeps its body (`posted_text`) until the server answers it.
-  func deleteOwn(
+  static func deleteOwn(
     _ target: MessageID, in conversation: ConversationID, sender: UserID, id: MessageID,
-    at now: Date
-  ) throws(StoreError) -> LocalChangeOutcome {
-    try write { db -> LocalChangeOutcome in
-      guard let message = try ownMessage(target, in: conversation, sender: sender, db: db) else {
-        return .notFound
-      }
-      guard message.isMember else { return .readOnly }
-      guard !message.isDeleted else { return .deleted }
-      touch(conversation)
+    at now: Date, tx: StoreTransaction
+  ) throws -> LocalChangeOutcome {
+    try changing(target, in: conversation, sender: sender, db: tx.db) { message in
+      let db = tx.db
+      tx.touch(conversation)
       try db.run(
         """
         DELETE FROM messages WHERE conversation_id = ? AND sender_id = ? AND target = ?
@@ -104,10 +111,10 @@ extension MessageStore {
         """, conversation.rawValue, sender.rawValue, target.rawValue)
       if message.changesInPlace {
         try db.run("DELETE FROM messages WHERE id = ?", message.rowID)
-        releaseMedia()
+        tx.releaseMedia()
       } else {
         try db.run("UPDATE messages SET pending_edited_at = NULL WHERE id = ?", message.rowID)
-        _ = try erase(conversation.rawValue, sender.rawValue, target.rawValue, db: db)
+        _ = try erase(conversation.rawValue, sender.rawValue, target.rawValue, tx: tx)
         try queue(
           .delete, of: target, in: conversation, sender: sender, text: "", id: id, at: now,
           restoring: nil, db: db)
@@ -122,27 +129,25 @@ extension MessageStore {
   /// with a message this device no longer shows. In a conversation I am no longer a member
   /// of it is `readOnly`, and nothing changes: it stays held (the server would refuse both
   /// posts).
-  func discardHeld(
+  static func discardHeld(
     _ target: MessageID, in conversation: ConversationID, sender: UserID, id: MessageID,
-    at now: Date, queuedAt: Double
-  ) throws(StoreError) -> LocalChangeOutcome {
-    try write { db -> LocalChangeOutcome in
-      let held = try db.scalarInt(
-        """
-        SELECT count(*) FROM messages
-        WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND state = 3
-          AND sequence IS NULL
-        """, conversation.rawValue, sender.rawValue, target.rawValue)
-      guard held == 1 else { return .notFound }
-      guard try ownMessage(target, in: conversation, sender: sender, db: db)?.isMember == true
-      else { return .readOnly }
-      _ = try requeue(target, sender: sender, queuedAt: queuedAt)
-      return try deleteOwn(target, in: conversation, sender: sender, id: id, at: now)
-    }
+    at now: Date, queuedAt: Double, tx: StoreTransaction
+  ) throws -> LocalChangeOutcome {
+    let held = try tx.db.scalarInt(
+      """
+      SELECT count(*) FROM messages
+      WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND state = 3
+        AND sequence IS NULL
+      """, conversation.rawValue, sender.rawValue, target.rawValue)
+    guard held == 1 else { return .notFound }
+    guard try ownMessage(target, in: conversation, sender: sender, db: tx.db)?.isMember == true
+    else { return .readOnly }
+    _ = try OutboxRows.requeue(target, sender: sender, queuedAt: queuedAt, tx: tx)
+    return try deleteOwn(target, in: conversation, sender: sender, id: id, at: now, tx: tx)
   }
 
   /// Puts an edit or delete item of mine at the back of the outbox.
-  private func queue(
+  private static func queue(
     _ kind: MessageRecord.Kind, of target: MessageID, in conversation: ConversationID,
     sender: UserID, text: String, id: MessageID, at now: Date, restoring previous: String?,
     db: Database
@@ -151,7 +156,7 @@ extension MessageStore {
       """
       INSERT INTO messages (conversation_id, client_id, sender_id, text, sent_at, state,
                             outbox_position, kind, target, restore_text)
-      VALUES (?, ?, ?, ?, ?, 0, \(Self.nextOutboxPosition), ?, ?, ?)
+      VALUES (?, ?, ?, ?, ?, 0, \(OutboxRows.nextPosition), ?, ?, ?)
       """, conversation.rawValue, id.rawValue, sender.rawValue, text, now.timeIntervalSince1970,
       kind.rawValue, target.rawValue, previous)
   }
@@ -162,9 +167,13 @@ extension MessageStore {
   /// still queued takes over what to restore instead. A delete erased the text at once and
   /// kept nothing to restore (`refetchRefusedDelete`). Returns true when the conversation must
   /// catch up to get the message back.
-  func undoRefused(_ row: MessageRecord, restoring previous: String?, db: Database) throws -> Bool {
+  static func undoRefused(
+    _ row: MessageRecord, restoring previous: String?, tx: StoreTransaction
+  ) throws -> Bool {
+    let db = tx.db
     if row.kind == .delete {
-      return knownBugs.contains(.keepRefusedDelete) ? false : try refetchRefusedDelete(row, db: db)
+      return tx.knownBugs.contains(.keepRefusedDelete)
+        ? false : try refetchRefusedDelete(row, db: db)
     }
     guard let target = row.target, let previous, row.kind == .edit else { return false }
     let conversation = row.conversationID.rawValue
@@ -198,7 +207,7 @@ extension MessageStore {
   /// catch-up still finds the hole. Not when the server deleted the message meanwhile (its
   /// delete item is held: the tombstone is right). A message the server never accepted (its
   /// own post was refused too) simply goes: there is nothing of it anywhere to show.
-  private func refetchRefusedDelete(_ row: MessageRecord, db: Database) throws -> Bool {
+  private static func refetchRefusedDelete(_ row: MessageRecord, db: Database) throws -> Bool {
     guard let target = row.target?.rawValue else { return false }
     let conversation = row.conversationID.rawValue
     let sender = row.senderID.rawValue
