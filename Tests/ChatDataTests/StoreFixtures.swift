@@ -73,6 +73,22 @@ final class StoreFixture {
     try await store.saveUploadCompleted(id, in: chat, sender: me, key: "key-\(id)")
   }
 
+  /// bob's edit item `sequence` of his message `target`, to `text`.
+  func editItem(_ sequence: Int, of target: Int = 1, text: String) -> MessageRecord {
+    var edit = serverMessage(sequence, text: text)
+    edit.kind = .edit
+    edit.target = Self.id(target)
+    return edit
+  }
+
+  /// bob's delete item `sequence` of his message `target`.
+  func deleteItem(_ sequence: Int, of target: Int = 1) -> MessageRecord {
+    var delete = serverMessage(sequence, text: "")
+    delete.kind = .delete
+    delete.target = Self.id(target)
+    return delete
+  }
+
   /// A deterministic UUIDv7-shaped ID whose order follows `n`.
   static func id(_ n: Int) -> MessageID {
     MessageID(rawValue: String(format: "01900000-0000-7000-8000-%012x", n))!

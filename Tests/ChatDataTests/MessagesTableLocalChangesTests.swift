@@ -6,9 +6,10 @@ import Testing
 
 @testable import ChatData
 
-/// My own edits and deletes in the store (API.md Part 2): shown at once, queued behind a
-/// message the server may hold, and never compared with the server's clock.
-@Suite struct StoreLocalChangesTests {
+/// My own edits and deletes in the store (`MessagesTable+LocalChanges.swift`, API.md Part 2):
+/// shown at once, queued behind a message the server may hold, never compared with the
+/// server's clock, and undone when the server refuses them.
+@Suite struct MessagesTableLocalChangesTests {
   private let editID = StoreFixture.id(100)
 
   /// A fixture holding my message 1 ("Meet at the old lighthouse"), sent.
@@ -134,5 +135,28 @@ import Testing
       StoreFixture.id(1), in: f.chat, sender: f.me, id: StoreFixture.id(101), at: Date())
     #expect(again == .deleted)
     #expect(try await f.store.outboxCount() == 1)
+  }
+
+  /// The server refused my queued edit: the message shows the text the server holds again.
+  @Test func aRefusedEditPutsBackTheTextTheServerHolds() async throws {
+    let f = try await sentMessage()
+    _ = try await f.store.editOwn(
+      StoreFixture.id(1), in: f.chat, sender: f.me, text: "Meet at the pier", id: editID,
+      at: Date())
+    #expect(try await shown(f).text == "Meet at the pier")
+    #expect(try await f.store.markFailed(editID, sender: f.me, reason: "refused") == nil)
+    #expect(try await shown(f).text == "Meet at the old lighthouse")
+    #expect(try await shown(f).pendingEditedAt == nil)
+  }
+
+  /// The server refused my queued delete: the tombstone goes and the sync position moves back
+  /// below the message, so the next catch-up brings it back as the server holds it.
+  @Test func aRefusedDeleteIsUndoneByACatchUpFromBelowTheMessage() async throws {
+    let f = try await sentMessage()
+    _ = try await f.store.deleteOwn(
+      StoreFixture.id(1), in: f.chat, sender: f.me, id: editID, at: Date())
+    #expect(try await f.store.markFailed(editID, sender: f.me, reason: "refused") == f.chat)
+    #expect(try await f.store.snapshot(f.chat, limit: 50).messages.isEmpty)
+    #expect(try await f.store.conversation(f.chat)?.syncedUpTo == 0)
   }
 }
