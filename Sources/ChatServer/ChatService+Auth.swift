@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatIdentifiers
 import Hashing
 import Support
 
@@ -95,10 +96,10 @@ extension ChatService {
   {
     let login = try RequestBody(request.body).decode(DevLogin.self)
     let owner = TokenOwner(userId: login.userId, deviceId: login.deviceId)
-    guard Identifiers.isValidUserID(owner.userId) else {
+    guard UserID(rawValue: owner.userId) != nil else {
       throw .badRequest("userId must be 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
     }
-    guard Identifiers.isValidDeviceID(owner.deviceId) else {
+    guard DeviceID(rawValue: owner.deviceId) != nil else {
       throw .badRequest("deviceId must be 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
     }
     let refreshToken = newRefreshToken()

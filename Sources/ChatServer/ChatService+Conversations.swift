@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatIdentifiers
 import Support
 
 extension ChatService {
@@ -9,7 +10,7 @@ extension ChatService {
     let create = try RequestBody(request.body).decode(CreateConversation.self)
     let title = create.title ?? ""
     let requested = create.memberIds
-    guard requested.allSatisfy(Identifiers.isValidUserID) else {
+    guard requested.allSatisfy({ UserID(rawValue: $0) != nil }) else {
       throw .badRequest(
         "memberIds must hold user ids: 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
     }

@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatIdentifiers
 import Support
 
 /// The answer to a `/v1/live` upgrade request.
@@ -106,7 +107,7 @@ extension ChatService {
     guard let subscriber = hub.subscriber(id) else { return }
     guard text.utf8.count <= configuration.maxBodyBytes,
       let frame = try? APICoding.decode(ClientFrame.self, from: text), frame.type == "typing",
-      let conversation = Identifiers.canonicalUUID(frame.conversationId)
+      let conversation = ConversationID(serverIssued: frame.conversationId)?.rawValue
     else {
       metrics.liveFramesIgnored += 1
       return

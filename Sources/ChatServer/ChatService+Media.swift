@@ -145,7 +145,7 @@ extension ChatService {
   private func callersUpload(_ key: String, of caller: String) async throws(ServiceError)
     -> MediaUpload
   {
-    guard let key = Identifiers.canonicalUUID(key) else {
+    guard let key = UUIDText.canonical(key) else {
       throw .badRequest("The media key is malformed.")
     }
     guard let upload = try await store.upload(key, of: caller) else {
@@ -205,7 +205,7 @@ extension ChatService {
     async throws(ServiceError) -> APIResponse
   {
     let media = try mediaStorage()
-    guard let key = Identifiers.canonicalUUID(rawKey) else {
+    guard let key = UUIDText.canonical(rawKey) else {
       throw .badRequest("The media key is malformed.")
     }
     guard let upload = try await store.visibleMedia(key, to: caller) else {
@@ -276,7 +276,7 @@ extension ChatService {
   /// What API.md says a message's media looks like, before the store compares it with the
   /// upload: a thumbnail of at most 10,240 bytes (base64 JPEG), an image's dimensions.
   static func checkShape(of media: Media) throws(ServiceError) {
-    guard Identifiers.canonicalUUID(media.key) != nil else {
+    guard UUIDText.canonical(media.key) != nil else {
       throw .invalid("media.key must be the key of a completed upload of yours.")
     }
     guard media.sha256.utf8.count == 64, Hex.decode(media.sha256) != nil else {

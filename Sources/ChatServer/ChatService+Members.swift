@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatIdentifiers
 import Support
 
 extension ChatService {
@@ -13,7 +14,7 @@ extension ChatService {
     let body = try RequestBody(request.body).decode(ChangeMembers.self)
     let add = Set(body.add ?? []).sorted()
     let remove = Set(body.remove ?? []).sorted()
-    guard (add + remove).allSatisfy(Identifiers.isValidUserID) else {
+    guard (add + remove).allSatisfy({ UserID(rawValue: $0) != nil }) else {
       throw .badRequest(
         "add and remove must hold user ids: 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
     }
@@ -72,7 +73,7 @@ extension ChatService {
     _ change: NewChange.Change, clientMessageId: String, in conversation: String,
     by caller: String, at now: Timestamp
   ) async throws(ServiceError) -> ChangeOutcome {
-    guard let key = Identifiers.canonicalUUID(clientMessageId) else {
+    guard let key = MessageID(rawValue: clientMessageId)?.rawValue else {
       throw .badRequest("clientMessageId must be a UUID.")
     }
     return try await store.change(

@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatIdentifiers
 import Support
 
 extension ChatService {
@@ -29,7 +30,7 @@ extension ChatService {
     }
     let conversation = try Self.conversationID(rawConversation)
     let post = try body.decode(PostItem.self)
-    guard let clientMessageKey = Identifiers.canonicalUUID(post.clientMessageId) else {
+    guard let clientMessageKey = MessageID(rawValue: post.clientMessageId)?.rawValue else {
       throw .badRequest("clientMessageId must be a UUID.")
     }
     let kind = post.kind ?? .message
@@ -40,7 +41,7 @@ extension ChatService {
       if let media = post.media { try Self.checkShape(of: media) }
     case .edit, .delete:
       guard post.media == nil else { throw .badRequest("Only a message carries media.") }
-      guard let id = post.target, let key = Identifiers.canonicalUUID(id) else {
+      guard let id = post.target, let key = MessageID(rawValue: id)?.rawValue else {
         throw .badRequest("target must be the clientMessageId (a UUID) of the message to change.")
       }
       target = (id, key)
@@ -88,9 +89,9 @@ extension ChatService {
 
   /// The lowercase form of a conversation id from a path; a 400 when it is not a UUID.
   static func conversationID(_ raw: String) throws(ServiceError) -> String {
-    guard let id = Identifiers.canonicalUUID(raw) else {
+    guard let id = ConversationID(serverIssued: raw) else {
       throw .badRequest("The conversation id is malformed.")
     }
-    return id
+    return id.rawValue
   }
 }

@@ -1,5 +1,4 @@
 import ChatAPI
-import ChatDomain
 import ChatTestSupport
 import Foundation
 import SQLite
