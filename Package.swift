@@ -101,13 +101,17 @@ let package = Package(
     .target(
       name: "ImagePipeline", dependencies: ["CImageCodecs"], swiftSettings: engineSettings),
 
-    // Reference server core: every route and live event of API.md over SQLite or PostgreSQL,
-    // no sockets.
+    // Reference server core: every route and live event of API.md over a store backend
+    // (SQLite here), no sockets.
     .target(
       name: "ChatServer",
-      dependencies: [
-        "ChatAPI", "ChatIdentifiers", "SQLite", "Postgres", "Hashing", "Support", "Wire",
-      ],
+      dependencies: ["ChatAPI", "ChatIdentifiers", "SQLite", "Hashing", "Support", "Wire"],
+      swiftSettings: engineSettings),
+    // The server on PostgreSQL: the store's backend over libpq, the relay between nodes
+    // (LISTEN/NOTIFY). Only `chat-server` links it: `chat` and its demo link SQLite alone.
+    .target(
+      name: "ChatServerPostgres",
+      dependencies: ["ChatServer", "Postgres", "SQLite", "Support"],
       swiftSettings: engineSettings),
 
     // The reference server as a process: options, data folder, signals (`chat-server`).
@@ -118,7 +122,8 @@ let package = Package(
       ],
       swiftSettings: engineSettings),
     .executableTarget(
-      name: "chat-server", dependencies: ["ChatServerTool"], swiftSettings: engineSettings),
+      name: "chat-server", dependencies: ["ChatServerPostgres", "ChatServerTool"],
+      swiftSettings: engineSettings),
 
     // A load generator for durable sends over keep-alive connections (`chat-load`, and a
     // library for the benchmarks).
@@ -190,6 +195,10 @@ let package = Package(
       swiftSettings: engineSettings),
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: engineSettings),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: engineSettings),
+    .testTarget(
+      name: "ChatServerPostgresTests",
+      dependencies: ["ChatServer", "ChatServerPostgres", "Support"],
+      swiftSettings: engineSettings),
     .testTarget(
       name: "ChatIdentifiersTests", dependencies: ["ChatIdentifiers"],
       swiftSettings: engineSettings),

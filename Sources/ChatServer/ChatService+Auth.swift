@@ -85,8 +85,8 @@ extension ChatService {
     }
   }
 
-  /// A family another node revoked (`NodeRelay`).
-  func revokedElsewhere(_ revocation: NodeRelay.Revocation) {
+  /// A family another node revoked (`LiveRelay`).
+  package func revokedElsewhere(_ revocation: RelayedRevocation) {
     revoke(revocation.revoked, of: revocation.user)
   }
 
@@ -132,7 +132,7 @@ extension ChatService {
           .warning, "refresh_token_reused",
           [("user", owner.userId), ("device", owner.deviceId), ("family", revoked.family)]))
       revoke(revoked, of: owner.userId)
-      relay?.forward(revocation: revoked, of: owner.userId)
+      relay?.forward(RelayedRevocation(revoked: revoked, user: owner.userId))
       throw .unauthorized
     }
   }

@@ -138,12 +138,12 @@ extension ChatService {
     let subscribers = hub.subscribers(of: users)
     guard !subscribers.isEmpty || relay != nil else { return }
     let frame = event().text
-    relay?.forward(NodeRelay.Event(users: users, frame: frame, isChange: isChange))
+    relay?.forward(RelayedEvent(users: users, frame: frame, isChange: isChange))
     deliver(frame, to: subscribers)
   }
 
   /// Another node's event, for this node's sockets and long polls of its users.
-  func deliverRelayed(_ event: NodeRelay.Event) {
+  package func deliverRelayed(_ event: RelayedEvent) {
     metrics.eventsRelayed += 1
     if event.isChange { longPolls.wake(event.users) }
     deliver(event.frame, to: hub.subscribers(of: event.users))
@@ -153,7 +153,7 @@ extension ChatService {
   /// closes (its client reconnects and catches up from the last sequence it holds), every
   /// long poll looks again, and the revoked token families are read again before the next
   /// request (a revocation may have been missed too).
-  func relayResumed() {
+  package func relayResumed() {
     metrics.relayResumes += 1
     revokedFamiliesLoaded = false
     for subscriber in hub.subscribers(of: hub.users) {

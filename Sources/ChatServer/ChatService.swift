@@ -27,7 +27,8 @@ public actor ChatService {
   let configuration: ServerConfiguration
   let clock: any TimeSource
   var random: any RandomNumberGenerator
-  nonisolated let executor: any SerialTaskExecutor
+  /// Where the service runs: a relay delivers the other nodes' events here, one job each.
+  package nonisolated let executor: any SerialTaskExecutor
   let log: any LogSink
   /// Where media bytes go; nil: the media routes answer 503.
   let media: (any MediaStorage)?
@@ -65,7 +66,7 @@ public actor ChatService {
   /// `GET /v1/sync?wait=` requests held until something changes for their user.
   var longPolls = LongPolls()
   /// Where this node's live events go to the other nodes of its database; nil on one node.
-  let relay: NodeRelay?
+  let relay: (any LiveRelay)?
 
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
     executor.asUnownedSerialExecutor()
@@ -87,7 +88,7 @@ public actor ChatService {
     log: any LogSink = DiscardingLogSink(),
     media: (any MediaStorage)? = nil,
     pushGateway: (any PushGateway)? = nil,
-    relay: NodeRelay? = nil
+    relay: (any LiveRelay)? = nil
   ) {
     self.relay = relay
     var random = random

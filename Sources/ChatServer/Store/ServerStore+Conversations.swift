@@ -9,7 +9,7 @@ extension ServerStore {
     id: String, title: String, memberIds: [String], createdBy creator: String,
     at createdAt: Timestamp
   ) async throws(ServiceError) -> ConversationItem {
-    try await enqueueWrite { db in
+    try await writing { db in
       try db.run(
         """
         INSERT INTO conversations (id, title, created_at, last_activity_at, change_version,
@@ -46,7 +46,7 @@ extension ServerStore {
   func mute(_ conversation: String, for user: String, until: String?) async throws(ServiceError)
     -> ConversationItem?
   {
-    try await enqueueWrite { db in
+    try await writing { db in
       try db.lockConversation(conversation)
       _ = try Self.memberIds(db, of: conversation, formerAllowed: user)
       try db.run(

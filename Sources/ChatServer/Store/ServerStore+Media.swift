@@ -41,7 +41,7 @@ extension ServerStore {
   }
 
   func saveUpload(_ upload: MediaUpload) async throws(ServiceError) {
-    try await enqueueWrite { db in
+    try await writing { db in
       try db.run(
         """
         INSERT INTO media_uploads (media_key, owner_id, kind, content_type, byte_count, sha256,
@@ -96,7 +96,7 @@ extension ServerStore {
   {
     let expired = (now - retention).millisecondsSince1970
     let stale = (now - grace).millisecondsSince1970
-    return try await enqueueWrite { db in
+    return try await writing { db in
       let swept = try db.query(
         """
         SELECT \(Self.uploadColumns)
@@ -122,14 +122,14 @@ extension ServerStore {
   }
 
   func markUploadComplete(_ key: String) async throws(ServiceError) {
-    try await enqueueWrite { db in
+    try await writing { db in
       try db.run("UPDATE media_uploads SET complete = 1 WHERE media_key = ?", key)
     }
   }
 
   /// Forgets an upload whose bytes were refused: the device starts again with a new one.
   func dropUpload(_ key: String) async throws(ServiceError) {
-    try await enqueueWrite { db in
+    try await writing { db in
       try db.run("DELETE FROM media_uploads WHERE media_key = ?", key)
     }
   }

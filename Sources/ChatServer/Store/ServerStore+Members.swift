@@ -135,7 +135,7 @@ extension ServerStore {
   /// Then the next sequence, the members' rows and ranges (an added member sees from this
   /// item, a removed one up to it), and the sender's receipt numbers raised to it.
   func change(_ new: NewChange) async throws(ServiceError) -> ChangeOutcome {
-    try await enqueueWrite { db in try Self.store(new, in: db) }
+    try await writing { db in try Self.store(new, in: db) }
   }
 
   private static func store(_ new: NewChange, in db: any StoreDatabase) throws -> ChangeOutcome {

@@ -53,10 +53,12 @@ extension ServerStore {
   /// to it. An edit rewrites its message's text and `editedAt`; a delete erases the text of the
   /// message and of its edits, forgets its media (the upload keeps only what the sweep needs),
   /// and leaves the tombstone. What the files still hold of the old text goes in the erasure
-  /// that follows (`ServerStore+Erasure.swift`).
+  /// that follows (`SQLiteStoreBackend+Erasure.swift`; a VACUUM on PostgreSQL).
   func send(_ new: NewMessage) async throws(ServiceError) -> SendOutcome {
-    let outcome = try await enqueueWrite { db in try Self.store(new, in: db) }
-    if outcome.isNew && (new.kind == .delete || new.kind == .edit) { owesVacuum() }
+    let outcome = try await writing { db in try Self.store(new, in: db) }
+    if outcome.isNew && (new.kind == .delete || new.kind == .edit) {
+      await backend.textWasReplaced()
+    }
     return outcome
   }
 

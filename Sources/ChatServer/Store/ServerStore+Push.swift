@@ -55,7 +55,7 @@ extension ServerStore {
   func registerPush(_ registration: PushRegistration, for device: DeviceKey)
     async throws(ServiceError)
   {
-    try await enqueueWrite { db in
+    try await writing { db in
       let others = try db.query(
         """
         SELECT user_id, device_id FROM push_tokens
@@ -75,7 +75,7 @@ extension ServerStore {
 
   /// `DELETE /v1/devices/me/push`: the device gets no push any more, not even one owed.
   func removePush(for device: DeviceKey) async throws(ServiceError) {
-    try await enqueueWrite { db in try Self.forgetToken(of: device, in: db) }
+    try await writing { db in try Self.forgetToken(of: device, in: db) }
   }
 
   private static func forgetToken(of device: DeviceKey, in db: any StoreDatabase) throws {
@@ -155,7 +155,7 @@ extension ServerStore {
   func takeDuePushes(at now: Timestamp, limit: Int, lease: Duration) async throws(ServiceError)
     -> [OwedPush]
   {
-    try await enqueueWrite { db in
+    try await writing { db in
       let nowMS = now.millisecondsSince1970
       let rows = try db.query(
         """
@@ -216,7 +216,7 @@ extension ServerStore {
   func finishPush(_ push: OwedPush, _ result: PushResult, at now: Int64, window: Duration)
     async throws(ServiceError)
   {
-    try await enqueueWrite { db in
+    try await writing { db in
       let key: [any SQLBindable] = [push.userId, push.deviceId, push.conversationId]
       switch result {
       case .sent(let at):

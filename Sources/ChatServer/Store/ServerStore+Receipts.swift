@@ -16,7 +16,7 @@ extension ServerStore {
   func raiseReceipt(
     _ kind: ReceiptKind, in conversation: String, by user: String, upTo sequence: Int
   ) async throws(ServiceError) -> ReceiptOutcome {
-    try await enqueueWrite { db in
+    try await writing { db in
       try db.lockConversation(conversation)
       let members = try Self.memberIds(db, of: conversation, actingAs: user)
       let lastSequence =

@@ -20,9 +20,14 @@ enum RefreshRotation: Sendable, Equatable {
 
 /// A family whose access tokens the service refuses until `forgetAfter` (after it, every
 /// access token issued from the family has expired anyway).
-struct RevokedFamily: Sendable, Equatable {
-  var family: String
-  var forgetAfter: Timestamp
+public struct RevokedFamily: Sendable, Equatable {
+  public var family: String
+  public var forgetAfter: Timestamp
+
+  public init(family: String, forgetAfter: Timestamp) {
+    self.family = family
+    self.forgetAfter = forgetAfter
+  }
 }
 
 extension ServerStore {
@@ -31,7 +36,7 @@ extension ServerStore {
   func saveRefreshToken(
     hash: [UInt8], for owner: TokenOwner, family: String, expiresAt: Timestamp
   ) async throws(ServiceError) {
-    try await enqueueWrite { db in
+    try await writing { db in
       try Self.insertRefreshToken(db, hash: hash, for: owner, family: family, expiresAt: expiresAt)
     }
   }
@@ -49,7 +54,7 @@ extension ServerStore {
     hash: [UInt8], at now: Timestamp, replacement: [UInt8], replacementExpiresAt: Timestamp,
     revocationLasts: Duration
   ) async throws(ServiceError) -> RefreshRotation {
-    try await enqueueWrite { db in
+    try await writing { db in
       let found = try db.query(
         """
         UPDATE refresh_tokens SET spent_at = ?

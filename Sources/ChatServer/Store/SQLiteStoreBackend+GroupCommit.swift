@@ -3,7 +3,7 @@ import SQLite
 
 // Group commit.
 //
-// A write (`enqueueWrite`) does not touch the database at once: it joins `pendingWrites` and
+// A write (`write(_:)`) does not touch the database at once: it joins `pendingWrites` and
 // suspends. The first write to join an empty queue schedules one flush as a new job on the
 // store's serial executor, behind every job already queued there; so each request that
 // reaches the store before the flush runs joins the same batch. Under load, the requests that
@@ -61,15 +61,13 @@ private final class PendingWriteOf<Value: Sendable>: PendingWrite {
   }
 }
 
-extension ServerStore {
+extension SQLiteStoreBackend {
   /// Queues `operation` for the next group commit and returns its result once that commit is
-  /// durable. `operation` runs on this actor, inside a savepoint; throwing an `ServiceError` from
-  /// it refuses this write alone, leaving no trace in the database. On PostgreSQL it runs in a
-  /// transaction of its own instead (`writeToPostgres`), with the same promises.
-  func enqueueWrite<Value: Sendable>(
+  /// durable. `operation` runs on this actor, inside a savepoint; throwing a `ServiceError`
+  /// from it refuses this write alone, leaving no trace in the database.
+  func write<Value: Sendable>(
     _ operation: @escaping @Sendable (any StoreDatabase) throws -> Value
   ) async throws(ServiceError) -> Value {
-    if case .postgres(let pool) = backend { return try await writeToPostgres(pool, operation) }
     let result = await withCheckedContinuation { continuation in
       pendingWrites.append(PendingWriteOf(operation: operation, continuation: continuation))
       scheduleFlush()
@@ -89,19 +87,19 @@ extension ServerStore {
     let batch = Array(pendingWrites.prefix(maxBatchSize))
     pendingWrites.removeFirst(batch.count)
     if !pendingWrites.isEmpty { scheduleFlush() }
-    guard !batch.isEmpty, case .sqlite(let sqlite) = backend else { return }
+    guard !batch.isEmpty else { return }
     do {
-      try sqlite.database.write { _ in
-        for write in batch { try write.run(in: sqlite) }
+      try database.write { _ in
+        for write in batch { try write.run(in: connection) }
       }
     } catch {
-      statistics.failedCommits += 1
+      counts.failedCommits += 1
       let failure = ServiceError.unavailable("group commit failed: \(error)")
       for write in batch { write.complete(batchFailure: failure) }
       return
     }
-    statistics.commits += 1
-    statistics.committedWrites += batch.count
+    counts.commits += 1
+    counts.committedWrites += batch.count
     for write in batch { write.complete(batchFailure: nil) }
     eraseIfOwed()
   }
