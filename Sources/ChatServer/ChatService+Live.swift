@@ -33,7 +33,7 @@ extension ChatService {
         throw error
       }
       user = caller.userId
-      guard route == .live else { throw .unknownRoute }
+      guard route == .live else { throw ServiceError.unknownRoute }
       result = .success(subscribe(caller))
     } catch {
       result = .failure(error)

@@ -47,14 +47,14 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible {
     .forbidden, "You are no longer a member of this conversation: you can read what you saw.")
 
   /// A failure inside the server; `detail` is logged, the client is told to retry later.
-  package static func `internal`(_ detail: String) -> ServiceError {
+  static func `internal`(_ detail: String) -> ServiceError {
     var error = ServiceError(.internal, "Something went wrong on the server; try again later.")
     error.detail = detail
     return error
   }
 
   /// The store could not commit; nothing of the request was kept.
-  package static func unavailable(_ detail: String) -> ServiceError {
+  static func unavailable(_ detail: String) -> ServiceError {
     var error = ServiceError(
       .unavailable, "The server could not save this; try again.", retryAfterSeconds: 1)
     error.detail = detail

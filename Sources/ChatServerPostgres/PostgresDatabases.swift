@@ -37,7 +37,7 @@ public struct PostgresDatabases: SharedDatabaseOpener {
       $0.string(0)
     }
     guard let secret = stored.first.flatMap(Hex.decode) else {
-      throw ServiceError.internal("the shared secret \(name) is unreadable")
+      throw StoreError.internal("the shared secret \(name) is unreadable")
     }
     return secret
   }

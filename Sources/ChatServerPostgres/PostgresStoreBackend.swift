@@ -14,8 +14,9 @@ import Synchronization
 /// the last one plus one, in the same transaction as the insert, and holes cannot appear. A
 /// write that collides with another anyway (the same idempotency key posted on two nodes at
 /// once: a unique violation; a deadlock; a serialization failure) runs again from the start,
-/// where it finds what the other stored. A lost connection is a 503, and the write's outcome
-/// unknown: the client's retry (same idempotency key) gets the stored item or stores it.
+/// where it finds what the other stored. A lost connection is `unreachable` (a 503), and the
+/// write's outcome unknown: the client's retry (same idempotency key) gets the stored item or
+/// stores it.
 ///
 /// A read is one `REPEATABLE READ READ ONLY` transaction: a page of conversations and its
 /// cursor come from one snapshot.
@@ -52,7 +53,7 @@ final class PostgresStoreBackend: StoreBackend {
 
   func read<T: Sendable>(
     _ body: @escaping @Sendable (any StoreDatabase) throws -> T
-  ) async throws(ServiceError) -> T {
+  ) async throws(StoreError) -> T {
     do {
       return try await pool.withConnection { connection in
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -66,23 +67,23 @@ final class PostgresStoreBackend: StoreBackend {
         }
       }
     } catch {
-      throw Self.serviceError(error)
+      throw Self.storeError(error)
     }
   }
 
   /// Runs `operation` in a transaction of its own; returns once committed.
   func write<Value: Sendable>(
     _ operation: @escaping @Sendable (any StoreDatabase) throws -> Value
-  ) async throws(ServiceError) -> Value {
+  ) async throws(StoreError) -> Value {
     var attempt = 1
     while true {
       do {
-        let result = try await pool.withConnection { connection -> Result<Value, ServiceError> in
+        let result = try await pool.withConnection { connection -> Result<Value, StoreError> in
           try connection.execute("BEGIN")
           let value: Value
           do {
             value = try operation(PostgresStoreDatabase(connection))
-          } catch let refusal as ServiceError {
+          } catch let refusal as StoreError {
             try connection.execute("ROLLBACK")
             return .failure(refusal)
           } catch {
@@ -103,24 +104,23 @@ final class PostgresStoreBackend: StoreBackend {
         where error.isConflict && attempt < Self.writeAttempts
       {
         attempt += 1
-      } catch let error as ServiceError {
+      } catch let error as StoreError {
         throw error
       } catch {
         state.withLock { $0.counts.failedCommits += 1 }
-        throw Self.serviceError(error)
+        throw Self.storeError(error)
       }
     }
   }
 
-  /// A database failure as the service answers it.
-  static func serviceError(_ error: any Error) -> ServiceError {
+  /// What PostgreSQL (or libpq) said, in the store's words.
+  static func storeError(_ error: any Error) -> StoreError {
     switch error {
-    case let refusal as ServiceError: refusal
-    case let postgres as PostgresError where postgres.isConnectionLost:
-      .unavailable("The database cannot be reached; try again.")
+    case let refusal as StoreError: refusal
+    case let postgres as PostgresError where postgres.isConnectionLost: .unreachable
     case let postgres as PostgresError where postgres.isConflict:
       // Still colliding after `writeAttempts`: nothing was kept; a retry may pass.
-      .unavailable("The write collided with others too often: \(postgres.sqlState ?? "")")
+      .collidedTooOften(sqlState: postgres.sqlState ?? "")
     default: .internal(String(describing: error))
     }
   }

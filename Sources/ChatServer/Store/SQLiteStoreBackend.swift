@@ -58,13 +58,13 @@ actor SQLiteStoreBackend: StoreBackend {
   }
 
   /// Runs a read at once on this actor, which serializes it with the group commits. A
-  /// database failure is a 500.
+  /// database failure is `internal`.
   func read<T: Sendable>(
     _ body: @escaping @Sendable (any StoreDatabase) throws -> T
-  ) throws(ServiceError) -> T {
+  ) throws(StoreError) -> T {
     do {
       return try body(connection)
-    } catch let refusal as ServiceError {
+    } catch let refusal as StoreError {
       throw refusal
     } catch {
       throw .internal(String(describing: error))

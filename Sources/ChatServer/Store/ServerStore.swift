@@ -64,7 +64,7 @@ public actor ServerStore {
   /// commits; PostgreSQL: a pooled connection, in one read-only snapshot).
   func reading<T: Sendable>(
     _ body: @escaping @Sendable (any StoreDatabase) throws -> T
-  ) async throws(ServiceError) -> T {
+  ) async throws(StoreError) -> T {
     try await backend.read(body)
   }
 
@@ -72,7 +72,7 @@ public actor ServerStore {
   /// refuses this write alone, leaving no trace in the database.
   func writing<T: Sendable>(
     _ operation: @escaping @Sendable (any StoreDatabase) throws -> T
-  ) async throws(ServiceError) -> T {
+  ) async throws(StoreError) -> T {
     try await backend.write(operation)
   }
 
@@ -123,7 +123,7 @@ public actor ServerStore {
     _ db: any StoreDatabase, of conversation: String, actingAs user: String
   ) throws -> [String] {
     let (members, isMember) = try memberIds(db, of: conversation, formerAllowed: user)
-    guard isMember else { throw ServiceError.formerMember }
+    guard isMember else { throw StoreError.formerMember }
     return members
   }
 
@@ -143,18 +143,18 @@ public actor ServerStore {
       if membership == "member" { members.append(row.string(0)) }
       if row.string(0) == user { standing = membership }
     }
-    guard let standing else { throw ServiceError.unknownConversation }
+    guard let standing else { throw StoreError.notAMember }
     return (members, standing == "member")
   }
 
-  func memberIds(of conversation: String, actingAs user: String) async throws(ServiceError)
+  func memberIds(of conversation: String, actingAs user: String) async throws(StoreError)
     -> [String]
   {
     try await reading { db in try Self.memberIds(db, of: conversation, actingAs: user) }
   }
 
   /// Everyone who was ever a member, sorted (`ServerKnownBugs.deliverToRemovedMembers` only).
-  func everMemberIds(of conversation: String) async throws(ServiceError) -> [String] {
+  func everMemberIds(of conversation: String) async throws(StoreError) -> [String] {
     try await reading { db in
       try db.query(
         "SELECT user_id FROM members WHERE conversation_id = ? ORDER BY user_id", conversation

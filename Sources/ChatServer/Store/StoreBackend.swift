@@ -8,8 +8,9 @@
 /// - `PostgresStoreBackend` (`ChatServerPostgres`, which only `chat-server` links): a pool of
 ///   connections, a transaction per write, several nodes on one database.
 ///
-/// A rule's own refusal, thrown from its closure, comes back as thrown; what the database
-/// itself says is the backend's to translate.
+/// Every failure is a `StoreError`: a rule's own refusal, thrown from its closure, comes back
+/// as thrown; what the database itself says is the backend's to translate (unreachable,
+/// collided, a commit that failed, internal). Never an HTTP status: the service maps.
 package protocol StoreBackend: Sendable {
   /// The SQL that differs between the databases.
   var dialect: SQLDialect { get }
@@ -18,13 +19,13 @@ package protocol StoreBackend: Sendable {
   /// a page of conversations and its cursor agree).
   func read<T: Sendable>(
     _ body: @escaping @Sendable (any StoreDatabase) throws -> T
-  ) async throws(ServiceError) -> T
+  ) async throws(StoreError) -> T
 
-  /// Runs `body` as one write and returns once it is durable. An error thrown by `body`
+  /// Runs `body` as one write and returns once it is durable. A `StoreError` thrown by `body`
   /// refuses this write alone: nothing of it is kept.
   func write<T: Sendable>(
     _ body: @escaping @Sendable (any StoreDatabase) throws -> T
-  ) async throws(ServiceError) -> T
+  ) async throws(StoreError) -> T
 
   /// A delete or an edit was stored: the text it replaced is owed an erasure.
   func textWasReplaced() async
@@ -49,7 +50,7 @@ package struct StoreStatistics: Sendable, Equatable {
   package var commits = 0
   /// Writes that ran in committed transactions (accepted or refused one by one).
   package var committedWrites = 0
-  /// Transactions that failed as a whole (every write in them answered 503).
+  /// Transactions that failed as a whole (every write in them a `StoreError.commitFailed`).
   package var failedCommits = 0
   /// Erasure passes (SQLite) or VACUUMs (PostgreSQL) that completed.
   package var erasurePasses = 0
