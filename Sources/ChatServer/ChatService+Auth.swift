@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatIdentifiers
 import Hashing
 import Support
 
@@ -21,7 +22,7 @@ extension ChatService {
       let token = Self.bearerToken(in: header),
       let claims = verifiedClaims(of: token, now: now),
       !isRevoked(claims.family, at: now)
-    else { throw .unauthorized }
+    else { throw ServiceError.unauthorized }
     if let wait = rateLimiter?.take(for: claims.userId, at: now) {
       throw ServiceError(.rateLimited, "Too many requests; retry later.", retryAfterSeconds: wait)
     }
@@ -63,7 +64,7 @@ extension ChatService {
       families = try await store.revokedFamilies(at: clock.now())
     } catch {
       log.write(LogRecord(.error, "revoked_families_unreadable", [("error", "\(error)")]))
-      throw .unavailable("the revoked token families could not be read: \(error)")
+      throw ServiceError.unavailable("the revoked token families could not be read: \(error)")
     }
     for revoked in families {
       revokedFamilies[revoked.family] = max(
@@ -84,22 +85,22 @@ extension ChatService {
     }
   }
 
-  /// A family another node revoked (`NodeRelay`).
-  func revokedElsewhere(_ revocation: NodeRelay.Revocation) {
+  /// A family another node revoked (`LiveRelay`).
+  package func revokedElsewhere(_ revocation: RelayedRevocation) {
     revoke(revocation.revoked, of: revocation.user)
   }
 
   /// `POST /v1/auth/dev-login` (dev mode only): signs in as any valid user and device id,
   /// starting a refresh-token family.
-  func devLogin(_ request: APIRequest, at now: Timestamp) async throws(ServiceError) -> APIResponse
-  {
+  func devLogin(_ request: APIRequest, at now: Timestamp) async throws -> APIResponse {
     let login = try RequestBody(request.body).decode(DevLogin.self)
     let owner = TokenOwner(userId: login.userId, deviceId: login.deviceId)
-    guard Identifiers.isValidUserID(owner.userId) else {
-      throw .badRequest("userId must be 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
+    guard UserID(rawValue: owner.userId) != nil else {
+      throw ServiceError.badRequest("userId must be 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
     }
-    guard Identifiers.isValidDeviceID(owner.deviceId) else {
-      throw .badRequest("deviceId must be 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
+    guard DeviceID(rawValue: owner.deviceId) != nil else {
+      throw ServiceError.badRequest(
+        "deviceId must be 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
     }
     let refreshToken = newRefreshToken()
     let family = random.uuidString()
@@ -113,7 +114,7 @@ extension ChatService {
   /// the same family; 401 when it is unknown, expired, or spent already. A spent one revokes
   /// its family (see the extension's comment): logged as `refresh_token_reused` with the user,
   /// device and family (never a token) and counted in `/metrics`.
-  func refresh(_ request: APIRequest, at now: Timestamp) async throws(ServiceError) -> APIResponse {
+  func refresh(_ request: APIRequest, at now: Timestamp) async throws -> APIResponse {
     let presented = try RequestBody(request.body).decode(Refresh.self).refreshToken
     let replacement = newRefreshToken()
     let rotation = try await store.rotateRefreshToken(
@@ -131,8 +132,8 @@ extension ChatService {
           .warning, "refresh_token_reused",
           [("user", owner.userId), ("device", owner.deviceId), ("family", revoked.family)]))
       revoke(revoked, of: owner.userId)
-      relay?.forward(revocation: revoked, of: owner.userId)
-      throw .unauthorized
+      relay?.forward(RelayedRevocation(revoked: revoked, user: owner.userId))
+      throw ServiceError.unauthorized
     }
   }
 

@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatIdentifiers
 import Support
 
 /// The answer to a `/v1/live` upgrade request.
@@ -32,7 +33,7 @@ extension ChatService {
         throw error
       }
       user = caller.userId
-      guard route == .live else { throw .unknownRoute }
+      guard route == .live else { throw ServiceError.unknownRoute }
       result = .success(subscribe(caller))
     } catch {
       result = .failure(error)
@@ -106,7 +107,7 @@ extension ChatService {
     guard let subscriber = hub.subscriber(id) else { return }
     guard text.utf8.count <= configuration.maxBodyBytes,
       let frame = try? APICoding.decode(ClientFrame.self, from: text), frame.type == "typing",
-      let conversation = Identifiers.canonicalUUID(frame.conversationId)
+      let conversation = ConversationID(serverIssued: frame.conversationId)?.rawValue
     else {
       metrics.liveFramesIgnored += 1
       return
@@ -137,12 +138,12 @@ extension ChatService {
     let subscribers = hub.subscribers(of: users)
     guard !subscribers.isEmpty || relay != nil else { return }
     let frame = event().text
-    relay?.forward(NodeRelay.Event(users: users, frame: frame, isChange: isChange))
+    relay?.forward(RelayedEvent(users: users, frame: frame, isChange: isChange))
     deliver(frame, to: subscribers)
   }
 
   /// Another node's event, for this node's sockets and long polls of its users.
-  func deliverRelayed(_ event: NodeRelay.Event) {
+  package func deliverRelayed(_ event: RelayedEvent) {
     metrics.eventsRelayed += 1
     if event.isChange { longPolls.wake(event.users) }
     deliver(event.frame, to: hub.subscribers(of: event.users))
@@ -152,7 +153,7 @@ extension ChatService {
   /// closes (its client reconnects and catches up from the last sequence it holds), every
   /// long poll looks again, and the revoked token families are read again before the next
   /// request (a revocation may have been missed too).
-  func relayResumed() {
+  package func relayResumed() {
     metrics.relayResumes += 1
     revokedFamiliesLoaded = false
     for subscriber in hub.subscribers(of: hub.users) {

@@ -27,7 +27,8 @@ public actor ChatService {
   let configuration: ServerConfiguration
   let clock: any TimeSource
   var random: any RandomNumberGenerator
-  nonisolated let executor: any SerialTaskExecutor
+  /// Where the service runs: a relay delivers the other nodes' events here, one job each.
+  package nonisolated let executor: any SerialTaskExecutor
   let log: any LogSink
   /// Where media bytes go; nil: the media routes answer 503.
   let media: (any MediaStorage)?
@@ -65,7 +66,7 @@ public actor ChatService {
   /// `GET /v1/sync?wait=` requests held until something changes for their user.
   var longPolls = LongPolls()
   /// Where this node's live events go to the other nodes of its database; nil on one node.
-  let relay: NodeRelay?
+  let relay: (any LiveRelay)?
 
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
     executor.asUnownedSerialExecutor()
@@ -87,7 +88,7 @@ public actor ChatService {
     log: any LogSink = DiscardingLogSink(),
     media: (any MediaStorage)? = nil,
     pushGateway: (any PushGateway)? = nil,
-    relay: NodeRelay? = nil
+    relay: (any LiveRelay)? = nil
   ) {
     self.relay = relay
     var random = random
@@ -106,18 +107,20 @@ public actor ChatService {
     self.typingLimiter = configuration.typingLimit.map(RateLimiter.init(limit:))
   }
 
-  /// Answers one request. Never throws: every failure is an API.md error response.
+  /// Answers one request. Never throws: every failure is an API.md error response, said by
+  /// the error middleware (`failure(for:)`).
   public func handle(_ request: APIRequest) async -> APIResponse {
     let started = clock.now()
     let route = Endpoint(method: request.method, path: request.path)
     var user: String?
     let response: APIResponse
     var failure: ServiceError?
-    do throws(ServiceError) {
+    do {
       response = try await respond(to: request, route: route, at: started, user: &user)
     } catch {
-      response = error.response
-      failure = error
+      let refusal = Self.failure(for: error)
+      response = refusal.response
+      failure = refusal
     }
     recordRequest(
       method: request.method, route: Self.pattern(of: route), status: response.status,
@@ -133,7 +136,7 @@ public actor ChatService {
 
   private func respond(
     to request: APIRequest, route: Endpoint?, at now: Timestamp, user: inout String?
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     // Every request but operations and sign-in, an unknown one included, needs a valid token
     // before anything else is said about it: 401 comes first in API.md's precedence.
     guard let route, !route.needsToken else {
@@ -156,7 +159,7 @@ public actor ChatService {
         store: await store.reportedStatistics())
       return .text(200, page, contentType: "text/plain; version=0.0.4; charset=utf-8")
     case .devLogin:
-      guard configuration.devMode else { throw .unknownRoute }
+      guard configuration.devMode else { throw ServiceError.unknownRoute }
       try takeAddressBudget(request, at: now)
       try checkBodySize(request)
       return try await devLogin(request, at: now)
@@ -165,13 +168,13 @@ public actor ChatService {
       try checkBodySize(request)
       return try await refresh(request, at: now)
     default:
-      throw .unknownRoute
+      throw ServiceError.unknownRoute
     }
   }
 
   private func respond(
     to request: APIRequest, route: Endpoint?, caller: AccessTokenClaims, at now: Timestamp
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     switch route {
     case .createConversation:
       return try await createConversation(request, by: caller.userId, at: now)
@@ -196,7 +199,7 @@ public actor ChatService {
     case .read(let conversation):
       return try await raiseReceipt(.read, in: conversation, request, by: caller.userId)
     case .live:
-      throw .badRequest("/v1/live is a WebSocket: send the upgrade request.")
+      throw ServiceError.badRequest("/v1/live is a WebSocket: send the upgrade request.")
     case .createUpload:
       return try await createUpload(request, by: caller.userId, at: now)
     case .upload(let key):
@@ -213,7 +216,7 @@ public actor ChatService {
       return try await search(request, for: caller.userId)
     default:
       // Unknown, or a route of API.md this server does not serve yet.
-      throw .unknownRoute
+      throw ServiceError.unknownRoute
     }
   }
 
@@ -230,7 +233,7 @@ public actor ChatService {
 
   private func checkBodySize(_ request: APIRequest) throws(ServiceError) {
     guard request.body.count <= configuration.maxBodyBytes else {
-      throw .tooLarge("The body is over \(configuration.maxBodyBytes) bytes.")
+      throw ServiceError.tooLarge("The body is over \(configuration.maxBodyBytes) bytes.")
     }
   }
 

@@ -59,9 +59,13 @@ public final class ReferenceServer: Sendable {
   /// Checks the TLS files (when given), creates the data folder if needed, opens the store,
   /// and starts listening.
   ///
-  /// - Parameter clock: the service's time; tests pass one they can move (token expiry).
+  /// - Parameters:
+  ///   - clock: the service's time; tests pass one they can move (token expiry).
+  ///   - databases: what opens `--database` (`chat-server` gives PostgreSQL's); without one,
+  ///     the server keeps its data in SQLite, and `--database` is a start error.
   public static func start(
-    _ options: ServerOptions, log: any LogSink, clock: any TimeSource = SystemTimeSource()
+    _ options: ServerOptions, log: any LogSink, clock: any TimeSource = SystemTimeSource(),
+    databases: (any SharedDatabaseOpener)? = nil
   ) throws(ServerStartError) -> ReferenceServer {
     var tls: TLSContext?
     if let certificate = options.tlsCertificate, let key = options.tlsKey {
@@ -84,16 +88,20 @@ public final class ReferenceServer: Sendable {
     }
     let store: ServerStore
     let key: SigningKey
+    var relay: (any LiveRelay)?
     var random = SystemRandomNumberGenerator()
     if let url = options.database {
+      guard let databases else { throw fail(.noSharedDatabases) }
       // Every node signs and checks tokens with the key the first one stored.
       do {
-        store = try ServerStore(
-          .postgres(url: url, connections: options.databaseConnections), executor: storeExecutor)
+        let shared = try databases.open(
+          url: url, connections: options.databaseConnections, executor: storeExecutor, log: log)
+        store = shared.store
         key = try SigningKey(
-          bytes: ServerStore.sharedSecret(
-            at: url, named: SigningKey.fileName,
-            candidate: SigningKey.generate(using: &random).bytes))
+          bytes: shared.sharedSecret(
+            SigningKey.fileName, SigningKey.generate(using: &random).bytes))
+        // Nodes of one database hand each other their live events.
+        relay = shared.relay
       } catch {
         throw fail(.database("\(error)"))
       }
@@ -128,8 +136,6 @@ public final class ReferenceServer: Sendable {
     let media: (any MediaStorage)? =
       objectStore?.media ?? s3Client.map { RemoteMediaStorage(client: $0) }
     let pushGateway = options.pushWebhook.map { WebhookPushGateway(url: $0) }
-    // Nodes of one PostgreSQL database hand each other their live events.
-    let relay = options.database.map { NodeRelay(url: $0, log: log) }
     let service = ChatService(
       store: store, configuration: configuration, clock: clock,
       random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log, media: media,
@@ -318,6 +324,9 @@ public enum ServerStartError: Error, CustomStringConvertible {
   case dataFolder(String, String)
   /// The PostgreSQL database of `--database` could not be reached or migrated.
   case database(String)
+  /// `--database` was given to a program built without a shared database (only
+  /// `chat-server` links PostgreSQL).
+  case noSharedDatabases
   /// The address could not be bound (in use, not local, not permitted).
   case listen(String, String)
   /// The log file could not be opened.
@@ -330,6 +339,9 @@ public enum ServerStartError: Error, CustomStringConvertible {
     switch self {
     case .dataFolder(let folder, let reason): "cannot use the data folder \(folder): \(reason)"
     case .database(let reason): "cannot use the database of --database: \(reason)"
+    case .noSharedDatabases:
+      "cannot use --database: this program keeps its data in SQLite only; chat-server serves "
+        + "a PostgreSQL database"
     case .listen(let address, let reason): "cannot listen on \(address): \(reason)"
     case .log(let reason): reason
     case .tls(let error): "cannot serve TLS: \(error)"

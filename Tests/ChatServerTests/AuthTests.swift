@@ -1,5 +1,4 @@
 import ChatAPI
-import ChatDomain
 import ChatServer
 import ChatTestSupport
 import Foundation

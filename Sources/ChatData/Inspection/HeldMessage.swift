@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 
 /// One message row a device's database holds, as the simulation's checker reads it: every
 /// row, in every conversation, with no limit (search stops at 500 and needs a word).

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Support
 
 /// Owns messages (seed 000 part 5): `GET` and `POST` messages and the socket's message events,

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// The writer's entry points to `conversations` (`ConversationsTable`) and the receipt numbers

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// The writer's entry points to media (`MediaFiles`): each runs its rule in one transaction,

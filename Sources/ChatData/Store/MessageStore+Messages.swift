@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// The writer's entry points to `messages` (`MessagesTable`): each runs the rule of the same

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 
 /// The writer's entry points to the screens' reads (`SnapshotQuery`, `ConversationListQuery`,
 /// `SearchQuery`): each one read.

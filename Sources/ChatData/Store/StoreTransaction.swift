@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import SQLite
 
 /// One write of the store as the tables' rules see it: the connection inside the writer's

@@ -1,3 +1,4 @@
+import ChatIdentifiers
 import Hashing
 import Support
 
@@ -58,7 +59,7 @@ struct AccessTokenSigner: Sendable {
       String(decoding: $0, as: UTF8.self)
     }
     guard (fields.count == 4 && fields[0] == "v1") || (fields.count == 5 && fields[0] == "v2"),
-      Identifiers.isValidUserID(fields[1]), Identifiers.isValidDeviceID(fields[2]),
+      UserID(rawValue: fields[1]) != nil, DeviceID(rawValue: fields[2]) != nil,
       let milliseconds = Int64(fields[3])
     else { return nil }
     let claims = AccessTokenClaims(

@@ -20,9 +20,14 @@ enum RefreshRotation: Sendable, Equatable {
 
 /// A family whose access tokens the service refuses until `forgetAfter` (after it, every
 /// access token issued from the family has expired anyway).
-struct RevokedFamily: Sendable, Equatable {
-  var family: String
-  var forgetAfter: Timestamp
+public struct RevokedFamily: Sendable, Equatable {
+  public var family: String
+  public var forgetAfter: Timestamp
+
+  public init(family: String, forgetAfter: Timestamp) {
+    self.family = family
+    self.forgetAfter = forgetAfter
+  }
 }
 
 extension ServerStore {
@@ -30,8 +35,8 @@ extension ServerStore {
   /// `family` is new at a sign-in and carried over by each rotation.
   func saveRefreshToken(
     hash: [UInt8], for owner: TokenOwner, family: String, expiresAt: Timestamp
-  ) async throws(ServiceError) {
-    try await enqueueWrite { db in
+  ) async throws(StoreError) {
+    try await writing { db in
       try Self.insertRefreshToken(db, hash: hash, for: owner, family: family, expiresAt: expiresAt)
     }
   }
@@ -48,8 +53,8 @@ extension ServerStore {
   func rotateRefreshToken(
     hash: [UInt8], at now: Timestamp, replacement: [UInt8], replacementExpiresAt: Timestamp,
     revocationLasts: Duration
-  ) async throws(ServiceError) -> RefreshRotation {
-    try await enqueueWrite { db in
+  ) async throws(StoreError) -> RefreshRotation {
+    try await writing { db in
       let found = try db.query(
         """
         UPDATE refresh_tokens SET spent_at = ?
@@ -69,7 +74,7 @@ extension ServerStore {
         WHERE token_hash = ? AND spent_at IS NOT NULL AND expires_at > ?
         """, hash, now.millisecondsSince1970
       ) { (owner: TokenOwner(userId: $0.string(0), deviceId: $0.string(1)), family: $0.string(2)) }
-      guard let theft = reused.first else { throw ServiceError.unauthorized }
+      guard let theft = reused.first else { throw StoreError.unknownToken }
       let revoked = RevokedFamily(family: theft.family, forgetAfter: now + revocationLasts)
       try db.run("DELETE FROM refresh_tokens WHERE family_id = ?", theft.family)
       try db.run(
@@ -87,7 +92,7 @@ extension ServerStore {
   }
 
   /// The families revoked and not yet forgotten at `now`: what the service loads at start.
-  func revokedFamilies(at now: Timestamp) async throws(ServiceError) -> [RevokedFamily] {
+  func revokedFamilies(at now: Timestamp) async throws(StoreError) -> [RevokedFamily] {
     try await reading { db in
       try db.query(
         """

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import SQLite
 
 /// The conversation list (`ConversationListRow`): newest activity first, each with its last

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import SQLite
 
 /// What saving a batch of the server's messages changed in a conversation's sync position.

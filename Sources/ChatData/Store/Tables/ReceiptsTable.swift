@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import SQLite
 
 /// The receipt numbers (API.md, Receipts): `receipts`, my ticks in each conversation (the

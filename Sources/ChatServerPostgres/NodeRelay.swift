@@ -1,3 +1,4 @@
+import ChatServer
 import Foundation
 import Postgres
 import Support
@@ -21,23 +22,16 @@ import Synchronization
 /// sequence it holds, as after any drop. The items themselves are in the database already:
 /// nothing acknowledged depends on a notification.
 ///
-/// A revoked refresh-token family travels the same way (`forward(revocation:of:)`), so every
+/// A revoked refresh-token family travels the same way (`forward(_:)` of a revocation), so every
 /// node refuses its access tokens and closes its sockets at once, not only the node that saw
 /// the reuse; a node whose listener was cut reads the revoked families from the database again
 /// (`ChatService.relayResumed`).
-public final class NodeRelay: Sendable {
+public final class NodeRelay: LiveRelay {
   /// What other nodes hand to their sockets: the frame, for these users.
-  struct Event: Sendable, Equatable {
-    var users: [String]
-    var frame: String
-    var isChange: Bool
-  }
+  typealias Event = RelayedEvent
 
   /// A refresh-token family revoked on one node, for the others.
-  struct Revocation: Sendable, Equatable {
-    var revoked: RevokedFamily
-    var user: String
-  }
+  typealias Revocation = RelayedRevocation
 
   /// What the sender sends, in order.
   private enum Outgoing {
@@ -96,13 +90,13 @@ public final class NodeRelay: Sendable {
   }
 
   /// Queues an event this node published, for the other nodes.
-  func forward(_ event: Event) {
+  public func forward(_ event: RelayedEvent) {
     enqueue(.event(event))
   }
 
   /// Queues a family this node revoked, for the other nodes.
-  func forward(revocation revoked: RevokedFamily, of user: String) {
-    enqueue(.revocation(Revocation(revoked: revoked, user: user)))
+  public func forward(_ revocation: RelayedRevocation) {
+    enqueue(.revocation(revocation))
   }
 
   private func enqueue(_ outgoing: Outgoing) {

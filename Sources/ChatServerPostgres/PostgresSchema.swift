@@ -1,64 +1,7 @@
 import Postgres
 import SQLite
-import Support
 
-// The store on PostgreSQL.
-//
-// A write is one transaction on a pooled connection (`BEGIN` … `COMMIT`), and its writer is
-// answered after the `COMMIT` returned: PostgreSQL's own group commit shares each WAL flush
-// among the transactions committing together, on every node. The write's rules read and
-// change rows only after taking its conversation's row lock (`lockConversation`), so two
-// writes to one conversation, on one node or two, run one after the other: the sequence is
-// the last one plus one, in the same transaction as the insert, and holes cannot appear. A
-// write that collides with another anyway (the same idempotency key posted on two nodes at
-// once: a unique violation; a deadlock; a serialization failure) runs again from the start,
-// where it finds what the other stored. A lost connection is a 503, and the write's outcome
-// unknown: the client's retry (same idempotency key) gets the stored item or stores it.
-
-extension ServerStore {
-  /// How many times a write that collided with another runs again before it gives up (503).
-  static let postgresWriteAttempts = 5
-
-  /// Runs `operation` in a transaction of its own on PostgreSQL; returns once committed.
-  func writeToPostgres<Value: Sendable>(
-    _ pool: PostgresPool, _ operation: @escaping @Sendable (any StoreDatabase) throws -> Value
-  ) async throws(ServiceError) -> Value {
-    var attempt = 1
-    while true {
-      do {
-        let result = try await pool.withConnection { connection -> Result<Value, ServiceError> in
-          try connection.execute("BEGIN")
-          let value: Value
-          do {
-            value = try operation(PostgresStoreDatabase(connection))
-          } catch let refusal as ServiceError {
-            try connection.execute("ROLLBACK")
-            return .failure(refusal)
-          } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
-          }
-          try connection.execute("COMMIT")
-          return .success(value)
-        }
-        if case .success = result {
-          statistics.commits += 1
-          statistics.committedWrites += 1
-        }
-        return try result.get()
-      } catch let error as PostgresError
-        where error.isConflict && attempt < Self.postgresWriteAttempts
-      {
-        attempt += 1
-      } catch let error as ServiceError {
-        throw error
-      } catch {
-        statistics.failedCommits += 1
-        throw Self.serviceError(error)
-      }
-    }
-  }
-
+extension PostgresStoreBackend {
   /// The schema on PostgreSQL, one named migration per version, like SQLite's (`migrator`):
   /// never edit a shipped one. `pg-v1` is SQLite's `v1` to `v6-push` in one, with PostgreSQL's
   /// types (text compares byte by byte, `COLLATE "C"`, as in SQLite: ids sort and RFC 3339
@@ -67,7 +10,7 @@ extension ServerStore {
   /// key lives in `server_secrets` (hex), so every node signs and checks the same tokens;
   /// `live_relay` (unlogged: nothing in it outlives a crash on purpose) carries live events
   /// too large for a notification (`NodeRelay`).
-  static let postgresMigrations = PostgresMigrations(migrations: [
+  static let migrations = PostgresMigrations(migrations: [
     (
       "pg-v1",
       """
@@ -231,27 +174,6 @@ extension ServerStore {
       """
     ),
   ])
-
-  /// The secret named `name` every node of the PostgreSQL database at `url` shares, made from
-  /// `candidate` by whichever node asks first (a SQLite server keeps its key in its data
-  /// folder). Blocking: for a node's start.
-  public static func sharedSecret(at url: String, named name: String, candidate: [UInt8])
-    throws -> [UInt8]
-  {
-    let connection = try PostgresConnection(url: url)
-    defer { connection.close() }
-    let db = PostgresStoreDatabase(connection)
-    try db.run(
-      "INSERT INTO server_secrets (name, secret) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-      name, Hex.encode(candidate))
-    let stored = try db.query("SELECT secret FROM server_secrets WHERE name = ?", name) {
-      $0.string(0)
-    }
-    guard let secret = stored.first.flatMap(Hex.decode) else {
-      throw ServiceError.internal("the shared secret \(name) is unreadable")
-    }
-    return secret
-  }
 }
 
 /// Applies PostgreSQL migrations once, under an advisory lock, so nodes starting together do

@@ -1,6 +1,9 @@
 import Foundation
 import Support
 
+// The ids both sides speak (API.md), and their rules, once: the device's engine and the
+// reference server check an id with the same type, so they never disagree on what one is.
+
 /// A user's id: 1–64 characters of `[a-z0-9._-]` (API.md, Auth).
 public struct UserID: RawRepresentable, Hashable, Comparable, Sendable, Codable,
   CustomStringConvertible
@@ -57,6 +60,13 @@ public struct ConversationID: RawRepresentable, Hashable, Comparable, Sendable, 
       preconditionFailure("invalid conversation id")
     }
     self = id
+  }
+
+  /// A conversation id as the reference server issues them: a UUID, kept in lowercase (any
+  /// case is read). Nil for anything else, which the server answers with a 400.
+  public init?(serverIssued text: String) {
+    guard let canonical = UUIDText.canonical(text) else { return nil }
+    self.rawValue = canonical
   }
 
   public var description: String { rawValue }

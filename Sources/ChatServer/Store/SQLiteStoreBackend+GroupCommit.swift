@@ -3,7 +3,7 @@ import SQLite
 
 // Group commit.
 //
-// A write (`enqueueWrite`) does not touch the database at once: it joins `pendingWrites` and
+// A write (`write(_:)`) does not touch the database at once: it joins `pendingWrites` and
 // suspends. The first write to join an empty queue schedules one flush as a new job on the
 // store's serial executor, behind every job already queued there; so each request that
 // reaches the store before the flush runs joins the same batch. Under load, the requests that
@@ -15,8 +15,8 @@ import SQLite
 // the writes after it still commit. Sequence numbers are read and bumped inside each write's
 // savepoint, so a write that fails gives its number back and the numbers stay hole-free. Only
 // after the COMMIT returns are the writers resumed, in queue order; if the COMMIT fails (or
-// SQLite ends the transaction itself, e.g. disk full), every write of the batch gets a 503 and
-// nothing of it was kept.
+// SQLite ends the transaction itself, e.g. disk full), every write of the batch fails with
+// `commitFailed` (a 503) and nothing of it was kept.
 //
 // Deterministic: the order of a batch is the order in which jobs ran on the serial executor,
 // and writers resume in that order; nothing depends on a timer or another thread.
@@ -28,17 +28,17 @@ protocol PendingWrite: AnyObject {
   func run(in database: SQLiteStoreDatabase) throws
   /// Resumes the writer: with `batchFailure` when the transaction did not commit, else with
   /// the write's own result.
-  func complete(batchFailure: ServiceError?)
+  func complete(batchFailure: StoreError?)
 }
 
 private final class PendingWriteOf<Value: Sendable>: PendingWrite {
   private let operation: (any StoreDatabase) throws -> Value
-  private let continuation: CheckedContinuation<Result<Value, ServiceError>, Never>
-  private var result: Result<Value, ServiceError>?
+  private let continuation: CheckedContinuation<Result<Value, StoreError>, Never>
+  private var result: Result<Value, StoreError>?
 
   init(
     operation: @escaping (any StoreDatabase) throws -> Value,
-    continuation: CheckedContinuation<Result<Value, ServiceError>, Never>
+    continuation: CheckedContinuation<Result<Value, StoreError>, Never>
   ) {
     self.operation = operation
     self.continuation = continuation
@@ -47,7 +47,7 @@ private final class PendingWriteOf<Value: Sendable>: PendingWrite {
   func run(in sqlite: SQLiteStoreDatabase) throws {
     do {
       result = .success(try sqlite.database.write { _ in try operation(sqlite) })
-    } catch let refusal as ServiceError {
+    } catch let refusal as StoreError {
       result = .failure(refusal)
     } catch {
       result = .failure(.internal(String(describing: error)))
@@ -55,21 +55,19 @@ private final class PendingWriteOf<Value: Sendable>: PendingWrite {
     }
   }
 
-  func complete(batchFailure: ServiceError?) {
+  func complete(batchFailure: StoreError?) {
     let outcome = batchFailure.map { .failure($0) } ?? result
     continuation.resume(returning: outcome ?? .failure(.internal("write never ran")))
   }
 }
 
-extension ServerStore {
+extension SQLiteStoreBackend {
   /// Queues `operation` for the next group commit and returns its result once that commit is
-  /// durable. `operation` runs on this actor, inside a savepoint; throwing an `ServiceError` from
-  /// it refuses this write alone, leaving no trace in the database. On PostgreSQL it runs in a
-  /// transaction of its own instead (`writeToPostgres`), with the same promises.
-  func enqueueWrite<Value: Sendable>(
+  /// durable. `operation` runs on this actor, inside a savepoint; throwing a `StoreError` from
+  /// it refuses this write alone, leaving no trace in the database.
+  func write<Value: Sendable>(
     _ operation: @escaping @Sendable (any StoreDatabase) throws -> Value
-  ) async throws(ServiceError) -> Value {
-    if case .postgres(let pool) = backend { return try await writeToPostgres(pool, operation) }
+  ) async throws(StoreError) -> Value {
     let result = await withCheckedContinuation { continuation in
       pendingWrites.append(PendingWriteOf(operation: operation, continuation: continuation))
       scheduleFlush()
@@ -89,19 +87,19 @@ extension ServerStore {
     let batch = Array(pendingWrites.prefix(maxBatchSize))
     pendingWrites.removeFirst(batch.count)
     if !pendingWrites.isEmpty { scheduleFlush() }
-    guard !batch.isEmpty, case .sqlite(let sqlite) = backend else { return }
+    guard !batch.isEmpty else { return }
     do {
-      try sqlite.database.write { _ in
-        for write in batch { try write.run(in: sqlite) }
+      try database.write { _ in
+        for write in batch { try write.run(in: connection) }
       }
     } catch {
-      statistics.failedCommits += 1
-      let failure = ServiceError.unavailable("group commit failed: \(error)")
+      counts.failedCommits += 1
+      let failure = StoreError.commitFailed("\(error)")
       for write in batch { write.complete(batchFailure: failure) }
       return
     }
-    statistics.commits += 1
-    statistics.committedWrites += batch.count
+    counts.commits += 1
+    counts.committedWrites += batch.count
     for write in batch { write.complete(batchFailure: nil) }
     eraseIfOwed()
   }
