@@ -13,6 +13,7 @@ let package = Package(
   platforms: [.iOS(.v17), .macOS(.v14)],
   products: [
     .executable(name: "chat-sim", targets: ["chat-sim"]),
+    .library(name: "ChatIdentifiers", targets: ["ChatIdentifiers"]),
     .library(name: "ChatDomain", targets: ["ChatDomain"]),
     .library(name: "ChatData", targets: ["ChatData"]),
     .library(name: "ChatPresentation", targets: ["ChatPresentation"]),
@@ -53,13 +54,20 @@ let package = Package(
     // The server's other store: PostgreSQL through libpq (blocking calls, a thread each).
     .target(name: "Postgres", dependencies: ["CLibPQ", "Support"], swiftSettings: engineSettings),
 
+    // The ids both sides speak (user, device, conversation, message) and their rules: shared by
+    // the client modules and the server.
+    .target(name: "ChatIdentifiers", dependencies: ["Support"], swiftSettings: engineSettings),
+
     // Client layers: presentation → domain ← data.
-    .target(name: "ChatDomain", dependencies: ["Support"], swiftSettings: engineSettings),
     .target(
-      name: "ChatData", dependencies: ["ChatAPI", "ChatDomain", "SQLite", "Support"],
+      name: "ChatDomain", dependencies: ["ChatIdentifiers", "Support"],
       swiftSettings: engineSettings),
     .target(
-      name: "ChatPresentation", dependencies: ["ChatDomain", "Support"],
+      name: "ChatData",
+      dependencies: ["ChatAPI", "ChatDomain", "ChatIdentifiers", "SQLite", "Support"],
+      swiftSettings: engineSettings),
+    .target(
+      name: "ChatPresentation", dependencies: ["ChatDomain", "ChatIdentifiers", "Support"],
       swiftSettings: engineSettings),
 
     // Network.
@@ -93,11 +101,17 @@ let package = Package(
     .target(
       name: "ImagePipeline", dependencies: ["CImageCodecs"], swiftSettings: engineSettings),
 
-    // Reference server core: every route and live event of API.md over SQLite or PostgreSQL,
-    // no sockets.
+    // Reference server core: every route and live event of API.md over a store backend
+    // (SQLite here), no sockets.
     .target(
       name: "ChatServer",
-      dependencies: ["ChatAPI", "ChatDomain", "SQLite", "Postgres", "Hashing", "Support", "Wire"],
+      dependencies: ["ChatAPI", "ChatIdentifiers", "SQLite", "Hashing", "Support", "Wire"],
+      swiftSettings: engineSettings),
+    // The server on PostgreSQL: the store's backend over libpq, the relay between nodes
+    // (LISTEN/NOTIFY). Only `chat-server` links it: `chat` and its demo link SQLite alone.
+    .target(
+      name: "ChatServerPostgres",
+      dependencies: ["ChatServer", "Postgres", "SQLite", "Support"],
       swiftSettings: engineSettings),
 
     // The reference server as a process: options, data folder, signals (`chat-server`).
@@ -108,7 +122,8 @@ let package = Package(
       ],
       swiftSettings: engineSettings),
     .executableTarget(
-      name: "chat-server", dependencies: ["ChatServerTool"], swiftSettings: engineSettings),
+      name: "chat-server", dependencies: ["ChatServerPostgres", "ChatServerTool"],
+      swiftSettings: engineSettings),
 
     // A load generator for durable sends over keep-alive connections (`chat-load`), and the
     // closed-loop HTTP load it runs through Wire, which the benchmarks use too.
@@ -122,8 +137,8 @@ let package = Package(
     .target(
       name: "ChatTerminal",
       dependencies: [
-        "ArgumentParsing", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer",
-        "ChatServerTool", "ChatTransports", "ImagePipeline", "SQLite", "Wire",
+        "ArgumentParsing", "ChatDomain", "ChatData", "ChatIdentifiers", "ChatPresentation",
+        "ChatServer", "ChatServerTool", "ChatTransports", "ImagePipeline", "SQLite", "Wire",
       ],
       swiftSettings: engineSettings),
     .executableTarget(name: "chat", dependencies: ["ChatTerminal"], swiftSettings: engineSettings),
@@ -134,24 +149,26 @@ let package = Package(
     .executableTarget(
       name: "chat-bench",
       dependencies: [
-        "ArgumentParsing", "ChatAPI", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer",
-        "ChatServerTool", "ChatTransports", "ImagePipeline", "SQLite", "Support", "Wire",
-        "CBenchBaseline", "ChatLoad", "Postgres",
+        "ArgumentParsing", "ChatAPI", "ChatDomain", "ChatData", "ChatIdentifiers",
+        "ChatPresentation", "ChatServer", "ChatServerTool", "ChatTransports", "ImagePipeline",
+        "SQLite", "Support", "Wire", "CBenchBaseline", "ChatLoad", "Postgres",
       ],
       swiftSettings: engineSettings),
 
     // Test support shared by the test targets.
     .target(
       name: "ChatTestSupport",
-      dependencies: ["ChatAPI", "ChatDomain", "ChatData", "ChatServer", "SQLite", "Support"],
+      dependencies: [
+        "ChatAPI", "ChatDomain", "ChatData", "ChatIdentifiers", "ChatServer", "SQLite", "Support",
+      ],
       swiftSettings: engineSettings),
 
     // Deterministic fault simulation: real engines and the real server over a simulated network.
     .target(
       name: "ChatSimulation",
       dependencies: [
-        "ChatAPI", "ChatDomain", "ChatData", "ChatPresentation", "ChatServer", "Hashing", "SQLite",
-        "Support",
+        "ChatAPI", "ChatDomain", "ChatData", "ChatIdentifiers", "ChatPresentation", "ChatServer",
+        "Hashing", "SQLite", "Support",
       ],
       swiftSettings: engineSettings),
     .executableTarget(
@@ -160,8 +177,8 @@ let package = Package(
     .testTarget(
       name: "SimulationTests",
       dependencies: [
-        "ChatAPI", "ChatSimulation", "ChatData", "ChatDomain", "ChatPresentation", "Hashing",
-        "Support",
+        "ChatAPI", "ChatSimulation", "ChatData", "ChatDomain", "ChatIdentifiers",
+        "ChatPresentation", "Hashing", "Support",
       ],
       swiftSettings: engineSettings),
 
@@ -179,14 +196,22 @@ let package = Package(
     .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: engineSettings),
     .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: engineSettings),
     .testTarget(
+      name: "ChatServerPostgresTests",
+      dependencies: ["ChatServer", "ChatServerPostgres", "Support"],
+      swiftSettings: engineSettings),
+    .testTarget(
+      name: "ChatIdentifiersTests", dependencies: ["ChatIdentifiers"],
+      swiftSettings: engineSettings),
+    .testTarget(
       name: "ChatDomainTests", dependencies: ["ChatDomain", "Support"],
       swiftSettings: engineSettings),
     .testTarget(
-      name: "ChatDataTests", dependencies: ["ChatAPI", "ChatData", "ChatTestSupport"],
+      name: "ChatDataTests",
+      dependencies: ["ChatAPI", "ChatData", "ChatIdentifiers", "ChatTestSupport"],
       swiftSettings: engineSettings),
     .testTarget(
       name: "ChatPresentationTests",
-      dependencies: ["ChatPresentation", "ChatTestSupport", "Support"],
+      dependencies: ["ChatIdentifiers", "ChatPresentation", "ChatTestSupport", "Support"],
       swiftSettings: engineSettings),
     .testTarget(
       name: "WireTests", dependencies: ["Wire", "TLSTestSupport"], swiftSettings: engineSettings),
@@ -198,21 +223,23 @@ let package = Package(
     .testTarget(
       name: "ChatTerminalTests",
       dependencies: [
-        "ArgumentParsing", "ChatTerminal", "ChatPresentation", "ChatData", "ImagePipeline",
+        "ArgumentParsing", "ChatTerminal", "ChatPresentation", "ChatData", "ChatIdentifiers",
+        "ImagePipeline",
       ],
       swiftSettings: engineSettings),
     .testTarget(
       name: "ChatServerTests",
       dependencies: [
-        "ChatAPI", "ChatServer", "ChatDomain", "ChatTestSupport", "Hashing", "SQLite", "Support",
+        "ChatAPI", "ChatServer", "ChatTestSupport", "Hashing", "SQLite", "Support",
       ],
       swiftSettings: engineSettings),
     // Real engines and tools against the real server over loopback sockets.
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "ArgumentParsing", "ChatData", "ChatDomain", "ChatServer", "ChatServerTool", "ChatLoad",
-        "ChatTestSupport", "ChatTransports", "ImagePipeline", "SQLite", "TLSTestSupport", "Wire",
+        "ArgumentParsing", "ChatData", "ChatDomain", "ChatIdentifiers", "ChatServer",
+        "ChatServerTool", "ChatLoad", "ChatTestSupport", "ChatTransports", "ImagePipeline",
+        "SQLite", "TLSTestSupport", "Wire",
       ],
       swiftSettings: engineSettings),
     // Wire's peer fixture: our server and client, driven by the Python suites in Tests/peers/wire.

@@ -1,3 +1,5 @@
+import ChatIdentifiers
+
 /// What the screens read, each promise kept by the part that owns it: who I am, the
 /// conversations, their messages, who is typing, the connection, the outbox. An app gets one from its
 /// engine; a test builds one from fakes.

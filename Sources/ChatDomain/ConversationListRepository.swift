@@ -1,3 +1,4 @@
+import ChatIdentifiers
 import Foundation
 
 /// The conversation list's promise: a second reader of the same database (seed 000 §11).

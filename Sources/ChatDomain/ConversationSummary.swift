@@ -1,3 +1,4 @@
+import ChatIdentifiers
 import Foundation
 
 /// Where I stand in a conversation (API.md Part 2, "Groups that change").

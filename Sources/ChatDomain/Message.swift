@@ -1,3 +1,4 @@
+import ChatIdentifiers
 import Foundation
 
 /// The app's own description of a message: what the composite repository returns and the

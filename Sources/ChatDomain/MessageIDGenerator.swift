@@ -1,3 +1,4 @@
+import ChatIdentifiers
 import Foundation
 import Support
 

@@ -1,3 +1,5 @@
+import ChatIdentifiers
+
 /// A photo or document a message carries, as the screen shows it (API.md Part 2, "Media"):
 /// what it is, its thumbnail, and whether its bytes are on this device.
 public struct MessageMedia: Hashable, Sendable {

@@ -1,3 +1,5 @@
+import ChatIdentifiers
+
 /// The one promise the conversation screen needs (seed 000 §6.3): a live conversation, sending,
 /// older history, marking read.
 ///

@@ -1,3 +1,4 @@
+import ChatIdentifiers
 import Foundation
 
 /// One row of the outbox as the user sees it (`chat outbox`, the "3 messages waiting" list).

@@ -1,3 +1,4 @@
+import ChatIdentifiers
 import Foundation
 
 /// A message found by a local search.

@@ -1,3 +1,5 @@
+import ChatIdentifiers
+
 /// Who is typing (seed 000's follow-up): socket events kept in memory, never stored.
 public protocol TypingIndicators: Sendable {
   /// The others typing in the conversation, re-sent on every change.

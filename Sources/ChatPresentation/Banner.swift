@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 
 /// Words shown for states, shared by the screens.
 enum Banner {

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// Everything the conversation screen shows, as one value (seed 000 §6.2). Rows, banner and

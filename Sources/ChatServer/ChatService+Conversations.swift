@@ -1,21 +1,23 @@
 import ChatAPI
+import ChatIdentifiers
 import Support
 
 extension ChatService {
   /// `POST /v1/conversations`: the caller plus `memberIds` (deduplicated), at most 256.
   func createConversation(
     _ request: APIRequest, by caller: String, at now: Timestamp
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     let create = try RequestBody(request.body).decode(CreateConversation.self)
     let title = create.title ?? ""
     let requested = create.memberIds
-    guard requested.allSatisfy(Identifiers.isValidUserID) else {
-      throw .badRequest(
+    guard requested.allSatisfy({ UserID(rawValue: $0) != nil }) else {
+      throw ServiceError.badRequest(
         "memberIds must hold user ids: 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
     }
     let memberIds = Set(requested + [caller]).sorted()
     guard memberIds.count <= APILimits.maxMembers else {
-      throw .invalid("A conversation holds at most \(APILimits.maxMembers) members, you included.")
+      throw ServiceError.invalid(
+        "A conversation holds at most \(APILimits.maxMembers) members, you included.")
     }
     let item = try await store.createConversation(
       id: random.uuidString(), title: title, memberIds: memberIds, createdBy: caller, at: now)
@@ -24,7 +26,7 @@ extension ChatService {
   }
 
   /// `GET /v1/conversations`: the caller's, newest activity first.
-  func listConversations(of caller: String) async throws(ServiceError) -> APIResponse {
+  func listConversations(of caller: String) async throws -> APIResponse {
     let (items, _) = try await store.conversations(of: caller, changedAfter: nil)
     return .json(200, ConversationList(items: items))
   }
@@ -39,13 +41,13 @@ extension ChatService {
   /// out (then: the same cursor, no items) or the server stops. A user holds at most
   /// `longPollsPerUser` at once (429 beyond): held requests count against the server's limits.
   func sync(_ request: APIRequest, for caller: String, at now: Timestamp)
-    async throws(ServiceError) -> APIResponse
+    async throws -> APIResponse
   {
     // Checked by the store: what a cursor is depends on the database.
     let cursor = request.query["cursor"]
     let wait = try QueryParameters.integer("wait", in: request.query)
     if let wait, !Self.longPollWaits.contains(wait) {
-      throw .invalid("wait must be between 1 and 60 seconds.")
+      throw ServiceError.invalid("wait must be between 1 and 60 seconds.")
     }
     var poll: UInt64?
     if wait != nil, cursor != nil {

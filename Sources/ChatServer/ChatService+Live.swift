@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatIdentifiers
 import Support
 
 /// The answer to a `/v1/live` upgrade request.
@@ -13,15 +14,26 @@ extension ChatService {
   /// Authenticates a `/v1/live` upgrade request and opens a subscription for the caller's
   /// device, or says which error response to send instead of upgrading (401, 429, 404 for
   /// another path). The request is logged and counted, with status 101 when accepted.
+  ///
+  /// An upgrade whose token is refused spends one request of its address's budget
+  /// (`ServerConfiguration.addressRateLimit`): once that is spent, such upgrades are 429 with
+  /// `Retry-After` instead of 401, so a client looping on a bad token slows down.
   public func openLive(_ request: APIRequest) async -> LiveUpgrade {
     let started = clock.now()
     let route = Endpoint(method: request.method, path: request.path)
     var user: String?
     let result: Result<LiveSubscription, ServiceError>
     do throws(ServiceError) {
-      let caller = try authorize(request, at: started)
+      try await loadRevokedFamilies()
+      let caller: AccessTokenClaims
+      do {
+        caller = try authorize(request, at: started)
+      } catch {
+        if error.code == .unauthorized { try takeAddressBudget(request, at: started) }
+        throw error
+      }
       user = caller.userId
-      guard route == .live else { throw .unknownRoute }
+      guard route == .live else { throw ServiceError.unknownRoute }
       result = .success(subscribe(caller))
     } catch {
       result = .failure(error)
@@ -47,25 +59,64 @@ extension ChatService {
       guard case .cancelled = termination, let service = self else { return }
       executor.spawn { await service.closeLive(id) }
     }
+    let ending = LiveEnding()
     hub.add(
       LiveHub.Subscriber(
-        id: id, userId: caller.userId, deviceId: caller.deviceId, continuation: continuation))
+        id: id, userId: caller.userId, deviceId: caller.deviceId, family: caller.family,
+        continuation: continuation, ending: ending,
+        expiry: closeWhenExpired(id, at: caller.expiresAt + configuration.liveTokenGrace)))
     return LiveSubscription(
-      id: id, userId: caller.userId, deviceId: caller.deviceId, events: events, service: self)
+      id: id, userId: caller.userId, deviceId: caller.deviceId, events: events, ending: ending,
+      service: self)
   }
 
-  func closeLive(_ id: UInt64) {
-    hub.remove(id)?.continuation.finish()
+  /// The timer that closes subscription `id` at `deadline` (wall clock): its token's expiry
+  /// plus `liveTokenGrace`. Cancelled when the subscription closes first.
+  ///
+  /// An idle wait (`IdleWait`), like a held long poll's: every open socket always has one, so
+  /// a world that waits for nothing else is quiet, as it was before sockets expired.
+  private func closeWhenExpired(_ id: UInt64, at deadline: Timestamp) -> Task<Void, Never> {
+    let clock = clock
+    return executor.spawn { [weak self] in
+      // Measured when the task runs: the clock may have moved since it was made.
+      let delay = deadline - clock.now()
+      if delay > .zero {
+        let slept = await IdleWait.$isActive.withValue(true) {
+          (try? await clock.sleep(for: delay)) != nil
+        }
+        guard slept else { return }
+      }
+      await self?.closeLive(id, because: .tokenExpired)
+    }
+  }
+
+  /// Ends the subscription, saying why when the service ends it (`LiveSubscription.closure`);
+  /// nil when its socket closed.
+  func closeLive(_ id: UInt64, because closure: LiveClosure? = nil) {
+    guard let subscriber = hub.remove(id) else { return }
+    subscriber.expiry.cancel()
+    typingLimiter?.forget(String(id))
+    if let closure { subscriber.ending.record(closure) }
+    subscriber.continuation.finish()
   }
 
   /// A client frame (see `LiveSubscription.receive(_:)`): typing is relayed to the other
-  /// members' devices; anything else is ignored.
+  /// members' devices, at most `configuration.typingLimit` per socket (the rest are dropped
+  /// before the membership is looked up, and counted); anything else is ignored.
   func receiveLiveFrame(_ text: String, on id: UInt64) async {
     guard let subscriber = hub.subscriber(id) else { return }
     guard text.utf8.count <= configuration.maxBodyBytes,
       let frame = try? APICoding.decode(ClientFrame.self, from: text), frame.type == "typing",
-      let conversation = Identifiers.canonicalUUID(frame.conversationId),
-      let members = try? await store.memberIds(of: conversation, actingAs: subscriber.userId)
+      let conversation = ConversationID(serverIssued: frame.conversationId)?.rawValue
+    else {
+      metrics.liveFramesIgnored += 1
+      return
+    }
+    if typingLimiter?.take(for: String(id), at: clock.now()) != nil {
+      metrics.typingFramesDropped += 1
+      return
+    }
+    guard let members = try? await store.memberIds(of: conversation, actingAs: subscriber.userId)
     else {
       metrics.liveFramesIgnored += 1
       return
@@ -87,23 +138,27 @@ extension ChatService {
     let subscribers = hub.subscribers(of: users)
     guard !subscribers.isEmpty || relay != nil else { return }
     let frame = event().text
-    relay?.forward(NodeRelay.Event(users: users, frame: frame, isChange: isChange))
+    relay?.forward(RelayedEvent(users: users, frame: frame, isChange: isChange))
     deliver(frame, to: subscribers)
   }
 
   /// Another node's event, for this node's sockets and long polls of its users.
-  func deliverRelayed(_ event: NodeRelay.Event) {
+  package func deliverRelayed(_ event: RelayedEvent) {
     metrics.eventsRelayed += 1
     if event.isChange { longPolls.wake(event.users) }
     deliver(event.frame, to: hub.subscribers(of: event.users))
   }
 
   /// The relay's listener is back after a cut: events may have been missed. Every socket
-  /// closes (its client reconnects and catches up from the last sequence it holds) and every
-  /// long poll looks again.
-  func relayResumed() {
+  /// closes (its client reconnects and catches up from the last sequence it holds), every
+  /// long poll looks again, and the revoked token families are read again before the next
+  /// request (a revocation may have been missed too).
+  package func relayResumed() {
     metrics.relayResumes += 1
-    for subscriber in hub.subscribers(of: hub.users) { closeLive(subscriber.id) }
+    revokedFamiliesLoaded = false
+    for subscriber in hub.subscribers(of: hub.users) {
+      closeLive(subscriber.id, because: .catchUp)
+    }
     longPolls.wakeAll()
   }
 
@@ -118,7 +173,7 @@ extension ChatService {
       }
     }
     for subscriber in fallenBehind {
-      closeLive(subscriber.id)
+      closeLive(subscriber.id, because: .fellBehind)
       metrics.liveSubscriptionsDropped += 1
       log.write(
         LogRecord(

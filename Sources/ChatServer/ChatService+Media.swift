@@ -7,39 +7,44 @@ extension ChatService {
   /// against the limits, SHA-256, a file's name), makes the key, starts a multipart upload in
   /// the store when the bytes need more than one part, and answers the presigned URLs.
   func createUpload(_ request: APIRequest, by caller: String, at now: Timestamp)
-    async throws(ServiceError) -> APIResponse
+    async throws -> APIResponse
   {
     let media = try mediaStorage()
     let body = try RequestBody(request.body).decode(CreateUpload.self)
     // API.md's precedence: 413 before 400 and 422.
     let limit = body.kind == .image ? configuration.maxImageBytes : configuration.maxFileBytes
     guard body.byteCount <= limit else {
-      throw .tooLarge(
+      throw ServiceError.tooLarge(
         "A\(body.kind == .image ? "n image" : " file") may be \(limit) bytes at most.")
     }
-    guard body.byteCount >= 1 else { throw .badRequest("byteCount must be at least 1.") }
     guard body.sha256.utf8.count == 64, Hex.decode(body.sha256) != nil else {
-      throw .badRequest("sha256 must be 64 hexadecimal digits.")
+      throw ServiceError.badRequest("sha256 must be 64 hexadecimal digits.")
     }
     switch body.kind {
     case .image:
       guard APILimits.imageContentTypes.contains(body.contentType) else {
-        throw .invalid("An image is image/jpeg or image/png.")
+        throw ServiceError.invalid("An image is image/jpeg or image/png.")
       }
-      guard body.fileName == nil else { throw .badRequest("fileName is for files only.") }
+      guard body.fileName == nil else {
+        throw ServiceError.badRequest("fileName is for files only.")
+      }
     case .file:
       guard !body.contentType.isEmpty, body.contentType.utf8.count <= 255,
         body.contentType.contains("/")
-      else { throw .badRequest("contentType must be a media type such as application/pdf.") }
+      else {
+        throw ServiceError.badRequest("contentType must be a media type such as application/pdf.")
+      }
       if let name = body.fileName {
         guard (1...APILimits.maxFileNameBytes).contains(name.utf8.count),
           !name.contains("/"), !name.unicodeScalars.contains(where: { $0.value < 0x20 })
         else {
-          throw .badRequest(
+          throw ServiceError.badRequest(
             "fileName must be 1–\(APILimits.maxFileNameBytes) bytes, without '/' or controls.")
         }
       }
     }
+    // A size out of range, as API.md ranks it: after every 400.
+    guard body.byteCount >= 1 else { throw ServiceError.invalid("byteCount must be at least 1.") }
     var upload = MediaUpload(
       mediaKey: random.uuidString(), ownerId: caller, kind: body.kind,
       contentType: body.contentType, byteCount: body.byteCount, sha256: body.sha256.lowercased(),
@@ -63,21 +68,48 @@ extension ChatService {
   /// `GET /v1/media/uploads/{key}`: what the store has of the caller's upload, and fresh URLs
   /// for every part, so a device that was killed sends only the rest.
   func uploadStatus(_ key: String, of caller: String, at now: Timestamp)
-    async throws(ServiceError) -> APIResponse
+    async throws -> APIResponse
   {
     let media = try mediaStorage()
     let upload = try await callersUpload(key, of: caller)
-    let received =
-      upload.complete
-      ? []
-      : try await storage { () async throws(MediaStorageError) in
-        try await media.receivedParts(key: upload.incomingKey, uploadId: upload.uploadId)
-      }
+    let received = upload.complete ? [] : try await receivedParts(of: upload, in: media, at: now)
     return .json(
       200,
       UploadStatus(
         mediaKey: upload.mediaKey, complete: upload.complete,
         parts: upload.complete ? [] : parts(of: upload, in: media, at: now), received: received))
+  }
+
+  /// The parts the store holds. A multipart upload the store no longer knows may have been put
+  /// together by a completion still under way (its device killed while it waited, the next
+  /// process asking for the parts): then every part counts as received, so the device asks to
+  /// complete, which goes on from where that completion is. Gone without its bytes: 422.
+  private func receivedParts(of upload: MediaUpload, in media: any MediaStorage, at now: Timestamp)
+    async throws(ServiceError) -> [ReceivedPart]
+  {
+    do {
+      return try await media.receivedParts(key: upload.incomingKey, uploadId: upload.uploadId)
+    } catch .partsRefused(let why) {
+      guard try await bytesPlaced(of: upload, in: media) else {
+        throw .invalid("The store refused: \(why)")
+      }
+      return parts(of: upload, in: media, at: now).map {
+        ReceivedPart(number: $0.number, etag: "")
+      }
+    } catch {
+      throw Self.unavailable(error)
+    }
+  }
+
+  /// Whether the upload's parts were put together already (by a completion, finished or
+  /// under way): its bytes are in the store, where the parts went or where they are moved.
+  private func bytesPlaced(of upload: MediaUpload, in media: any MediaStorage)
+    async throws(ServiceError) -> Bool
+  {
+    try await storage { () async throws(MediaStorageError) in
+      if try await media.digest(key: upload.incomingKey) != nil { return true }
+      return try await media.digest(key: upload.mediaObjectKey) != nil
+    }
   }
 
   /// `POST /v1/media/uploads/{key}/complete`: puts the parts together, moves the bytes where
@@ -87,7 +119,7 @@ extension ChatService {
   /// starts a new one). Each step can be taken again: a completion retried after a lost answer
   /// or a failure half-way goes on from where the first one stopped; once complete, 200.
   func completeUpload(_ key: String, _ request: APIRequest, of caller: String)
-    async throws(ServiceError) -> APIResponse
+    async throws -> APIResponse
   {
     let media = try mediaStorage()
     let upload = try await callersUpload(key, of: caller)
@@ -101,11 +133,9 @@ extension ChatService {
           key: upload.incomingKey, uploadId: uploadId, parts: body.parts)
       } catch .partsRefused(let why) {
         // Already put together by a completion that failed later: go on with its bytes.
-        let placed = try await storage { () async throws(MediaStorageError) in
-          if try await media.digest(key: upload.incomingKey) != nil { return true }
-          return try await media.digest(key: upload.mediaObjectKey) != nil
+        guard try await bytesPlaced(of: upload, in: media) else {
+          throw ServiceError.invalid("The parts cannot be put together: \(why)")
         }
-        guard placed else { throw .invalid("The parts cannot be put together: \(why)") }
       } catch {
         throw Self.unavailable(error)
       }
@@ -117,14 +147,14 @@ extension ChatService {
       try await media.digest(key: upload.mediaObjectKey)
     }
     guard let digest else {
-      throw .invalid("The store has no bytes for this upload yet: send them first.")
+      throw ServiceError.invalid("The store has no bytes for this upload yet: send them first.")
     }
     guard digest.byteCount == upload.byteCount, digest.sha256 == upload.sha256 else {
       try await storage { () async throws(MediaStorageError) in
         try await media.delete(key: upload.mediaObjectKey, uploadId: nil)
       }
       try await store.dropUpload(upload.mediaKey)
-      throw .invalid(
+      throw ServiceError.invalid(
         "The bytes are not the ones declared (another size or SHA-256): they were dropped; "
           + "start a new upload.")
     }
@@ -141,11 +171,11 @@ extension ChatService {
     return media
   }
 
-  private func callersUpload(_ key: String, of caller: String) async throws(ServiceError)
+  private func callersUpload(_ key: String, of caller: String) async throws
     -> MediaUpload
   {
-    guard let key = Identifiers.canonicalUUID(key) else {
-      throw .badRequest("The media key is malformed.")
+    guard let key = UUIDText.canonical(key) else {
+      throw ServiceError.badRequest("The media key is malformed.")
     }
     guard let upload = try await store.upload(key, of: caller) else {
       throw ServiceError(.notFound, "No such upload.")
@@ -183,7 +213,7 @@ extension ChatService {
     do {
       return try await body()
     } catch .partsRefused(let why) {
-      throw .invalid("The store refused: \(why)")
+      throw ServiceError.invalid("The store refused: \(why)")
     } catch {
       throw Self.unavailable(error)
     }
@@ -201,11 +231,11 @@ extension ChatService {
   /// `GET /v1/media/{key}`: a presigned `GET` of the bytes, for a user who can see a message
   /// that carries the key (anyone else, the uploader included before the message, gets 404).
   func download(_ rawKey: String, for caller: String, at now: Timestamp)
-    async throws(ServiceError) -> APIResponse
+    async throws -> APIResponse
   {
     let media = try mediaStorage()
-    guard let key = Identifiers.canonicalUUID(rawKey) else {
-      throw .badRequest("The media key is malformed.")
+    guard let key = UUIDText.canonical(rawKey) else {
+      throw ServiceError.badRequest("The media key is malformed.")
     }
     guard let upload = try await store.visibleMedia(key, to: caller) else {
       throw ServiceError(.notFound, "No such media.")
@@ -275,25 +305,27 @@ extension ChatService {
   /// What API.md says a message's media looks like, before the store compares it with the
   /// upload: a thumbnail of at most 10,240 bytes (base64 JPEG), an image's dimensions.
   static func checkShape(of media: Media) throws(ServiceError) {
-    guard Identifiers.canonicalUUID(media.key) != nil else {
-      throw .invalid("media.key must be the key of a completed upload of yours.")
+    guard UUIDText.canonical(media.key) != nil else {
+      throw ServiceError.invalid("media.key must be the key of a completed upload of yours.")
     }
     guard media.sha256.utf8.count == 64, Hex.decode(media.sha256) != nil else {
-      throw .badRequest("media.sha256 must be 64 hexadecimal digits.")
+      throw ServiceError.badRequest("media.sha256 must be 64 hexadecimal digits.")
     }
     if let thumbnail = media.thumbnail {
       guard let bytes = Data(base64Encoded: thumbnail) else {
-        throw .badRequest("media.thumbnail must be base64.")
+        throw ServiceError.badRequest("media.thumbnail must be base64.")
       }
       guard bytes.count <= APILimits.maxThumbnailBytes else {
-        throw .invalid("media.thumbnail may be \(APILimits.maxThumbnailBytes) bytes at most.")
+        throw ServiceError.invalid(
+          "media.thumbnail may be \(APILimits.maxThumbnailBytes) bytes at most.")
       }
     }
     if media.kind == .image {
       guard let width = media.width, let height = media.height,
         (1...APILimits.maxImageSide).contains(width), (1...APILimits.maxImageSide).contains(height)
       else {
-        throw .badRequest("An image needs width and height, 1 to \(APILimits.maxImageSide).")
+        throw ServiceError.badRequest(
+          "An image needs width and height, 1 to \(APILimits.maxImageSide).")
       }
     }
   }

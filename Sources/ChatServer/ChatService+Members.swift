@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatIdentifiers
 import Support
 
 extension ChatService {
@@ -8,17 +9,17 @@ extension ChatService {
   /// nothing more of it.
   func changeMembers(
     of rawConversation: String, _ request: APIRequest, by caller: String, at now: Timestamp
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     let conversation = try Self.conversationID(rawConversation)
     let body = try RequestBody(request.body).decode(ChangeMembers.self)
     let add = Set(body.add ?? []).sorted()
     let remove = Set(body.remove ?? []).sorted()
-    guard (add + remove).allSatisfy(Identifiers.isValidUserID) else {
-      throw .badRequest(
+    guard (add + remove).allSatisfy({ UserID(rawValue: $0) != nil }) else {
+      throw ServiceError.badRequest(
         "add and remove must hold user ids: 1–64 characters of a-z, 0-9, '.', '_' or '-'.")
     }
     guard Set(add).isDisjoint(with: remove) else {
-      throw .badRequest("A user cannot be both added and removed.")
+      throw ServiceError.badRequest("A user cannot be both added and removed.")
     }
     let outcome = try await change(
       .members(add: add, remove: remove), clientMessageId: body.clientMessageId,
@@ -32,7 +33,7 @@ extension ChatService {
   /// `PATCH /v1/conversations/{id}`: 201 with the `title` item; 200 for a retry.
   func changeTitle(
     of rawConversation: String, _ request: APIRequest, by caller: String, at now: Timestamp
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     let conversation = try Self.conversationID(rawConversation)
     let body = try RequestBody(request.body).decode(ChangeTitle.self)
     let outcome = try await change(
@@ -45,7 +46,7 @@ extension ChatService {
   /// caller's own sockets hear the conversation as it now sees it.
   func mute(
     _ rawConversation: String, _ request: APIRequest, by caller: String
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     let conversation = try Self.conversationID(rawConversation)
     let body = try RequestBody(request.body)
     var until: String?
@@ -56,11 +57,11 @@ extension ChatService {
       until = "forever"
     case .string(let text)?:
       guard let time = Timestamp(rfc3339: text) else {
-        throw .badRequest("until must be an RFC 3339 time, \"forever\" or null.")
+        throw ServiceError.badRequest("until must be an RFC 3339 time, \"forever\" or null.")
       }
       until = time.rfc3339
     default:
-      throw .badRequest("until must be an RFC 3339 time, \"forever\" or null.")
+      throw ServiceError.badRequest("until must be an RFC 3339 time, \"forever\" or null.")
     }
     if let seen = try await store.mute(conversation, for: caller, until: until) {
       publish(.conversation(seen), to: [caller])
@@ -71,9 +72,9 @@ extension ChatService {
   private func change(
     _ change: NewChange.Change, clientMessageId: String, in conversation: String,
     by caller: String, at now: Timestamp
-  ) async throws(ServiceError) -> ChangeOutcome {
-    guard let key = Identifiers.canonicalUUID(clientMessageId) else {
-      throw .badRequest("clientMessageId must be a UUID.")
+  ) async throws -> ChangeOutcome {
+    guard let key = MessageID(rawValue: clientMessageId)?.rawValue else {
+      throw ServiceError.badRequest("clientMessageId must be a UUID.")
     }
     return try await store.change(
       NewChange(
@@ -86,7 +87,7 @@ extension ChatService {
   /// numbers to the members.
   private func announce(
     _ outcome: ChangeOutcome, in conversation: String, by caller: String
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     guard outcome.isNew else {
       metrics.retriesRecognised += 1
       return .json(200, outcome.item)

@@ -1,11 +1,12 @@
 import ChatAPI
+import ChatIdentifiers
 import Support
 
 extension ChatService {
   /// `GET /v1/conversations/{id}/messages?before=|after=&limit=`.
   func listMessages(
     in rawConversation: String, _ request: APIRequest, for caller: String
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     let conversation = try Self.conversationID(rawConversation)
     let query = MessageQuery(
       before: try QueryParameters.integer("before", in: request.query),
@@ -21,39 +22,45 @@ extension ChatService {
   /// live to every member's devices, followed by the sender's raised receipt numbers.
   func sendMessage(
     to rawConversation: String, _ request: APIRequest, from sender: String, at now: Timestamp
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     let body = try RequestBody(request.body)
     if case .string(let text)? = body["text"], text.unicodeScalars.count > APILimits.maxTextScalars
     {
-      throw .tooLarge("A message holds at most \(APILimits.maxTextScalars) Unicode scalars.")
+      throw ServiceError.tooLarge(
+        "A message holds at most \(APILimits.maxTextScalars) Unicode scalars.")
     }
     let conversation = try Self.conversationID(rawConversation)
     let post = try body.decode(PostItem.self)
-    guard let clientMessageKey = Identifiers.canonicalUUID(post.clientMessageId) else {
-      throw .badRequest("clientMessageId must be a UUID.")
+    guard let clientMessageKey = MessageID(rawValue: post.clientMessageId)?.rawValue else {
+      throw ServiceError.badRequest("clientMessageId must be a UUID.")
     }
     let kind = post.kind ?? .message
     var target: (id: String, key: String)?
     switch kind {
     case .message:
-      guard post.target == nil else { throw .badRequest("A message has no target.") }
+      guard post.target == nil else { throw ServiceError.badRequest("A message has no target.") }
       if let media = post.media { try Self.checkShape(of: media) }
     case .edit, .delete:
-      guard post.media == nil else { throw .badRequest("Only a message carries media.") }
-      guard let id = post.target, let key = Identifiers.canonicalUUID(id) else {
-        throw .badRequest("target must be the clientMessageId (a UUID) of the message to change.")
+      guard post.media == nil else {
+        throw ServiceError.badRequest("Only a message carries media.")
+      }
+      guard let id = post.target, let key = MessageID(rawValue: id)?.rawValue else {
+        throw ServiceError.badRequest(
+          "target must be the clientMessageId (a UUID) of the message to change.")
       }
       target = (id, key)
     case .members, .title:
-      throw .badRequest(
+      throw ServiceError.badRequest(
         "kind must be message, edit or delete: members and title have routes of their own.")
     }
     let text: String
     if kind == .delete {
-      guard post.text == nil || post.text == "" else { throw .badRequest("A delete has no text.") }
+      guard post.text == nil || post.text == "" else {
+        throw ServiceError.badRequest("A delete has no text.")
+      }
       text = ""
     } else {
-      guard let given = post.text else { throw .badRequest("text must be a string.") }
+      guard let given = post.text else { throw ServiceError.badRequest("text must be a string.") }
       text = given
     }
     let outcome = try await store.send(
@@ -88,9 +95,9 @@ extension ChatService {
 
   /// The lowercase form of a conversation id from a path; a 400 when it is not a UUID.
   static func conversationID(_ raw: String) throws(ServiceError) -> String {
-    guard let id = Identifiers.canonicalUUID(raw) else {
-      throw .badRequest("The conversation id is malformed.")
+    guard let id = ConversationID(serverIssued: raw) else {
+      throw ServiceError.badRequest("The conversation id is malformed.")
     }
-    return id
+    return id.rawValue
   }
 }

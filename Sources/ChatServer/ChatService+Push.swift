@@ -29,20 +29,20 @@ extension ChatService {
 
   /// `PUT /v1/devices/me/push`: 204.
   func registerPush(_ request: APIRequest, for caller: AccessTokenClaims)
-    async throws(ServiceError) -> APIResponse
+    async throws -> APIResponse
   {
     let body = try RequestBody(request.body)
     guard case .string(let provider)? = body["provider"] else {
-      throw .badRequest("provider must be a string: apns, fcm or webhook.")
+      throw ServiceError.badRequest("provider must be a string: apns, fcm or webhook.")
     }
     guard case .string(let token)? = body["token"] else {
-      throw .badRequest("token must be a string.")
+      throw ServiceError.badRequest("token must be a string.")
     }
     guard let provider = PushProvider(rawValue: provider) else {
-      throw .invalid("provider must be apns, fcm or webhook.")
+      throw ServiceError.invalid("provider must be apns, fcm or webhook.")
     }
     guard !token.isEmpty, token.utf8.count <= Self.maxPushTokenBytes else {
-      throw .invalid("token must hold 1 to \(Self.maxPushTokenBytes) bytes.")
+      throw ServiceError.invalid("token must hold 1 to \(Self.maxPushTokenBytes) bytes.")
     }
     try await store.registerPush(
       PushRegistration(provider: provider, token: token), for: caller.device)
@@ -50,7 +50,7 @@ extension ChatService {
   }
 
   /// `DELETE /v1/devices/me/push`: 204, also when the device had no token.
-  func removePush(for caller: AccessTokenClaims) async throws(ServiceError) -> APIResponse {
+  func removePush(for caller: AccessTokenClaims) async throws -> APIResponse {
     try await store.removePush(for: caller.device)
     return .noContent
   }

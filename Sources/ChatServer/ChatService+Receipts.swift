@@ -2,7 +2,7 @@ import ChatAPI
 
 extension ChatService {
   /// `GET /v1/conversations/{id}/receipts`.
-  func receipts(in rawConversation: String, for caller: String) async throws(ServiceError)
+  func receipts(in rawConversation: String, for caller: String) async throws
     -> APIResponse
   {
     let conversation = try Self.conversationID(rawConversation)
@@ -14,7 +14,7 @@ extension ChatService {
   /// member's devices.
   func raiseReceipt(
     _ kind: ReceiptKind, in rawConversation: String, _ request: APIRequest, by caller: String
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     let body = try RequestBody(request.body)
     let conversation = try Self.conversationID(rawConversation)
     let sequence = try body.decode(UpTo.self).upToSequence

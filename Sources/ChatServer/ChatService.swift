@@ -27,12 +27,17 @@ public actor ChatService {
   let configuration: ServerConfiguration
   let clock: any TimeSource
   var random: any RandomNumberGenerator
-  nonisolated let executor: any SerialTaskExecutor
+  /// Where the service runs: a relay delivers the other nodes' events here, one job each.
+  package nonisolated let executor: any SerialTaskExecutor
   let log: any LogSink
   /// Where media bytes go; nil: the media routes answer 503.
   let media: (any MediaStorage)?
   let signer: AccessTokenSigner
   var rateLimiter: RateLimiter?
+  /// `configuration.addressRateLimit`'s buckets, by peer address.
+  var addressLimiter: RateLimiter?
+  /// `configuration.typingLimit`'s buckets, by live subscription.
+  var typingLimiter: RateLimiter?
   var hub = LiveHub()
   /// Receipt changes being coalesced, by conversation (`publishReceipt`).
   var receiptWindows: [String: ReceiptWindow] = [:]
@@ -42,6 +47,11 @@ public actor ChatService {
   /// The expiry is still checked every time. Cleared when it reaches `verifiedTokensLimit`.
   var verifiedTokens: [String: AccessTokenClaims] = [:]
   static let verifiedTokensLimit = 4_096
+  /// Refresh-token families revoked (a spent token presented again), with the time after which
+  /// none of their access tokens can be unexpired and the entry may go.
+  var revokedFamilies: [String: Timestamp] = [:]
+  /// Whether `revokedFamilies` holds the store's (`loadRevokedFamilies()`).
+  var revokedFamiliesLoaded = false
   /// Where pushes go; nil: no push is queued (tokens are still kept).
   let pushGateway: (any PushGateway)?
   /// The pending wake-up of the push dispatcher, and when it is due (wall-clock ms).
@@ -56,7 +66,7 @@ public actor ChatService {
   /// `GET /v1/sync?wait=` requests held until something changes for their user.
   var longPolls = LongPolls()
   /// Where this node's live events go to the other nodes of its database; nil on one node.
-  let relay: NodeRelay?
+  let relay: (any LiveRelay)?
 
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
     executor.asUnownedSerialExecutor()
@@ -78,7 +88,7 @@ public actor ChatService {
     log: any LogSink = DiscardingLogSink(),
     media: (any MediaStorage)? = nil,
     pushGateway: (any PushGateway)? = nil,
-    relay: NodeRelay? = nil
+    relay: (any LiveRelay)? = nil
   ) {
     self.relay = relay
     var random = random
@@ -93,20 +103,24 @@ public actor ChatService {
     self.pushGateway = pushGateway
     self.signer = AccessTokenSigner(key: key)
     self.rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
+    self.addressLimiter = configuration.addressRateLimit.map(RateLimiter.init(limit:))
+    self.typingLimiter = configuration.typingLimit.map(RateLimiter.init(limit:))
   }
 
-  /// Answers one request. Never throws: every failure is an API.md error response.
+  /// Answers one request. Never throws: every failure is an API.md error response, said by
+  /// the error middleware (`failure(for:)`).
   public func handle(_ request: APIRequest) async -> APIResponse {
     let started = clock.now()
     let route = Endpoint(method: request.method, path: request.path)
     var user: String?
     let response: APIResponse
     var failure: ServiceError?
-    do throws(ServiceError) {
+    do {
       response = try await respond(to: request, route: route, at: started, user: &user)
     } catch {
-      response = error.response
-      failure = error
+      let refusal = Self.failure(for: error)
+      response = refusal.response
+      failure = refusal
     }
     recordRequest(
       method: request.method, route: Self.pattern(of: route), status: response.status,
@@ -122,10 +136,11 @@ public actor ChatService {
 
   private func respond(
     to request: APIRequest, route: Endpoint?, at now: Timestamp, user: inout String?
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     // Every request but operations and sign-in, an unknown one included, needs a valid token
     // before anything else is said about it: 401 comes first in API.md's precedence.
     guard let route, !route.needsToken else {
+      try await loadRevokedFamilies()
       let caller = try authorize(request, at: now)
       user = caller.userId
       try checkBodySize(request)
@@ -144,20 +159,22 @@ public actor ChatService {
         store: await store.reportedStatistics())
       return .text(200, page, contentType: "text/plain; version=0.0.4; charset=utf-8")
     case .devLogin:
-      guard configuration.devMode else { throw .unknownRoute }
+      guard configuration.devMode else { throw ServiceError.unknownRoute }
+      try takeAddressBudget(request, at: now)
       try checkBodySize(request)
       return try await devLogin(request, at: now)
     case .refresh:
+      try takeAddressBudget(request, at: now)
       try checkBodySize(request)
       return try await refresh(request, at: now)
     default:
-      throw .unknownRoute
+      throw ServiceError.unknownRoute
     }
   }
 
   private func respond(
     to request: APIRequest, route: Endpoint?, caller: AccessTokenClaims, at now: Timestamp
-  ) async throws(ServiceError) -> APIResponse {
+  ) async throws -> APIResponse {
     switch route {
     case .createConversation:
       return try await createConversation(request, by: caller.userId, at: now)
@@ -182,7 +199,7 @@ public actor ChatService {
     case .read(let conversation):
       return try await raiseReceipt(.read, in: conversation, request, by: caller.userId)
     case .live:
-      throw .badRequest("/v1/live is a WebSocket: send the upgrade request.")
+      throw ServiceError.badRequest("/v1/live is a WebSocket: send the upgrade request.")
     case .createUpload:
       return try await createUpload(request, by: caller.userId, at: now)
     case .upload(let key):
@@ -199,13 +216,24 @@ public actor ChatService {
       return try await search(request, for: caller.userId)
     default:
       // Unknown, or a route of API.md this server does not serve yet.
-      throw .unknownRoute
+      throw ServiceError.unknownRoute
     }
+  }
+
+  /// Spends one request of the peer address's budget (`ServerConfiguration.addressRateLimit`):
+  /// 429 with `Retry-After` when it is spent. These requests carry no token, so API.md's 401
+  /// before 429 does not apply: the budget comes first.
+  func takeAddressBudget(_ request: APIRequest, at now: Timestamp) throws(ServiceError) {
+    guard let address = request.peerAddress,
+      let wait = addressLimiter?.take(for: address, at: now)
+    else { return }
+    throw ServiceError(
+      .rateLimited, "Too many requests from this address; retry later.", retryAfterSeconds: wait)
   }
 
   private func checkBodySize(_ request: APIRequest) throws(ServiceError) {
     guard request.body.count <= configuration.maxBodyBytes else {
-      throw .tooLarge("The body is over \(configuration.maxBodyBytes) bytes.")
+      throw ServiceError.tooLarge("The body is over \(configuration.maxBodyBytes) bytes.")
     }
   }
 

@@ -29,7 +29,7 @@ struct MessageQuery: Sendable, Equatable {
 
   /// Throws the 422 of API.md: `limit` outside 1...200, both `before` and `after`, or a
   /// negative sequence.
-  func validate() throws(ServiceError) {
+  func validate() throws(StoreError) {
     guard APILimits.pageSizes.contains(limit) else {
       throw .invalid("limit must be between 1 and 200.")
     }

@@ -32,13 +32,19 @@ struct RequestBody {
 /// Query parameters in API.md's terms.
 enum QueryParameters {
   /// The integer `name`, nil when absent; a 400 when it is not a decimal integer (`abc`, `1.5`,
-  /// empty). Too many digits for `Int` clamp, so the range check answers 422.
+  /// empty).
+  ///
+  /// A number is a number, however many digits it has: one that does not fit 64 bits, of
+  /// either sign, reads as `Int.min`, below every range of API.md (they all start at 0 or 1),
+  /// so the range check that follows answers 422 (API.md: 400 for a value that is not a
+  /// number, 422 for a number out of range), after the checks API.md ranks before it (a
+  /// conversation the caller is not in is still 404).
   static func integer(_ name: String, in query: QueryItems) throws(ServiceError) -> Int? {
     guard let text = query[name] else { return nil }
     let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
     guard !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
       throw .badRequest("\(name) must be an integer.")
     }
-    return Int(text) ?? (text.hasPrefix("-") ? Int.min : Int.max)
+    return Int(text) ?? Int.min
   }
 }

@@ -12,6 +12,15 @@ public struct ServerConfiguration: Sendable {
   public var maxBodyBytes: Int
   /// The per-user request budget; nil turns rate limiting off (benchmarks).
   public var rateLimit: RateLimit?
+  /// The per-address budget of what is asked without a valid token: `POST /v1/auth/dev-login`,
+  /// `POST /v1/auth/refresh`, and a `/v1/live` upgrade whose token is refused (so a loop of
+  /// bad upgrades slows down; a valid one only spends its user's budget). The address is the
+  /// connection's (`APIRequest.peerAddress`): a request without one (in-process) has no such
+  /// budget. Generous by default: devices behind one NAT share it. Nil: off.
+  public var addressRateLimit: RateLimit? = RateLimit(burst: 60, perSecond: 1)
+  /// Typing frames relayed per live socket; the rest are dropped (counted, never an error: a
+  /// typing hint is best effort). Nil: off.
+  public var typingLimit: RateLimit? = RateLimit(burst: 5, perSecond: 1)
   /// The key that signs access tokens. Nil: the service draws one from its random source, so
   /// tokens die with the process (memory mode). A server with a data folder passes
   /// `SigningKey.loadOrCreate(inFolder:using:)`.
@@ -19,6 +28,10 @@ public struct ServerConfiguration: Sendable {
   /// Events a live subscription may hold unread; one more closes it (the client reconnects and
   /// catches up), so a stalled socket cannot grow the server's memory without bound.
   public var liveEventBufferLimit: Int
+  /// How long a live socket stays open past the expiry of the access token it opened with;
+  /// then the service closes it ("token expired"), and the client refreshes and reconnects.
+  /// The grace lets a client that refreshed just in time reconnect on its own schedule.
+  public var liveTokenGrace: Duration = .seconds(30)
   /// The largest image and document an upload may declare (413 above).
   public var maxImageBytes = APILimits.defaultMaxImageBytes
   public var maxFileBytes = APILimits.defaultMaxFileBytes
@@ -66,7 +79,8 @@ package struct ServerKnownBugs: OptionSet, Sendable, Hashable {
   ]
 }
 
-/// A per-user token bucket: `burst` requests at once, refilled at `perSecond`.
+/// A token bucket: `burst` requests at once, refilled at `perSecond` (per user, per address or
+/// per socket, as `ServerConfiguration` says).
 public struct RateLimit: Sendable, Equatable {
   public var burst: Int
   public var perSecond: Double

@@ -59,9 +59,13 @@ public final class ReferenceServer: Sendable {
   /// Checks the TLS files (when given), creates the data folder if needed, opens the store,
   /// and starts listening.
   ///
-  /// - Parameter clock: the service's time; tests pass one they can move (token expiry).
+  /// - Parameters:
+  ///   - clock: the service's time; tests pass one they can move (token expiry).
+  ///   - databases: what opens `--database` (`chat-server` gives PostgreSQL's); without one,
+  ///     the server keeps its data in SQLite, and `--database` is a start error.
   public static func start(
-    _ options: ServerOptions, log: any LogSink, clock: any TimeSource = SystemTimeSource()
+    _ options: ServerOptions, log: any LogSink, clock: any TimeSource = SystemTimeSource(),
+    databases: (any SharedDatabaseOpener)? = nil
   ) throws(ServerStartError) -> ReferenceServer {
     var tls: TLSContext?
     if let certificate = options.tlsCertificate, let key = options.tlsKey {
@@ -74,7 +78,7 @@ public final class ReferenceServer: Sendable {
       }
     }
     let folder = options.dataFolder
-    try prepareDataFolder(folder)
+    try prepareDataFolder(folder, log: log)
     let storeExecutor = ThreadExecutor(name: "chat-server.store")
     let serviceExecutor = ThreadExecutor(name: "chat-server.service")
     func fail(_ error: ServerStartError) -> ServerStartError {
@@ -84,16 +88,20 @@ public final class ReferenceServer: Sendable {
     }
     let store: ServerStore
     let key: SigningKey
+    var relay: (any LiveRelay)?
     var random = SystemRandomNumberGenerator()
     if let url = options.database {
+      guard let databases else { throw fail(.noSharedDatabases) }
       // Every node signs and checks tokens with the key the first one stored.
       do {
-        store = try ServerStore(
-          .postgres(url: url, connections: options.databaseConnections), executor: storeExecutor)
+        let shared = try databases.open(
+          url: url, connections: options.databaseConnections, executor: storeExecutor, log: log)
+        store = shared.store
         key = try SigningKey(
-          bytes: ServerStore.sharedSecret(
-            at: url, named: SigningKey.fileName,
-            candidate: SigningKey.generate(using: &random).bytes))
+          bytes: shared.sharedSecret(
+            SigningKey.fileName, SigningKey.generate(using: &random).bytes))
+        // Nodes of one database hand each other their live events.
+        relay = shared.relay
       } catch {
         throw fail(.database("\(error)"))
       }
@@ -109,6 +117,11 @@ public final class ReferenceServer: Sendable {
       devMode: options.devMode, accessTokenTTL: .seconds(options.accessTokenTTL),
       rateLimit: options.rateLimit, signingKey: key)
     configuration.mediaRetentionDays = options.mediaRetentionDays
+    configuration.liveTokenGrace = .seconds(options.liveTokenGrace)
+    // `--rate-limit off` (benchmarks, tests signing in hundreds of devices) turns off every
+    // request budget, the per-address one included.
+    configuration.addressRateLimit = options.rateLimit == nil ? nil : options.addressRateLimit
+    configuration.typingLimit = options.typingLimit
     var objectStore: ObjectStoreEndpoint?
     if let storePort = options.builtInStorePort {
       do {
@@ -123,8 +136,6 @@ public final class ReferenceServer: Sendable {
     let media: (any MediaStorage)? =
       objectStore?.media ?? s3Client.map { RemoteMediaStorage(client: $0) }
     let pushGateway = options.pushWebhook.map { WebhookPushGateway(url: $0) }
-    // Nodes of one PostgreSQL database hand each other their live events.
-    let relay = options.database.map { NodeRelay(url: $0, log: log) }
     let service = ChatService(
       store: store, configuration: configuration, clock: clock,
       random: SystemRandomNumberGenerator(), executor: serviceExecutor, log: log, media: media,
@@ -188,12 +199,16 @@ public final class ReferenceServer: Sendable {
     storeExecutor.shutdown()
   }
 
-  /// Creates `folder` (and its parents) with mode 0700 when missing. An existing folder is left
-  /// as it is: it may be one the user chose on purpose (only the files inside are tightened).
-  static func prepareDataFolder(_ folder: String) throws(ServerStartError) {
+  /// Creates `folder` (and its parents) with mode 0700 when missing. An existing folder that
+  /// others may enter (any group or world bit) is tightened to 0700, with a warning
+  /// `data_folder_tightened` in the log: it holds the signing key and every message. One that
+  /// is not the server's user's, or is shared on purpose (the sticky bit, as `/tmp` has), is
+  /// refused rather than changed under its owner.
+  static func prepareDataFolder(_ folder: String, log: any LogSink) throws(ServerStartError) {
     var isFolder: ObjCBool = false
     if FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) {
       guard isFolder.boolValue else { throw .dataFolder(folder, "it is a file, not a folder") }
+      try tighten(folder, log: log)
       return
     }
     do {
@@ -204,6 +219,29 @@ public final class ReferenceServer: Sendable {
     }
     // The umask may have taken bits away, never added: make sure of 0700.
     chmod(folder, 0o700)
+  }
+
+  private static func tighten(_ folder: String, log: any LogSink) throws(ServerStartError) {
+    var status = stat()
+    guard stat(folder, &status) == 0 else {
+      throw .dataFolder(folder, "cannot read its mode: \(String(cString: strerror(errno)))")
+    }
+    let mode = status.st_mode & 0o7777
+    guard mode & 0o077 != 0 else { return }
+    let shown = "0" + String(mode, radix: 8)
+    let problem = "others may enter it (mode \(shown))"
+    guard mode & S_ISVTX == 0 else {
+      throw .dataFolder(folder, "\(problem) and it is shared (sticky): give a folder of its own")
+    }
+    guard status.st_uid == geteuid() else {
+      throw .dataFolder(folder, "\(problem) and it belongs to another user: make it 0700")
+    }
+    guard chmod(folder, 0o700) == 0 else {
+      throw .dataFolder(
+        folder, "\(problem) and it cannot be made 0700: \(String(cString: strerror(errno)))")
+    }
+    log.write(
+      LogRecord(.warning, "data_folder_tightened", [("folder", folder), ("mode_was", shown)]))
   }
 }
 
@@ -286,6 +324,9 @@ public enum ServerStartError: Error, CustomStringConvertible {
   case dataFolder(String, String)
   /// The PostgreSQL database of `--database` could not be reached or migrated.
   case database(String)
+  /// `--database` was given to a program built without a shared database (only
+  /// `chat-server` links PostgreSQL).
+  case noSharedDatabases
   /// The address could not be bound (in use, not local, not permitted).
   case listen(String, String)
   /// The log file could not be opened.
@@ -298,6 +339,9 @@ public enum ServerStartError: Error, CustomStringConvertible {
     switch self {
     case .dataFolder(let folder, let reason): "cannot use the data folder \(folder): \(reason)"
     case .database(let reason): "cannot use the database of --database: \(reason)"
+    case .noSharedDatabases:
+      "cannot use --database: this program keeps its data in SQLite only; chat-server serves "
+        + "a PostgreSQL database"
     case .listen(let address, let reason): "cannot listen on \(address): \(reason)"
     case .log(let reason): reason
     case .tls(let error): "cannot serve TLS: \(error)"

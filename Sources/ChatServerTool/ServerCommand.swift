@@ -25,7 +25,30 @@ public struct ServerCommand: ParsableCommand {
 
   @OptionGroup public var options: ServerOptions
 
+  /// What opens `--database`; nil: SQLite only (see `main(opening:)`).
+  var databases: (any SharedDatabaseOpener)?
+
   public init() {}
+
+  /// Parses the process's command line and runs the server with `databases` opening
+  /// `--database` (the executable's own: `chat-server` hands PostgreSQL's, so no other program
+  /// links it), then exits as `main()` does.
+  @MainActor
+  public static func main(opening databases: any SharedDatabaseOpener) async {
+    var command: ServerCommand
+    do {
+      command = try parse()
+    } catch {
+      exit(withError: error)
+    }
+    command.databases = databases
+    do {
+      try await command.run()
+    } catch {
+      exit(withError: error)
+    }
+    Foundation.exit(ExitCode.success.rawValue)
+  }
 
   public func run() async throws {
     // A closed stdout or stderr pipe must not end the server: writes just fail.
@@ -34,7 +57,8 @@ public struct ServerCommand: ParsableCommand {
     let signals = SignalWatcher(signals: [SIGINT, SIGTERM])
     let server: ReferenceServer
     do {
-      server = try ReferenceServer.start(options, log: try Self.logSink(options.log))
+      server = try ReferenceServer.start(
+        options, log: try Self.logSink(options.log), databases: databases)
     } catch {
       Self.printError("chat-server: \(error)")
       throw ExitCode.failure

@@ -2,6 +2,12 @@ import ArgumentParsing
 import ChatServer
 import ObjectStorage
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The options of `chat-server`, from the command line or, for each one, its environment
 /// variable `CHAT_SERVER_<NAME>` (the command line wins). `parse(_:environment:)` is the pure
 /// function tests call; `ServerCommand` includes these options and runs the server.
@@ -59,11 +65,30 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_DEV")
   public var devMode = false
 
+  /// Lets `--dev` listen on an address others can reach.
+  @Flag(
+    name: .customLong("dev-on-network"),
+    help: ArgumentHelp(
+      "Allow --dev on a --host others can reach (not 127.0.0.0/8, ::1 or localhost): "
+        + "dev-login lets anyone who reaches the server sign in as anyone, so only on a "
+        + "network you trust entirely."),
+    environment: "CHAT_SERVER_DEV_ON_NETWORK")
+  public var devOnNetwork = false
+
   /// Seconds an access token lives.
   @Option(
     help: ArgumentHelp("Seconds an access token is valid.", valueName: "S"),
     environment: "CHAT_SERVER_ACCESS_TOKEN_TTL", transform: Int.inRange(1...31_536_000))
   public var accessTokenTTL = 900
+
+  /// Seconds a live socket stays open past the expiry of its access token.
+  @Option(
+    help: ArgumentHelp(
+      "Seconds a live socket stays open after its access token expired; then it closes with "
+        + "4001 \"token expired\" and the client refreshes and reconnects.",
+      valueName: "S"),
+    environment: "CHAT_SERVER_LIVE_TOKEN_GRACE", transform: Int.inRange(0...3_600))
+  public var liveTokenGrace = 30
 
   /// Nil turns rate limiting off (benchmarks).
   @Option(
@@ -73,6 +98,25 @@ public struct ServerOptions: ParsableArguments, Sendable {
       valueName: "SPEC"),
     environment: "CHAT_SERVER_RATE_LIMIT", transform: ServerOptions.rateLimit)
   public var rateLimit: RateLimit? = RateLimit()
+
+  /// Nil turns it off; `--rate-limit off` does too (`ReferenceServer.start`).
+  @Option(
+    help: ArgumentHelp(
+      "Per-address budget of requests made without a valid token (dev-login, refresh, and "
+        + "/v1/live upgrades whose token is refused): BURST,PER_SECOND (60,1 by default) or "
+        + "off. --rate-limit off turns it off too.",
+      valueName: "SPEC"),
+    environment: "CHAT_SERVER_ADDRESS_RATE_LIMIT", transform: ServerOptions.rateLimit)
+  public var addressRateLimit: RateLimit? = ServerConfiguration().addressRateLimit
+
+  /// Nil relays every typing frame.
+  @Option(
+    help: ArgumentHelp(
+      "Typing frames relayed per live socket: BURST,PER_SECOND (5,1 by default) or off; the "
+        + "rest are dropped and counted, never an error.",
+      valueName: "SPEC"),
+    environment: "CHAT_SERVER_TYPING_LIMIT", transform: ServerOptions.rateLimit)
+  public var typingLimit: RateLimit? = ServerConfiguration().typingLimit
 
   @Option(
     help: ArgumentHelp(
@@ -251,6 +295,12 @@ public struct ServerOptions: ParsableArguments, Sendable {
   public mutating func validate() throws {
     guard !host.isEmpty else { throw ValidationError("--host needs an address") }
     guard !dataFolder.isEmpty else { throw ValidationError("--data needs a folder") }
+    if devMode, !devOnNetwork, !Self.isLoopback(host) {
+      throw ValidationError(
+        "--dev on \(host) lets anyone who can reach it sign in as anyone (dev-login): "
+          + "listen on loopback (127.0.0.1, ::1 or localhost), or add --dev-on-network "
+          + "(CHAT_SERVER_DEV_ON_NETWORK=1) on a network you trust")
+    }
     guard tlsCertificate != "" else { throw ValidationError("--tls-cert needs a file") }
     guard tlsKey != "" else { throw ValidationError("--tls-key needs a file") }
     guard !(noObjectStore && objectStorePort != nil) else {
@@ -317,6 +367,24 @@ public struct ServerOptions: ParsableArguments, Sendable {
     var rest = url[scheme.upperBound...]
     if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
     return String(rest.prefix { $0 != "?" })
+  }
+
+  /// Whether `host` only ever reaches this machine: `localhost`, an address of 127.0.0.0/8,
+  /// `::1`, or `::ffff:127.x.x.x`. Any other name or address (`0.0.0.0` and `::` listen on
+  /// every interface) may be reached by others.
+  static func isLoopback(_ host: String) -> Bool {
+    var name = host
+    if name.hasPrefix("["), name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+    if name.lowercased() == "localhost" { return true }
+    var v4 = in_addr()
+    if inet_pton(AF_INET, name, &v4) == 1 {
+      return withUnsafeBytes(of: &v4) { $0[0] } == 127
+    }
+    var v6 = in6_addr()
+    guard inet_pton(AF_INET6, name, &v6) == 1 else { return false }
+    let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+    let mappedV4 = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+    return bytes == [UInt8](repeating: 0, count: 15) + [1] || (mappedV4 && bytes[12] == 127)
   }
 
   /// Whether the server speaks TLS (both `--tls-cert` and `--tls-key` given).

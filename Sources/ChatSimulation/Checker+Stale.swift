@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 // Stale sends ask first (issue 17): a message that waited in its outbox longer than the

@@ -65,6 +65,10 @@ struct FaultPlan: Sendable {
   var offlineEvery: Duration?
   var killEvery: Duration?
   var serverRestartEvery: Duration?
+  /// The server never closes a socket for its token's expiry within the run (a grace of a
+  /// year): `Focus.failingSync`, where nothing else may drop a socket. Off in the seeds' own
+  /// plans, whose sockets close `liveTokenGrace` after their token expired.
+  var socketsOutliveTokens = false
 
   /// No faults: the setup and the liveness phase.
   static let none = FaultPlan()

@@ -43,8 +43,8 @@ package enum Focus: String, Sendable, CaseIterable {
   case none
   /// Through the fault phase every `/v1/sync` fails (503), and a socket that should carry a
   /// `conversation` event goes silent there and is found dead (as a lost event is lost over
-  /// TCP: with the connection); nothing else drops a socket (no drops, kills, restarts or
-  /// offline spells). A member of a conversation created meanwhile reconnects, and the sync of
+  /// TCP: with the connection); nothing else drops a socket (no drops, kills, restarts,
+  /// offline spells or token expiries). A member of a conversation created meanwhile reconnects, and the sync of
   /// its reconnect fails: a device that does not try it again never lists the conversation.
   case failingSync
   /// Half the edits and deletes the server has not seen yet are refused for good (422): each
@@ -69,6 +69,7 @@ package enum Focus: String, Sendable, CaseIterable {
       plan.killEvery = nil
       plan.serverRestartEvery = nil
       plan.offlineEvery = nil
+      plan.socketsOutliveTokens = true
       plan.skipEvent = 0
     }
   }

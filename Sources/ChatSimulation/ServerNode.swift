@@ -28,7 +28,8 @@ final class ServerNode: @unchecked Sendable {
 
   init(
     path: String, world: World, seed: UInt64, accessTokenTTL: Duration,
-    knownBugs: ServerKnownBugs = [], objects: SimObjectStore = SimObjectStore()
+    liveTokenGrace: Duration? = nil, knownBugs: ServerKnownBugs = [],
+    objects: SimObjectStore = SimObjectStore()
   ) throws {
     self.objects = objects
     self.path = path
@@ -39,6 +40,7 @@ final class ServerNode: @unchecked Sendable {
       devMode: true, accessTokenTTL: accessTokenTTL,
       signingKey: try SigningKey(bytes: random.bytes(SigningKey.byteCount)))
     configuration.knownBugs = knownBugs
+    if let liveTokenGrace { configuration.liveTokenGrace = liveTokenGrace }
     self.configuration = configuration
   }
 

@@ -1,5 +1,6 @@
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import ChatServer
 import Foundation
 import SQLite
@@ -89,6 +90,7 @@ final class Simulation: @unchecked Sendable {
     let ttl = Duration.seconds(planRandom.int(in: 60...900))
     server = try ServerNode(
       path: folder + "/server.sqlite", world: world, seed: seed, accessTokenTTL: ttl,
+      liveTokenGrace: plan.socketsOutliveTokens ? .seconds(365 * 86_400) : nil,
       knownBugs: options.serverKnownBugs)
     for name in Self.deviceNames {
       let skewed = planRandom.chance(0.4)

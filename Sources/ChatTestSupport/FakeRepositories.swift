@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import Support
 

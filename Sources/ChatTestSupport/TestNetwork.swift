@@ -291,6 +291,9 @@ final class TestSocket: LiveSocket, Sendable {
         }
       }
       self.continuation.finish()
+      // The server ended it (fell behind, token expired, signed out): closed, as a real
+      // socket is once its close frame went.
+      self.network?.socketClosed(self.id)
     }
     pump.withLock { $0 = task }
   }

@@ -1,5 +1,6 @@
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// B9: reconnect after missed messages. A device is stopped (socket closed); 10,000 messages

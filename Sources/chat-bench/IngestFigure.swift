@@ -1,6 +1,7 @@
 import CBenchBaseline
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import SQLite
 import Support

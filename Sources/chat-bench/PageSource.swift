@@ -1,5 +1,6 @@
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import Support
 

@@ -1,3 +1,5 @@
+import ChatServerPostgres
 import ChatServerTool
 
-await ServerCommand.main()
+// The one program that links PostgreSQL: it hands the server what opens `--database`.
+await ServerCommand.main(opening: PostgresDatabases())

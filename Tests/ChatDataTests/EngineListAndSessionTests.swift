@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import ChatTestSupport
 import Foundation
 import SQLite
@@ -127,6 +128,43 @@ struct EngineListAndSessionTests {
     await p.world.settle()
     #expect(try await p.world.serverLog(p.chat, as: "bob").map(\.text).last == "still here")
     await p.close()
+  }
+
+  /// The server closes a socket 30 s after its token expired ("token expired"): each time,
+  /// the engine refreshes once and reconnects, and stays signed in.
+  @Test func aSocketClosedForItsExpiredTokenRefreshesAndReconnectsEachTime() async throws {
+    let p = try await Pair.make(accessTokenTTL: .seconds(60))
+    let states = Probe(p.alice.engine.connectionStates(), on: p.world.executor)
+    await p.world.advance(by: .seconds(3 * 95))
+    #expect(p.alice.network.count("POST", "/auth/refresh") == 3)
+    #expect(!states.all.contains(.signedOut))
+    #expect(states.latest == .connected)
+    #expect(p.alice.network.openSockets == 1)
+    await p.close()
+  }
+
+  /// Two processes of one device (`chat listen` and a `chat send` on the same database): the
+  /// one that meets the expired token second finds the tokens the first saved, and refreshes
+  /// nothing. Presenting the spent refresh token again would read as theft to the server and
+  /// revoke the family: both processes signed out.
+  @Test func aSecondProcessOfTheDeviceTakesTheTokensTheFirstRefreshed() async throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path + "/chat.sqlite"
+    let world = try TestWorld(accessTokenTTL: .seconds(60))
+    let first = try await world.device("alice", database: .file(path))
+    _ = try await world.device("bob")
+    let chat = try await first.list.createConversation(title: "Trip", memberIDs: [UserID("bob")])
+    let second = try await world.reopen(first, database: .file(path))
+    await world.advance(by: .seconds(120))
+    _ = try await first.engine.sync()
+    #expect(first.network.count("POST", "/auth/refresh") == 1)
+    _ = try await second.messages.send("from the second process", in: chat)
+    _ = try await second.engine.sync()
+    #expect(first.network.count("POST", "/auth/refresh") == 1, "no second refresh")
+    _ = try await first.engine.sync()
+    #expect(try await world.serverLog(chat, as: "bob").map(\.text) == ["from the second process"])
+    await first.engine.close()
+    await second.engine.close()
   }
 
   @Test func aSecond401SurfacesAsSignedOut() async throws {

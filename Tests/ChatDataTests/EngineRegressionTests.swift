@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import ChatTestSupport
 import Foundation
 import SQLite
@@ -67,7 +68,8 @@ struct EngineRegressionTests {
   @Test func aRefreshThatFailsForAPassingReasonDoesNotSignOut() async throws {
     let p = try await Pair.make(accessTokenTTL: .seconds(60))
     let states = Probe(p.alice.engine.connectionStates(), on: p.world.executor)
-    await p.world.advance(by: .seconds(120))
+    // Past the token's expiry, before the server closes the socket for it (30 s later).
+    await p.world.advance(by: .seconds(61))
     p.alice.network.failNext(
       1, with: .offline, where: RequestMatch { $0.path.hasSuffix("/auth/refresh") })
     p.alice.network.dropSockets()

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import ChatTestSupport
 import Foundation
 import SQLite
@@ -124,52 +125,5 @@ struct EngineRetentionTests {
     #expect(Retention("days=0") == nil)
     #expect(Retention("weeks=3") == nil)
     await p.close()
-  }
-}
-
-/// The database's upkeep on a real file: a new file gives back what pruning freed and keeps
-/// its write-ahead log short.
-@Suite struct StoreUpkeepTests {
-  @Test func aNewFileGivesBackThePagesPruningFreedAndEmptiesItsLog() async throws {
-    let file = try StoreFixtureFile()
-    let store = try await MessageStore.open(.file(file.path), executor: file.executor)
-    let chat = ConversationID("c1")
-    let me = UserID("alice")
-    try await store.saveConversations(
-      [
-        ServerConversation(
-          id: chat, title: "Long", memberIDs: [me, UserID("bob")], createdAt: Date(),
-          lastSequence: 0, readUpTo: 0)
-      ], me: me)
-    let text = String(repeating: "a long message body ", count: 50)
-    try await store.saveServerMessages(
-      (1...2_000).map { n in
-        MessageRecord(
-          conversationID: chat, clientID: StoreFixture.id(n), senderID: UserID("bob"),
-          serverID: "s\(n)", text: "\(n) \(text)", sequence: n,
-          sentAt: Date(timeIntervalSince1970: Double(n)), state: .sent, failure: nil)
-      }, in: chat, me: me)
-    _ = try await store.raiseOwnRead(chat, upTo: 2_000)
-    _ = try await store.setSyncPosition(chat, syncedUpTo: 2_000, historyFloor: 1)
-    #expect(try await store.health().autoVacuum == "incremental")
-    let targets = try await store.pruneTargets(
-      Retention(messagesPerConversation: 10), now: Date())
-    #expect(targets == [PruneTarget(conversation: chat, floor: 1_991)])
-    var deleted = 0
-    while true {
-      let step = try await store.pruneStep(targets[0], batch: 500)
-      deleted += step
-      if step < 500 { break }
-    }
-    #expect(deleted == 1_990)
-    let pagesBefore = try await store.health().pages
-    let freed = try await store.tidy()
-    #expect(freed > pagesBefore / 2, "most of the file was the pruned messages")
-    let health = try await store.health()
-    #expect(health.pages <= pagesBefore - freed, "the file shrank by the pages freed")
-    #expect(health.freePages == 0)
-    #expect(health.problems.isEmpty)
-    let wal = try FileManager.default.attributesOfItem(atPath: file.path + "-wal")[.size] as? Int
-    #expect(wal == 0, "the checkpoint truncated the log")
   }
 }

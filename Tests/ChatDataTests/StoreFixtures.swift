@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import SQLite
 import Support
@@ -71,6 +72,22 @@ final class StoreFixture {
       sha256: String(repeating: "a", count: 64), width: 1, height: 1, thumbnail: "/9j/")
     try await store.insertPending(photo, queuedAt: queuedAt)
     try await store.saveUploadCompleted(id, in: chat, sender: me, key: "key-\(id)")
+  }
+
+  /// bob's edit item `sequence` of his message `target`, to `text`.
+  func editItem(_ sequence: Int, of target: Int = 1, text: String) -> MessageRecord {
+    var edit = serverMessage(sequence, text: text)
+    edit.kind = .edit
+    edit.target = Self.id(target)
+    return edit
+  }
+
+  /// bob's delete item `sequence` of his message `target`.
+  func deleteItem(_ sequence: Int, of target: Int = 1) -> MessageRecord {
+    var delete = serverMessage(sequence, text: "")
+    delete.kind = .delete
+    delete.target = Self.id(target)
+    return delete
   }
 
   /// A deterministic UUIDv7-shaped ID whose order follows `n`.

@@ -1,5 +1,4 @@
 import ChatAPI
-import ChatDomain
 import ChatServer
 import ChatTestSupport
 import Foundation
@@ -152,14 +151,11 @@ import Testing
     #expect(newRefresh != alice.refreshToken)
     #expect(await server.request("GET", "/v1/conversations", token: newAccess).status == 200)
 
-    let reused = await server.request(
-      "POST", "/v1/auth/refresh", body: #"{"refreshToken":"\#(alice.refreshToken)"}"#)
-    #expect(reused.status == 401)
-    #expect(reused.errorCode == "unauthorized")
-
     let second = await server.request(
       "POST", "/v1/auth/refresh", body: #"{"refreshToken":"\#(newRefresh)"}"#)
     #expect(second.status == 200)
+    #expect(second.object["refreshToken"] as? String != newRefresh)
+    // What happens to a spent one presented again: TokenFamilyTests.
   }
 
   @Test func refreshRefusesUnknownAndExpiredTokens() async throws {

@@ -176,6 +176,8 @@ import Testing
     for query: QueryItems in [
       ["limit": "0"], ["limit": "201"], ["limit": "-1"], ["before": "-1"], ["after": "-5"],
       ["before": "3", "after": "1"], ["limit": "99999999999999999999999"],
+      ["after": "99999999999999999999"], ["before": "99999999999999999999"],
+      ["after": "-99999999999999999999"],
     ] {
       let response = await server.messages(in: conversation, as: alice, query: query)
       expect(response, 422, "invalid")
@@ -192,6 +194,47 @@ import Testing
         body: #"{"upToSequence":\#(sequence)}"#)
       expect(response, 422, "invalid")
     }
+  }
+
+  /// A number too large for 64 bits is a number out of range: 422, and still after the 404
+  /// of a conversation the caller is not in.
+  @Test func aSequenceTooLargeForAnyIntegerIsInvalidAfterNotFound() async throws {
+    for name in ["after", "before"] {
+      let query: QueryItems = [name: "99999999999999999999"]
+      expect(await server.messages(in: conversation, as: alice, query: query), 422, "invalid")
+      expect(await server.messages(in: conversation, as: carol, query: query), 404, "not_found")
+    }
+  }
+
+  /// API.md: `q` is 1–200 characters, so an empty one is out of range (422); no `q` at all is
+  /// a missing field (400).
+  @Test func anEmptySearchIsInvalidAndAMissingOneIsABadRequest() async throws {
+    expect(
+      await server.request("GET", "/v1/search", query: ["q": ""], token: alice.accessToken), 422,
+      "invalid")
+    expect(await server.request("GET", "/v1/search", token: alice.accessToken), 400, "bad_request")
+  }
+
+  /// A byte count below 1 is a number out of range (422), ranked after a malformed SHA-256
+  /// (400).
+  @Test func anEmptyUploadIsInvalidAfterEveryBadRequest() async throws {
+    let server = try TestServer(media: MemoryMediaStorage())
+    let alice = try await server.login("alice")
+    let sha = String(repeating: "a", count: 64)
+    for byteCount in [0, -1] {
+      let body = try TestJSON.encode([
+        "kind": "image", "contentType": "image/png", "byteCount": byteCount, "sha256": sha,
+      ])
+      expect(
+        await server.request("POST", "/v1/media/uploads", token: alice.accessToken, body: body),
+        422, "invalid")
+    }
+    let malformed = try TestJSON.encode([
+      "kind": "image", "contentType": "image/png", "byteCount": 0, "sha256": "abc",
+    ])
+    expect(
+      await server.request("POST", "/v1/media/uploads", token: alice.accessToken, body: malformed),
+      400, "bad_request")
   }
 
   @Test func conflictIsLast() async throws {

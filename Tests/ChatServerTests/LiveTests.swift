@@ -1,6 +1,9 @@
 import ChatAPI
 import ChatServer
 import Testing
+import Wire
+
+@testable import ChatServer
 
 @Suite struct LiveTests {
   let server: TestServer
@@ -234,10 +237,45 @@ import Testing
     var frames: [String] = []
     for await frame in slow.events { frames.append(frame) }
     #expect(frames.count == 3, "the buffer's worth, then the end")
+    #expect(slow.closure == .fellBehind)
     let metrics = await small.request("GET", "/metrics").text
     #expect(metrics.contains("chat_live_subscriptions_dropped_total 1"))
     #expect(metrics.contains("chat_live_subscriptions_open 0"))
     #expect(small.log.records.contains { $0.event == "live_dropped" && $0["user"] == "bob" })
+  }
+
+  /// A socket lives as long as the access token it opened with, plus
+  /// `liveTokenGrace`; then the service closes it, saying why, on its clock.
+  @Test(.timeLimit(.minutes(1)))
+  func aSocketClosesWhenItsTokenExpiredTheGraceAgo() async throws {
+    var configuration = TestServer.defaultConfiguration
+    configuration.accessTokenTTL = .seconds(60)
+    configuration.liveTokenGrace = .seconds(5)
+    let server = try TestServer(configuration: configuration)
+    let alice = try await server.login("alice")
+    let bob = try await server.login("bob")
+    let conversation = try await server.createConversation(by: alice, with: ["bob"])
+    let socket = try await server.openLive(bob)
+    server.clock.advance(by: .seconds(65) - .milliseconds(1))
+    // A token refreshed meanwhile opens a new socket; this one still hears everything.
+    let refreshed = await server.request(
+      "POST", "/v1/auth/refresh", body: #"{"refreshToken":"\#(alice.refreshToken)"}"#)
+    let token = try #require(refreshed.object["accessToken"] as? String)
+    var aliceNow = alice
+    aliceNow.accessToken = token
+    #expect(try await server.send("still open", to: conversation, as: aliceNow).status == 201)
+    #expect(socket.closure == nil)
+    server.clock.advance(by: .milliseconds(1))
+    var frames: [String] = []
+    for await frame in socket.events { frames.append(frame) }
+    #expect(socket.closure == .tokenExpired)
+    #expect(frames.contains { $0.contains("still open") })
+    let metrics = await server.request("GET", "/metrics").text
+    #expect(metrics.contains("chat_live_subscriptions_open 0"))
+    #expect(
+      ChatHTTPServer.closeFrame(for: .tokenExpired) == (
+        ChatHTTPServer.authorizationEnded, "token expired"
+      ))
   }
 
   @Test func theUpgradeIsRateLimitedAndOnlyForTheLivePath() async throws {

@@ -1,4 +1,3 @@
-import ChatDomain
 import ChatTestSupport
 import Foundation
 import SQLite

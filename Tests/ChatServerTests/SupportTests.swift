@@ -1,5 +1,4 @@
 import ChatAPI
-import ChatDomain
 import Foundation
 import Hashing
 import Support
@@ -68,18 +67,10 @@ import Testing
     #expect(signer.verify(token, now: expiry) == nil)
     let other = AccessTokenSigner(key: SigningKey.generate(using: &random))
     #expect(other.verify(token, now: Timestamp(millisecondsSince1970: 0)) == nil)
-  }
-}
-
-@Suite struct IdentifierTests {
-  @Test func userIdsAreOneTo64OfTheAllowedCharacters() {
-    for valid in ["a", "alice", "a.b_c-9", String(repeating: "z", count: 64)] {
-      #expect(Identifiers.isValidUserID(valid), "\(valid)")
-    }
-    for invalid in ["", "Alice", "al ice", "al/ice", "é", String(repeating: "z", count: 65), "a\n"]
-    {
-      #expect(!Identifiers.isValidUserID(invalid), "\(invalid)")
-    }
+    var ofAFamily = claims
+    ofAFamily.family = "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b"
+    #expect(
+      signer.verify(signer.sign(ofAFamily), now: .init(millisecondsSince1970: 0)) == ofAFamily)
   }
 }
 

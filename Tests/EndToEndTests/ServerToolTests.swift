@@ -1,7 +1,9 @@
 import ArgumentParsing
+import ChatAPI
 import ChatLoad
 import ChatServerTool
 import ChatTestSupport
+import ChatTransports
 import Foundation
 import Support
 import Testing
@@ -19,6 +21,9 @@ struct ServerToolTests {
     #expect(!options.devMode)
     #expect(options.accessTokenTTL == 900)
     #expect(options.rateLimit == RateLimit())
+    #expect(options.liveTokenGrace == 30)
+    #expect(options.addressRateLimit == RateLimit(burst: 60, perSecond: 1))
+    #expect(options.typingLimit == RateLimit(burst: 5, perSecond: 1))
     #expect(options.log == .standardError)
     #expect(options.tlsCertificate == nil && options.tlsKey == nil && !options.usesTLS)
     #expect(
@@ -34,14 +39,19 @@ struct ServerToolTests {
       "CHAT_SERVER_LOG": "/tmp/x.log", "CHAT_SERVER_PING_INTERVAL": "7",
       "CHAT_SERVER_PING_TIMEOUT": "3", "CHAT_SERVER_SHUTDOWN_TIMEOUT": "2",
       "CHAT_SERVER_TLS_CERT": "/env/chain.pem", "CHAT_SERVER_TLS_KEY": "/env/key.pem",
+      "CHAT_SERVER_ADDRESS_RATE_LIMIT": "off", "CHAT_SERVER_TYPING_LIMIT": "3,0.5",
+      "CHAT_SERVER_DEV_ON_NETWORK": "1",
     ]
     let fromEnvironment = try ServerOptions.parse([], environment: environment)
     #expect(fromEnvironment.host == "::1")
     #expect(fromEnvironment.port == 9000)
     #expect(fromEnvironment.dataFolder == "/env")
     #expect(fromEnvironment.devMode)
+    #expect(fromEnvironment.devOnNetwork)
     #expect(fromEnvironment.accessTokenTTL == 5)
     #expect(fromEnvironment.rateLimit == nil)
+    #expect(fromEnvironment.addressRateLimit == nil)
+    #expect(fromEnvironment.typingLimit == RateLimit(burst: 3, perSecond: 0.5))
     #expect(fromEnvironment.log == .file("/tmp/x.log"))
     #expect(fromEnvironment.pingInterval == 7)
     #expect(fromEnvironment.pingTimeout == 3)
@@ -200,7 +210,8 @@ struct ServerToolTests {
       "--host", "--port", "--data", "--dev", "--access-token-ttl", "--rate-limit", "--log",
       "--ping-interval", "--ping-timeout", "--shutdown-timeout", "--tls-cert", "--tls-key",
       "--object-store-port", "--media-retention-days", "--s3-endpoint", "--s3-bucket",
-      "--s3-region", "--object-store-public-url", "--help",
+      "--s3-region", "--object-store-public-url", "--live-token-grace", "--address-rate-limit",
+      "--typing-limit", "--dev-on-network", "--help",
     ] {
       #expect(help.contains(option), "\(option) is not in --help")
       guard option != "--help" else { continue }
@@ -223,6 +234,68 @@ struct ServerToolTests {
     #expect(try Self.mode(of: options.dataFolder + "/signing-key") == 0o600)
   }
 
+  /// dev-login lets anyone sign in as anyone: `--dev` listens only where nobody else can
+  /// reach, unless `--dev-on-network` says so.
+  @Test func devModeRefusesAnAddressOthersCanReachUnlessDevOnNetwork() throws {
+    for host in ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"] {
+      #expect(try ServerOptions.parse(["--dev", "--host", host], environment: [:]).devMode)
+    }
+    for host in ["0.0.0.0", "::", "192.168.1.20", "10.0.0.1", "chat.example.org", "::2"] {
+      #expect("\(host)") {
+        try ServerOptions.parse(["--dev", "--host", host], environment: [:])
+      } throws: { error in
+        ServerOptions.exitCode(for: error) == .validationFailure
+          && ServerOptions.message(for: error).hasPrefix(
+            "--dev on \(host) lets anyone who can reach it sign in as anyone")
+          && ServerOptions.message(for: error).contains("--dev-on-network")
+      }
+      let allowed = try ServerOptions.parse(
+        ["--dev", "--dev-on-network", "--host", host], environment: [:])
+      #expect(allowed.devMode && allowed.devOnNetwork)
+      #expect(
+        try ServerOptions.parse(
+          ["--dev", "--host", host], environment: ["CHAT_SERVER_DEV_ON_NETWORK": "1"]
+        ).devMode)
+      #expect(try ServerOptions.parse(["--host", host], environment: [:]).host == host)
+    }
+  }
+
+  @Test func anExistingDataFolderOthersMayEnterIsMade0700AndTheLogSaysSo() async throws {
+    let folder = try TemporaryFolder()
+    let data = folder.path + "/data"
+    try FileManager.default.createDirectory(
+      atPath: data, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+    var options = ServerOptions(dataFolder: data)
+    options.port = 0
+    let log = CapturingLogSink()
+    let server = try ReferenceServer.start(options, log: log)
+    await server.stop()
+    #expect(try Self.mode(of: data) == 0o700)
+    let line = try #require(log.records.first { $0.event == "data_folder_tightened" })
+    #expect(line.level == .warning)
+    #expect(line["folder"] == data)
+    #expect(line["mode_was"] == "0755")
+    // Already private: nothing to say.
+    let again = CapturingLogSink()
+    await (try ReferenceServer.start(options, log: again)).stop()
+    #expect(!again.events.contains("data_folder_tightened"))
+  }
+
+  @Test func aSharedDataFolderIsRefusedRatherThanChanged() throws {
+    let folder = try TemporaryFolder()
+    let shared = folder.path + "/shared"
+    try FileManager.default.createDirectory(
+      atPath: shared, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o1777])
+    var options = ServerOptions(dataFolder: shared)
+    options.port = 0
+    #expect {
+      try ReferenceServer.start(options, log: DiscardingLogSink())
+    } throws: { error in
+      "\(error)".hasPrefix("cannot use the data folder \(shared): others may enter it (mode 01777)")
+    }
+    #expect(try Self.mode(of: shared) == 0o777, "left as it was")
+  }
+
   @Test func theStoreCommitsDurablyInWALMode() async throws {
     let server = try LoopbackServer()
     let settings = try await server.server.service.store.withDatabase { database in
@@ -235,6 +308,38 @@ struct ServerToolTests {
     #expect(settings.0 == 2)
     #expect(settings.1 == "wal")
     await server.stop()
+  }
+
+  /// The per-address budget counts the connection's address (a header naming another changes
+  /// nothing), and `--rate-limit off` turns it off with the per-user one.
+  @Test(arguments: [false, true])
+  func signInsAreBudgetedByTheConnectionsAddressUnlessRateLimitsAreOff(rateLimitOff: Bool)
+    async throws
+  {
+    let folder = try TemporaryFolder()
+    var options = ServerOptions(dataFolder: folder.path)
+    options.port = 0
+    options.devMode = true
+    options.addressRateLimit = RateLimit(burst: 2, perSecond: 0.01)
+    if rateLimitOff { options.rateLimit = nil }
+    let server = try ReferenceServer.start(options, log: DiscardingLogSink())
+    let url = try #require(URL(string: server.url))
+    let http = try WireHTTPTransport(
+      baseURL: url, timeout: .seconds(60),
+      configuration: LoopbackServer.patientHTTP)
+    var statuses: [Int] = []
+    for index in 1...3 {
+      let response = try await http.send(
+        APIRequest(
+          method: "POST", path: "/v1/auth/dev-login",
+          headers: [
+            "Content-Type": "application/json", "X-Forwarded-For": "198.51.100.\(index)",
+          ],
+          body: Array(#"{"userId":"u\#(index)","deviceId":"phone"}"#.utf8)))
+      statuses.append(response.status)
+    }
+    await server.stop()
+    #expect(statuses == (rateLimitOff ? [200, 200, 200] : [200, 200, 429]))
   }
 
   @Test func aStartOnAPortInUseSaysSo() async throws {

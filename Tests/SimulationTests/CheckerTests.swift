@@ -1,6 +1,7 @@
 import ChatAPI
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import ChatPresentation
 import Foundation
 import Hashing

@@ -11,8 +11,9 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct HTTPClientTests {
   /// The limit of requests whose timeout is not the subject: long enough for a test process
-  /// that starts dozens of suites at once on 2 cores (a task can wait seconds for a thread).
-  static let generous = Duration.seconds(30)
+  /// that starts dozens of suites at once on 2 cores (a task can wait seconds for a thread; a
+  /// clean-clone CI run saw every test of the first minute take 35 s, and a 20 s limit expire).
+  static let generous = Duration.seconds(90)
 
   // MARK: - Keep-alive and the pool
 
@@ -45,7 +46,7 @@ struct HTTPClientTests {
         group.addTask {
           try await client.execute(
             HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow?ms=100&n=\(index)"),
-            timeout: .seconds(20)
+            timeout: Self.generous
           ).bodyText
         }
       }
@@ -268,12 +269,11 @@ struct HTTPClientTests {
     var configuration = HTTPClient.Configuration()
     configuration.maxConnectionsPerHost = 1
     let client = HTTPClient(configuration: configuration)
-    let slow = Task {
+    let held = Task {
       try await client.execute(
-        HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow?ms=8000&n=a"),
-        timeout: .seconds(20))
+        HTTPClientRequest(url: "http://127.0.0.1:\(port)/held?n=a"), timeout: Self.generous)
     }
-    try await started.wait(for: "slow a")
+    try await started.wait(for: "held a")
     do {
       _ = try await client.execute(
         HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: .milliseconds(300))
@@ -283,7 +283,8 @@ struct HTTPClientTests {
       #expect(error.progress == .notSent)
       #expect(!error.mayHaveReachedServer)
     }
-    #expect(try await slow.value.bodyText == "slow a")
+    started.signal("release a")
+    #expect(try await held.value.bodyText == "held a")
     await client.shutdown()
     await server.shutdown()
   }
@@ -294,7 +295,7 @@ struct HTTPClientTests {
     let slow = Task {
       try await client.execute(
         HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow?ms=5000&n=b"),
-        timeout: .seconds(20))
+        timeout: Self.generous)
     }
     try await started.wait(for: "slow b")
     slow.cancel()
@@ -401,7 +402,7 @@ struct HTTPClientTests {
     let body = Array((0..<200_000).map { UInt8($0 % 251) })
     let response = try await client.execute(
       HTTPClientRequest(url: "http://127.0.0.1:\(port)/echo", method: .post, body: body),
-      timeout: .seconds(20))
+      timeout: Self.generous)
     #expect(response.status.code == 200)
     #expect(response.body == body)
     await client.shutdown()
@@ -534,6 +535,14 @@ func startClientTestServer(
     let milliseconds = Int(request.queryParameters["ms"] ?? "") ?? 500
     try? await Task.sleep(for: .milliseconds(milliseconds))
     return .text(name)
+  }
+  // Holds its connection until the test signals "release <n>": busy for as long as the test
+  // needs, however slow the machine.
+  router.get("/held") { request in
+    let n = request.queryParameters["n"] ?? ""
+    started.signal("held \(n)")
+    try? await started.wait(for: "release \(n)")
+    return .text("held \(n)")
   }
   var configuration = HTTPServer.Configuration(port: 0, loopCount: 1)
   configuration.shutdownTimeout = .seconds(3)

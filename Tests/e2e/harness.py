@@ -130,6 +130,22 @@ class Server:
         except OSError:
             return False
 
+    def metric(self, name):
+        """The value of `name` in the server's /metrics (None when absent)."""
+        import re
+        import urllib.request
+
+        context = ssl.create_default_context(cafile=self.ca_file) if self.tls else None
+        with urllib.request.urlopen(f"{self.url}/metrics", context=context, timeout=10) as reply:
+            page = reply.read().decode()
+        found = re.search(rf"^{name} (\d+)$", page, re.MULTILINE)
+        return int(found.group(1)) if found else None
+
+    def wait_for_erasure(self):
+        """Waits until no stored delete or edit waits for its erasure pass (the search indexes
+        merged, the log emptied): before reading the server's files for erased text."""
+        wait_for("the server's erasure pass", lambda: self.metric("chat_store_erasure_owed") == 0)
+
     def stop(self, sig=signal.SIGTERM):
         if self.process and self.process.poll() is None:
             self.process.send_signal(sig)

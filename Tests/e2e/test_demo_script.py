@@ -2,9 +2,10 @@
 WSS with a certificate the demo makes for the run): the same story, every message read, the
 queued one delivered after the network returns, exit 0."""
 
+import os
 import subprocess
 
-from harness import Results, bin_path
+from harness import ROOT, Results, bin_path
 
 
 def run_demo(*flags):
@@ -32,6 +33,17 @@ def main():
         assert "https://" not in transcript, transcript
 
     results.check("chat demo --script tells the whole story", plain)
+
+    def readme_command():
+        # The README's first command, as a newcomer types it (here everything is installed, so
+        # it goes straight to `swift run chat demo`).
+        result = subprocess.run([os.path.join(ROOT, "scripts", "demo"), "--script"], cwd=ROOT,
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, f"exit {result.returncode}: {result.stderr.strip()[-500:]}"
+        check_story(result.stdout + result.stderr)
+
+    results.check("scripts/demo --script (the README's first command) tells it too",
+                  readme_command)
 
     def over_tls():
         transcript = run_demo("--tls")

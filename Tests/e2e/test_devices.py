@@ -75,9 +75,9 @@ def main():
             assert edited["state"] == "sent" and edited["message"].get("editedAt"), edited
             server.stop()
             # Written, edited and deleted while the server is down: it never reaches it.
-            unsent = tablet.json("send", chat, "a draft about the 9137 plan")["clientMessageId"]
-            changed = tablet.json("edit", chat, unsent, "a draft about the 9138 plan")
-            assert changed["message"]["text"] == "a draft about the 9138 plan", changed
+            unsent = tablet.json("send", chat, "a draft about the zqxnineoneplan")["clientMessageId"]
+            changed = tablet.json("edit", chat, unsent, "a draft about the zqxnineeightplan")
+            assert changed["message"]["text"] == "a draft about the zqxnineeightplan", changed
             assert changed["message"].get("editedAt") is None, "changed before it was ever sent"
             gone = tablet.json("delete", chat, unsent)
             assert gone["message"] is None, gone
@@ -98,12 +98,14 @@ def main():
                 assert unsent not in view, label
                 words = deleted_text.replace("/", " ").replace("#", "")
                 assert not device.json("search", words)["hits"], f"{label} still finds {words!r}"
-            # No database file, the server's or a device's, holds the deleted or unsent words.
+            # No database file, the server's or a device's, holds the deleted or unsent words
+            # (words no id or key can contain by chance: hex digits alone could).
+            server.wait_for_erasure()
             for folder, _, files in os.walk(root):
                 for name in files:
                     with open(os.path.join(folder, name), "rb") as file:
                         data = file.read()
-                    for words in (deleted_text, "9137", "9138"):
+                    for words in (deleted_text, "zqxnineoneplan", "zqxnineeightplan"):
                         assert words.encode() not in data, f"{name} still holds {words!r}"
 
         results.check("edits and deletes, online and while the server is down, agree everywhere "

@@ -17,9 +17,6 @@ until the index is rebuilt, and the write-ahead log keeps the text until its seg
 recycled."""
 
 import os
-import re
-import ssl
-import urllib.request
 
 import subprocess
 
@@ -57,14 +54,6 @@ def hits(folders, markers):
             continue
         found += [(marker, path) for marker in markers if marker.encode() in data]
     return found
-
-
-def metric(server, name):
-    context = ssl.create_default_context(cafile=server.ca_file) if server.tls else None
-    with urllib.request.urlopen(f"{server.url}/metrics", context=context, timeout=10) as reply:
-        page = reply.read().decode()
-    found = re.search(rf"^{name} (\d+)$", page, re.MULTILINE)
-    return int(found.group(1)) if found else None
 
 
 def png():
@@ -134,17 +123,14 @@ def main():
                       "edited " + text("edit"))
             bob.run("sync")
             message_markers = MARKERS["message"]
-            left = hits((alice.data, bob.data, server_folder), message_markers)
-            wait_for("the server's erasure of the edit",
-                     lambda: metric(server, "chat_store_erasure_owed") == 0)
+            server.wait_for_erasure()
             left = hits((alice.data, bob.data, server_folder), message_markers)
             assert not left, f"the edited-away text is still in {left[:3]}"
             for key in ("message", "photo", "document"):
                 alice.run("delete", chat, state[key]["clientMessageId"])
             alice.run("sync")
             bob.run("sync")
-            wait_for("the server's erasure of the deletes",
-                     lambda: metric(server, "chat_store_erasure_owed") == 0)
+            server.wait_for_erasure()
 
         results.check("alice edits the message, then deletes all three; both devices sync",
                       edit_then_delete)
@@ -207,7 +193,7 @@ def on_postgres(results, root):
                       sent_and_seen)
 
         def vacuumed():
-            wait_for("the node's VACUUM", lambda: metric(server, "chat_store_erasure_owed") == 0)
+            wait_for("the node's VACUUM", lambda: server.metric("chat_store_erasure_owed") == 0)
             psql(cluster, "CHECKPOINT")
             by_relation = {}
             for marker, path in hits((database,), markers):

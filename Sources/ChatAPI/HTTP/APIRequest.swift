@@ -13,10 +13,14 @@ public struct APIRequest: Sendable, Equatable {
   /// How long the reply may take when longer than a transport's usual limit: a long poll
   /// (`GET /v1/sync?wait=`) is answered only after its wait. Nil: the transport's own.
   public var timeout: Duration?
+  /// The numeric IP address of the peer the request came from, as the server's network layer
+  /// accepted its connection; never read from a header (a client could write any). Nil for a
+  /// request that did not come over a network (tests, the simulation, a client's request).
+  public var peerAddress: String?
 
   public init(
     method: String, path: String, query: QueryItems = [:], headers: HeaderFields = [:],
-    body: [UInt8] = [], timeout: Duration? = nil
+    body: [UInt8] = [], timeout: Duration? = nil, peerAddress: String? = nil
   ) {
     self.method = method
     self.path = path
@@ -24,6 +28,7 @@ public struct APIRequest: Sendable, Equatable {
     self.headers = headers
     self.body = body
     self.timeout = timeout
+    self.peerAddress = peerAddress
   }
 
   /// A request for `endpoint` with `body` encoded as JSON.

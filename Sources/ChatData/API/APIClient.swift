@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Support
 
 /// The endpoints of API.md, with the bearer token on every request.

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import Support
 

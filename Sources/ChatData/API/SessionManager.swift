@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import SQLite
 import Support
@@ -8,8 +9,10 @@ import Support
 ///
 /// On a 401 the caller asks for a refresh, naming the token that failed: if another request
 /// already refreshed it, the new token is returned without a second refresh, so a burst of 401s
-/// costs one `POST /v1/auth/refresh`. A refresh refused with 401 ends the session for good:
-/// every later call answers `signedOut` at once.
+/// costs one `POST /v1/auth/refresh`; tokens another process of the device saved meanwhile
+/// are taken instead of a refresh (a spent refresh token presented again revokes the family).
+/// A refresh refused with 401 ends the session for good: every later call answers `signedOut`
+/// at once.
 actor SessionManager {
   nonisolated let executor: any SerialTaskExecutor
   nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
@@ -61,6 +64,17 @@ actor SessionManager {
   }
 
   private func performRefresh() async -> Result<String, RequestFailure> {
+    // Another process of this device (a second `chat` on the same database) may have refreshed
+    // already: its tokens are in the store, and the refresh token held here is spent. Sent
+    // again, the server would take it for a stolen copy and revoke the family, signing both
+    // out; so take the stored ones.
+    if let stored = try? await store.session(), stored.refreshToken != session.refreshToken,
+      stored.userID == session.userID, stored.deviceID == session.deviceID
+    {
+      session = stored
+      log.write(LogRecord(.info, "session.taken_from_store"))
+      return .success(stored.accessToken)
+    }
     let request = APIRequest(.refresh, json: Refresh(refreshToken: session.refreshToken))
     let response: APIResponse
     do {

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import SQLite
 import Support
@@ -85,7 +86,7 @@ package final class BenchmarkStore: Sendable {
 
   /// The SQL of the window query `window(_:limit:)` runs for the messages, with its three
   /// parameters: conversation, history floor, limit.
-  package static var windowSQL: String { MessageStore.windowSQL }
+  package static var windowSQL: String { SnapshotQuery.windowSQL }
 
   /// What pruning to `retention` at `now` deletes (`ChatEngine.maintain`'s plan): each
   /// conversation with the lowest sequence it keeps.
@@ -106,7 +107,7 @@ package final class BenchmarkStore: Sendable {
   package static var pruneBatch: Int { ChatEngine.pruneBatch }
 
   /// The delete `pruneStep` runs, with its three parameters: conversation, floor, batch.
-  package static var pruneSQL: String { MessageStore.pruneSQL }
+  package static var pruneSQL: String { StoreUpkeep.pruneSQL }
 
   /// `PRAGMA optimize`, the incremental vacuum and the checkpoint after pruning; returns the
   /// pages given back to the file system.
@@ -119,8 +120,8 @@ package final class BenchmarkStore: Sendable {
   package static func searchPlan(for query: String, ranked: Bool) throws -> (
     sql: String, texts: [String]
   ) {
-    let plan = MessageStore.searchPlan(
-      try MessageStore.terms(of: query), order: ranked ? .relevance : .newest, limit: 1)
+    let plan = SearchQuery.plan(
+      try SearchQuery.terms(of: query), order: ranked ? .relevance : .newest, limit: 1)
     return (plan.sql, plan.values.dropLast().map { $0 as! String })
   }
 }

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Support
 
 /// What handling a push (a background fetch) did: the answer the host's completion handler

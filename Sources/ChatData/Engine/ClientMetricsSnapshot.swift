@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 
 /// A message of mine whose row turned sent, and when (the engine clock's `uptime()`).
 package struct SentMessage: Sendable, Equatable {

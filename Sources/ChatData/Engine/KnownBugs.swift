@@ -21,17 +21,17 @@
 /// - `postNewestFirst`: a conversation's queue posts its newest unsent row first, so messages
 ///   written offline arrive in the reverse order (`Outbox.postNext`).
 /// - `deleteKeepsSearchIndex`: a delete erases a message's text from its row but leaves its
-///   words in the search index (`MessageStore.erase`).
+///   words in the search index (`MessagesTable.erase`).
 /// - `eraseLeavesIndexSegments`: the same bug one level down, in the file: the search indexes'
 ///   older segments are never merged after a delete or an edit, so the replaced text stays in
 ///   their pages (readable with `grep`) though no query finds it (`MessageStore+Erasure`). The
 ///   trigram index of unspaced text kept it this way until issue 33.
 /// - `ignoreMyRemoval`: a members item that removes me changes the members but not where I
-///   stand nor what I see, so the conversation stays writable here (`MessageStore.applyMembers`).
+///   stand nor what I see, so the conversation stays writable here (`MessagesTable.applyMembers`).
 /// - `trustDownloads`: a download is kept without checking its bytes against the sender's
 ///   sha256 (`MediaTransfers.download`).
 /// - `keepRefusedDelete`: a delete of mine the server refuses keeps its tombstone here, while
-///   the message lives on everywhere else (`MessageStore.undoRefused`). Found by the simulation
+///   the message lives on everywhere else (`MessagesTable.undoRefused`). Found by the simulation
 ///   before it was fixed.
 package struct KnownBugs: OptionSet, Sendable, Hashable {
   package let rawValue: Int

@@ -208,6 +208,9 @@ actor LiveConnection: ConnectionStatus {
         continue
       }
       failedUpgrades = 0
+      // The token worked: once it expires (the server closes the socket then), a 401 for it
+      // deserves a refresh again, not the end of the session.
+      refreshedFor = nil
       guard isCurrent(generation) else {
         await opened.close()
         return

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Support
 
 /// Routes each socket frame by its `type` to the repository that owns it.

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 
 /// What the engine does every time the socket connects (the first time and after every drop):
 /// the socket may have missed anything while it was down, so its events are trusted only after

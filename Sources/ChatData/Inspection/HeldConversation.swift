@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 
 /// One conversation row a device's database holds, as the simulation's checker reads it: where
 /// the user stands in it and which sequences it may see, to compare with the server's word.

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 
 /// One message row a device's database holds, as the simulation's checker reads it: every
 /// row, in every conversation, with no limit (search stops at 500 and needs a word).
@@ -37,9 +38,9 @@ extension MessageStore {
   func allMessages() throws(StoreError) -> [MessageRecord] {
     try read { db in
       try db.query(
-        "SELECT \(Self.messageColumns) FROM messages "
+        "SELECT \(MessagesTable.columns) FROM messages "
           + "ORDER BY conversation_id, sequence IS NULL, sequence, client_id"
-      ) { row in Self.messageRecord(row) }.compactMap { $0 }
+      ) { row in MessagesTable.record(row) }.compactMap { $0 }
     }
   }
 }

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Support
 
 /// Receiving (seed 000 §9): every message the server sends this device (a socket event, a page,

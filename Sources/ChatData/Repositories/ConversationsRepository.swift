@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import SQLite
 import Support
@@ -286,7 +287,7 @@ actor ConversationsRepository: ConversationListRepository {
     -> ServerSearch
   {
     do {
-      _ = try MessageStore.terms(of: query)
+      _ = try SearchQuery.terms(of: query)
     } catch {
       throw error.chatError
     }

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Support
 
 /// Owns messages (seed 000 part 5): `GET` and `POST` messages and the socket's message events,
@@ -162,7 +163,7 @@ actor MessagesRepository {
     try await changed(id, in: conversation, outcome: outcome, event: "delete")
   }
 
-  /// Discards my held message (`OutboxRepository.discard`): see `MessageStore.discardHeld`;
+  /// Discards my held message (`OutboxRepository.discard`): see `MessagesTable.discardHeld`;
   /// any other message of mine is deleted as `delete` does.
   func discard(_ id: MessageID, in conversation: ConversationID) async throws(ChatError) {
     let outcome: LocalChangeOutcome

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import Support
 
@@ -12,7 +13,7 @@ import Support
 /// are rows of the outbox too (API.md Part 2), queued behind the message they change.
 ///
 /// Each row is marked when its first post starts, and keeps the body of that post for every
-/// retry (`MessageStore.startPosting`): a retry of the same ID with another body would be 409.
+/// retry (`OutboxRows.startPosting`): a retry of the same ID with another body would be 409.
 /// Until the mark, an edit or delete changes the row in place; a first post that certainly
 /// never reached the server (`TransportError.unreachable`) takes the mark away again.
 ///

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// The outbox as the user sees it (`OutboxRepository`): the store's unsent rows of mine, re-read

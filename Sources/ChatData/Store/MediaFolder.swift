@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// The media folder beside the database (`<database>.media`, mode 0700): the full bytes of

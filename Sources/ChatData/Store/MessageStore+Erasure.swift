@@ -5,7 +5,8 @@ import SQLite
 /// `secure_delete` zeroes what SQLite frees; but the search indexes keep a removed row's terms
 /// in their older segments until those are merged, so a pass of `SegmentEraser` merges them,
 /// a step (64 pages, a few milliseconds) at a time between the engine's other work, and then
-/// empties the write-ahead log, whose old page images held the text too.
+/// empties the write-ahead log, whose old page images held the text too
+/// (`StoreUpkeep.eraseStep`).
 ///
 /// What is owed is counted by triggers in the database (migration `v10-erasure`), so a kill
 /// between a delete and its pass loses nothing: the pass runs at the next open. `close()`
@@ -26,30 +27,12 @@ extension MessageStore {
     await erasing?.value
   }
 
-  /// Steps until nothing is owed, yielding between steps, then empties the log. A step that
-  /// fails ends the pass: what is owed stays counted, and the next write starts it again.
+  /// Steps until nothing is owed, yielding between steps. A step that fails ends the pass:
+  /// what is owed stays counted, and the next write starts it again.
   private func erase() async {
-    while true {
-      let more: Bool
-      do {
-        more =
-          knownBugs.contains(.eraseLeavesIndexSegments)
-          ? try Self.forgetOwed(db) : try eraser.step(db)
-      } catch {
-        break
-      }
-      guard more else {
-        SegmentEraser.checkpoint(db)
-        break
-      }
+    while (try? StoreUpkeep.eraseStep(&eraser, knownBugs: knownBugs, db: db)) == true {
       await Task.yield()
     }
     erasing = nil
-  }
-
-  /// `KnownBugs.eraseLeavesIndexSegments`: calls what is owed erased without merging.
-  private static func forgetOwed(_ db: Database) throws -> Bool {
-    try db.run("UPDATE erasure SET erased = owed")
-    return false
   }
 }

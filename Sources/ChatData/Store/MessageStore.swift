@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import SQLite
 import Support
@@ -6,27 +7,28 @@ import Support
 /// The message database (seed 000 part 7): message rows, receipt numbers, conversations, the sync
 /// position and the search index, on the device. The screen's only source of truth.
 ///
-/// One actor owns the one connection and runs on the engine's serial executor, so every write
-/// is serialized and no SQLite call blocks a thread of the cooperative pool. Each write method
-/// is one transaction; observers of `changes()` hear which conversations it touched, after the
-/// commit.
+/// The store is the one serialized writer of its file: one actor owns the one connection and
+/// runs on the engine's serial executor, so every write is serialized and no SQLite call blocks
+/// a thread of the cooperative pool. Each write is one transaction (`write(_:)`); observers of
+/// `changes()` hear which conversations it touched, after the commit; the media files it
+/// released are swept and the erasure it owes is started then too.
 ///
-/// ## Rules a reader could not guess
-/// - Messages are saved by ID: the key is (conversation, sender, client message ID), so a
-///   message delivered twice is stored once, and the server's copy of my own message turns my
-///   pending row into the acknowledged one.
-/// - Numbers only go up: `lastSequence`, read and delivered numbers are raised with `max`, so a
-///   late or repeated answer never moves anything back.
-/// - The search index is filled by triggers, in the same transaction as the rows.
+/// The tables' rules are not here but beside their records, a type per concern, each function
+/// taking the write's `StoreTransaction` (or, for a read, the `Database`): `MessagesTable`,
+/// `OutboxRows`, `ConversationsTable`, `ReceiptsTable`, `MediaFiles`, `StoreUpkeep`,
+/// `SessionTable` and `SettingsTable`; the screens' reads are `SnapshotQuery`,
+/// `ConversationListQuery` and `SearchQuery`. The store's methods that the engine calls
+/// (`MessageStore+Messages.swift`, `+Outbox`, `+Conversations`, `+Media`, `+Upkeep`,
+/// `+Queries`, `+Session`) each run one of them, with the rule's name, in one transaction or
+/// as one read.
 actor MessageStore {
   nonisolated let executor: any SerialTaskExecutor
   nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
   let db: Database
   private let subscribers = Broadcaster<StoreChange>(buffering: .unbounded)
+  /// What the write in progress touched and released (`StoreTransaction`), until it commits.
   private var touched: Set<ConversationID> = []
-  /// The write in progress deleted a message that may have had a media file: once it commits,
-  /// the files no row names go (`removeUnreferencedMediaFiles`).
   private var mediaReleased = false
   /// Media files being written for a message not saved yet: no sweep removes them.
   private(set) var reservedMediaFiles: Set<String> = []
@@ -73,12 +75,15 @@ actor MessageStore {
 
   // MARK: - Writes and change notification
 
-  /// Runs `body` in one transaction, then tells observers which conversations it touched.
-  /// Nested calls join the outer transaction (as a savepoint); observers hear once, after the
-  /// outermost commit.
-  func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+  /// Runs `body` in one transaction, then tells observers which conversations it touched,
+  /// starts the erasure it owes and sweeps the media files it released. Nested calls join the
+  /// outer transaction (as a savepoint); all of that happens once, after the outermost commit.
+  func write<T>(_ body: (StoreTransaction) throws -> T) throws(StoreError) -> T {
+    let transaction = StoreTransaction(db: db, knownBugs: knownBugs)
     do {
-      let result = try db.write(body)
+      let result = try db.write { _ in try body(transaction) }
+      touched.formUnion(transaction.touched)
+      mediaReleased = mediaReleased || transaction.releasesMedia
       if !db.isInTransaction {
         publish()
         eraseIfOwed()
@@ -97,21 +102,6 @@ actor MessageStore {
     }
   }
 
-  /// The write in progress deleted a message or its media.
-  func releaseMedia() {
-    mediaReleased = true
-  }
-
-  /// `name` is being written for a message about to be saved (and its `.tmp`): kept by the
-  /// sweeps until `unreserveMediaFile`.
-  func reserveMediaFile(_ name: String) {
-    reservedMediaFiles.insert(name)
-  }
-
-  func unreserveMediaFile(_ name: String) {
-    reservedMediaFiles.remove(name)
-  }
-
   /// Runs a read.
   func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
     do {
@@ -119,11 +109,6 @@ actor MessageStore {
     } catch {
       throw StoreError(error)
     }
-  }
-
-  /// Marks a conversation as changed by the write in progress.
-  func touch(_ conversation: ConversationID) {
-    touched.insert(conversation)
   }
 
   private func publish() {
@@ -148,7 +133,7 @@ actor MessageStore {
   /// Tells observers of `conversation` to read again although nothing was written (a screen's
   /// window grew).
   func invalidate(_ conversation: ConversationID) {
-    touch(conversation)
+    touched.insert(conversation)
     publish()
   }
 
@@ -164,75 +149,22 @@ actor MessageStore {
     db.close()
   }
 
-  // MARK: - Session
+  // MARK: - Media files
 
-  func session() throws(StoreError) -> SessionRecord? {
-    try read { db in
-      try db.query(
-        "SELECT user_id, device_id, access_token, refresh_token, expires_at FROM session"
-      ) { row -> SessionRecord? in
-        guard let user = UserID(rawValue: row.string(0)),
-          let device = DeviceID(rawValue: row.string(1))
-        else { return nil }
-        return SessionRecord(
-          userID: user, deviceID: device, accessToken: row.string(2),
-          refreshToken: row.string(3), expiresAt: Date(timeIntervalSince1970: row.double(4)))
-      }.first ?? nil
-    }
+  /// `name` is being written for a message about to be saved (and its `.tmp`): kept by the
+  /// sweeps until `unreserveMediaFile`.
+  func reserveMediaFile(_ name: String) {
+    reservedMediaFiles.insert(name)
   }
 
-  func saveSession(_ session: SessionRecord) throws(StoreError) {
-    try write { db in
-      try db.run(
-        """
-        INSERT INTO session (id, user_id, device_id, access_token, refresh_token, expires_at)
-        VALUES (1, ?, ?, ?, ?, ?)
-        ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id,
-          device_id = excluded.device_id, access_token = excluded.access_token,
-          refresh_token = excluded.refresh_token, expires_at = excluded.expires_at
-        """, session.userID.rawValue, session.deviceID.rawValue, session.accessToken,
-        session.refreshToken, session.expiresAt.timeIntervalSince1970)
-    }
+  func unreserveMediaFile(_ name: String) {
+    reservedMediaFiles.remove(name)
   }
 
-  // MARK: - Settings
-
-  /// A value the engine keeps between launches (`sync_state`), nil when never saved.
-  func setting(_ key: String) throws(StoreError) -> String? {
-    try read { db in
-      try db.query("SELECT value FROM sync_state WHERE key = ?", key) { $0.string(0) }.first
-    }
-  }
-
-  /// Saves (or, with nil, removes) a value kept between launches.
-  func saveSetting(_ key: String, _ value: String?) throws(StoreError) {
-    try write { db in
-      if let value {
-        try db.run(
-          """
-          INSERT INTO sync_state (key, value) VALUES (?, ?)
-          ON CONFLICT (key) DO UPDATE SET value = excluded.value
-          """, key, value)
-      } else {
-        try db.run("DELETE FROM sync_state WHERE key = ?", key)
-      }
-    }
-  }
-
-  // MARK: - Sync cursor
-
-  func syncCursor() throws(StoreError) -> String? {
-    try read { db in
-      try db.query("SELECT value FROM sync_state WHERE key = 'conversations'") { $0.string(0) }
-        .first
-    }
-  }
-
-  func saveSyncCursor(_ cursor: String, db: Database) throws {
-    try db.run(
-      """
-      INSERT INTO sync_state (key, value) VALUES ('conversations', ?)
-      ON CONFLICT (key) DO UPDATE SET value = excluded.value
-      """, cursor)
+  /// Deletes the media folder's files no row names (`MediaFiles.removeUnreferenced`): after
+  /// a write that released media, and at launch.
+  func removeUnreferencedMediaFiles() {
+    guard let media else { return }
+    MediaFiles.removeUnreferenced(in: media, reserved: reservedMediaFiles, db: db)
   }
 }

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// A message row in the store. Both source repositories map the server's format to this, and

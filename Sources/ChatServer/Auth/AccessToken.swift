@@ -1,11 +1,16 @@
+import ChatIdentifiers
 import Hashing
 import Support
 
-/// Who an access token speaks for, and until when.
+/// Who an access token speaks for, until when, and from which sign-in.
 struct AccessTokenClaims: Equatable, Sendable {
   var userId: String
   var deviceId: String
   var expiresAt: Timestamp
+  /// The refresh-token family (one sign-in and its rotations) it was issued from; nil for a
+  /// `v1` token, signed before families existed (it expires within `accessTokenTTL` of the
+  /// upgrade, and cannot be revoked before).
+  var family: String?
 
   var device: DeviceKey { DeviceKey(userId: userId, deviceId: deviceId) }
 }
@@ -13,9 +18,11 @@ struct AccessTokenClaims: Equatable, Sendable {
 /// Signs and checks access tokens.
 ///
 /// A token is `base64url(payload) "." base64url(HMAC-SHA256(key, base64url(payload)))`, the
-/// payload being `v1`, the user id, the device id and the expiry in milliseconds, one per
-/// line (ids cannot hold a newline). Access tokens are stateless: nothing is stored, and they
-/// cannot be revoked before they expire; the short TTL (default 900 s) bounds that.
+/// payload being `v2`, the user id, the device id, the expiry in milliseconds and the
+/// refresh-token family, one per line (ids cannot hold a newline). A `v1` payload (no family)
+/// is still read. Nothing is stored per token: the service refuses the tokens of a revoked
+/// family by their `family` claim (`ChatService.revokedFamilies`), and the short TTL (default
+/// 900 s) bounds everything else.
 struct AccessTokenSigner: Sendable {
   private let key: [UInt8]
 
@@ -24,8 +31,13 @@ struct AccessTokenSigner: Sendable {
   }
 
   func sign(_ claims: AccessTokenClaims) -> String {
-    let payload =
-      "v1\n\(claims.userId)\n\(claims.deviceId)\n\(claims.expiresAt.millisecondsSince1970)"
+    var payload =
+      "\(claims.userId)\n\(claims.deviceId)\n\(claims.expiresAt.millisecondsSince1970)"
+    if let family = claims.family {
+      payload = "v2\n" + payload + "\n" + family
+    } else {
+      payload = "v1\n" + payload
+    }
     let encodedPayload = Base64URL.encode(Array(payload.utf8))
     let signature = Crypto.hmacSHA256(key: key, message: Array(encodedPayload.utf8))
     return encodedPayload + "." + Base64URL.encode(signature)
@@ -46,13 +58,14 @@ struct AccessTokenSigner: Sendable {
     let fields = payload.split(separator: 0x0A, omittingEmptySubsequences: false).map {
       String(decoding: $0, as: UTF8.self)
     }
-    guard fields.count == 4, fields[0] == "v1",
-      Identifiers.isValidUserID(fields[1]), Identifiers.isValidDeviceID(fields[2]),
+    guard (fields.count == 4 && fields[0] == "v1") || (fields.count == 5 && fields[0] == "v2"),
+      UserID(rawValue: fields[1]) != nil, DeviceID(rawValue: fields[2]) != nil,
       let milliseconds = Int64(fields[3])
     else { return nil }
     let claims = AccessTokenClaims(
       userId: fields[1], deviceId: fields[2],
-      expiresAt: Timestamp(millisecondsSince1970: milliseconds))
+      expiresAt: Timestamp(millisecondsSince1970: milliseconds),
+      family: fields.count == 5 ? fields[4] : nil)
     return now < claims.expiresAt ? claims : nil
   }
 }

@@ -1,6 +1,7 @@
 import Support
 
-/// Per-user token buckets (see `RateLimit`). Time comes from the caller, so it is exact in tests.
+/// Token buckets by key: a user, an address or a socket (see `RateLimit`). Time comes from the
+/// caller, so it is exact in tests.
 struct RateLimiter {
   private struct Bucket {
     var tokens: Double
@@ -16,18 +17,18 @@ struct RateLimiter {
     self.limit = limit
   }
 
-  /// Users with a bucket in memory.
+  /// Keys with a bucket in memory.
   var trackedUsers: Int { buckets.count }
 
-  /// Takes one token from `user`'s bucket. Returns nil when allowed, or the whole seconds
+  /// Takes one token from `key`'s bucket. Returns nil when allowed, or the whole seconds
   /// (at least 1) until a token will be there.
-  mutating func take(for user: String, at now: Timestamp) -> Int? {
-    var bucket = buckets[user] ?? Bucket(tokens: Double(limit.burst), updatedAt: now)
+  mutating func take(for key: String, at now: Timestamp) -> Int? {
+    var bucket = buckets[key] ?? Bucket(tokens: Double(limit.burst), updatedAt: now)
     let elapsed = max(0, (now - bucket.updatedAt).secondsValue)
     bucket.tokens = min(Double(limit.burst), bucket.tokens + elapsed * limit.perSecond)
     bucket.updatedAt = now
     defer {
-      buckets[user] = bucket
+      buckets[key] = bucket
       if buckets.count > pruneThreshold { prune(at: now) }
     }
     if bucket.tokens >= 1 {
@@ -36,6 +37,11 @@ struct RateLimiter {
     }
     let wait = (1 - bucket.tokens) / limit.perSecond
     return max(1, Int(wait.rounded(.up)))
+  }
+
+  /// Forgets `key`'s bucket: a socket that closed.
+  mutating func forget(_ key: String) {
+    buckets[key] = nil
   }
 
   private mutating func prune(at now: Timestamp) {

@@ -77,9 +77,10 @@ public final class ChatHTTPServer: Sendable {
             break
           }
         }
-        // The service ended the subscription (the client fell too far behind, or the server
-        // is stopping): the client reconnects and catches up.
-        socket.close(code: .policyViolation, reason: "subscription ended")
+        // The service ended the subscription: the client reconnects (after a refresh, or a
+        // new sign-in, when the frame says so) and catches up.
+        let frame = closeFrame(for: subscription.closure)
+        socket.close(code: frame.code, reason: frame.reason)
       }
       group.addTask {
         for await text in socket.messages { await subscription.receive(text) }
@@ -90,6 +91,21 @@ public final class ChatHTTPServer: Sendable {
     }
     await subscription.close()
   }
+
+  /// 4001, an application code (RFC 6455 7.4.2): the socket's authorization ended. The
+  /// reason says whether a refresh will do (`token expired`) or only a new sign-in
+  /// (`signed out`).
+  public static let authorizationEnded = WebSocketCloseCode(rawValue: 4001)
+
+  /// The close frame of a subscription the service ended.
+  static func closeFrame(for closure: LiveClosure?) -> (code: WebSocketCloseCode, reason: String) {
+    switch closure {
+    case .tokenExpired: (authorizationEnded, "token expired")
+    case .signedOut: (authorizationEnded, "signed out")
+    case .fellBehind: (.policyViolation, "fell behind")
+    case .catchUp, nil: (.policyViolation, "subscription ended")
+    }
+  }
 }
 
 extension APIRequest {
@@ -98,7 +114,7 @@ extension APIRequest {
       method: request.method.rawValue, path: request.path,
       query: QueryItems(request.queryItems),
       headers: HeaderFields(request.headers.fields.map { ($0.name, $0.value) }),
-      body: request.body)
+      body: request.body, peerAddress: request.remoteAddress)
   }
 }
 

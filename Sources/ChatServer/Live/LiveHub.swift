@@ -8,7 +8,13 @@ struct LiveHub {
     let id: UInt64
     let userId: String
     let deviceId: String
+    /// The refresh-token family of the access token the socket opened with.
+    let family: String?
     let continuation: AsyncStream<String>.Continuation
+    /// Where the service says why it ended the subscription (shared with `LiveSubscription`).
+    let ending: LiveEnding
+    /// Closes it when its access token has expired (`ChatService.closeWhenExpired`).
+    let expiry: Task<Void, Never>
 
     var device: DeviceKey { DeviceKey(userId: userId, deviceId: deviceId) }
   }

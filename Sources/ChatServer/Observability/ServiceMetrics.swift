@@ -38,6 +38,8 @@ struct ServiceMetrics {
   var pushesFailed = 0
   var pushRetries = 0
   var pushTokensRemoved = 0
+  var refreshTokenReuses = 0
+  var typingFramesDropped = 0
 
   mutating func recordRequest(method: String, route: String, status: Int, duration: Duration) {
     requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
@@ -94,6 +96,10 @@ struct ServiceMetrics {
         liveFramesIgnored
       ),
       (
+        "chat_live_typing_dropped_total",
+        "Typing frames not relayed: over the socket's typing budget.", typingFramesDropped
+      ),
+      (
         "chat_live_subscriptions_dropped_total",
         "Live subscriptions closed because they fell too far behind.", liveSubscriptionsDropped
       ),
@@ -115,6 +121,11 @@ struct ServiceMetrics {
       (
         "chat_push_tokens_removed_total", "Device tokens forgotten because the gateway said 410.",
         pushTokensRemoved
+      ),
+      (
+        "chat_refresh_token_reuses_total",
+        "Spent refresh tokens presented again: each revoked its family (the theft signal).",
+        refreshTokenReuses
       ),
       ("chat_store_commits_total", "Write transactions committed (group commits).", store.commits),
       (

@@ -8,8 +8,8 @@ extension ServerStore {
   func createConversation(
     id: String, title: String, memberIds: [String], createdBy creator: String,
     at createdAt: Timestamp
-  ) async throws(ServiceError) -> ConversationItem {
-    try await enqueueWrite { db in
+  ) async throws(StoreError) -> ConversationItem {
+    try await writing { db in
       try db.run(
         """
         INSERT INTO conversations (id, title, created_at, last_activity_at, change_version,
@@ -36,17 +36,17 @@ extension ServerStore {
   /// them: its numbers and last message end where its last visible range ends.
   func conversations(
     of user: String, changedAfter cursor: String?
-  ) async throws(ServiceError) -> (items: [ConversationItem], cursor: String) {
+  ) async throws(StoreError) -> (items: [ConversationItem], cursor: String) {
     try await reading { db in try Self.conversations(db, of: user, changedAfter: cursor) }
   }
 
   /// Mutes `conversation` for `user` (all its devices) until `until` (RFC 3339 or `forever`),
   /// or unmutes it (nil); returns the conversation as `user` now sees it, for its own sockets.
   /// Anyone who is or was a member mutes (else 404).
-  func mute(_ conversation: String, for user: String, until: String?) async throws(ServiceError)
+  func mute(_ conversation: String, for user: String, until: String?) async throws(StoreError)
     -> ConversationItem?
   {
-    try await enqueueWrite { db in
+    try await writing { db in
       try db.lockConversation(conversation)
       _ = try Self.memberIds(db, of: conversation, formerAllowed: user)
       try db.run(
@@ -67,7 +67,7 @@ extension ServerStore {
   ) throws -> (items: [ConversationItem], cursor: String) {
     let dialect = database.dialect
     guard cursor.map(dialect.isCursor) ?? true else {
-      throw ServiceError.badRequest("cursor is not one this server issued.")
+      throw StoreError.malformed("cursor is not one this server issued.")
     }
     // First: on PostgreSQL the cursor is this transaction's snapshot.
     let next = try database.query(dialect.cursorQuery) { $0.optionalString(0) }.first ?? nil

@@ -40,8 +40,8 @@ extension ServerStore {
       createdAt: Timestamp(millisecondsSince1970: Int64(row.int(9))))
   }
 
-  func saveUpload(_ upload: MediaUpload) async throws(ServiceError) {
-    try await enqueueWrite { db in
+  func saveUpload(_ upload: MediaUpload) async throws(StoreError) {
+    try await writing { db in
       try db.run(
         """
         INSERT INTO media_uploads (media_key, owner_id, kind, content_type, byte_count, sha256,
@@ -54,7 +54,7 @@ extension ServerStore {
   }
 
   /// The upload `key` of `owner`; nil for none, or another user's (the same 404 either way).
-  func upload(_ key: String, of owner: String) async throws(ServiceError) -> MediaUpload? {
+  func upload(_ key: String, of owner: String) async throws(StoreError) -> MediaUpload? {
     try await reading { db in
       try db.query(
         """
@@ -67,7 +67,7 @@ extension ServerStore {
 
   /// The upload behind `key` when `user` can see a message, not deleted, that carries it: a
   /// member (or former member) whose visible ranges hold the message's sequence.
-  func visibleMedia(_ key: String, to user: String) async throws(ServiceError) -> MediaUpload? {
+  func visibleMedia(_ key: String, to user: String) async throws(StoreError) -> MediaUpload? {
     let visible = try await reading { db in
       try db.scalarInt(
         """
@@ -91,12 +91,12 @@ extension ServerStore {
   /// What the media sweep removes at `now`: bytes past the retention (the upload stays, so a
   /// download says 410), uploads never completed or never sent in a message after `grace`
   /// (they go whole). The rows are changed here; the service deletes the bytes.
-  func sweepMedia(now: Timestamp, retention: Duration, grace: Duration) async throws(ServiceError)
+  func sweepMedia(now: Timestamp, retention: Duration, grace: Duration) async throws(StoreError)
     -> [MediaUpload]
   {
     let expired = (now - retention).millisecondsSince1970
     let stale = (now - grace).millisecondsSince1970
-    return try await enqueueWrite { db in
+    return try await writing { db in
       let swept = try db.query(
         """
         SELECT \(Self.uploadColumns)
@@ -121,15 +121,15 @@ extension ServerStore {
     }
   }
 
-  func markUploadComplete(_ key: String) async throws(ServiceError) {
-    try await enqueueWrite { db in
+  func markUploadComplete(_ key: String) async throws(StoreError) {
+    try await writing { db in
       try db.run("UPDATE media_uploads SET complete = 1 WHERE media_key = ?", key)
     }
   }
 
   /// Forgets an upload whose bytes were refused: the device starts again with a new one.
-  func dropUpload(_ key: String) async throws(ServiceError) {
-    try await enqueueWrite { db in
+  func dropUpload(_ key: String) async throws(StoreError) {
+    try await writing { db in
       try db.run("DELETE FROM media_uploads WHERE media_key = ?", key)
     }
   }

@@ -134,8 +134,8 @@ extension ServerStore {
   /// members, a title outside 1–200 characters; 409 a key reused with another request.
   /// Then the next sequence, the members' rows and ranges (an added member sees from this
   /// item, a removed one up to it), and the sender's receipt numbers raised to it.
-  func change(_ new: NewChange) async throws(ServiceError) -> ChangeOutcome {
-    try await enqueueWrite { db in try Self.store(new, in: db) }
+  func change(_ new: NewChange) async throws(StoreError) -> ChangeOutcome {
+    try await writing { db in try Self.store(new, in: db) }
   }
 
   private static func store(_ new: NewChange, in db: any StoreDatabase) throws -> ChangeOutcome {
@@ -152,7 +152,7 @@ extension ServerStore {
       return ChangeOutcome(item: item, isNew: false, memberIds: members, added: [], removed: [])
     }
     // A retry of my leaving is answered above; anything new from a former member is refused.
-    guard isMember else { throw ServiceError.formerMember }
+    guard isMember else { throw StoreError.formerMember }
     var added: [String] = []
     var removed: [String] = []
     switch new.change {
@@ -160,28 +160,27 @@ extension ServerStore {
       if remove.contains(where: { $0 != new.senderId }),
         try rightHolder(db, of: conversation) != new.senderId
       {
-        throw ServiceError(
-          .forbidden,
+        throw StoreError.notAllowed(
           "Only the creator (or, once the creator left, the longest member) removes others.")
       }
       added = add.filter { !members.contains($0) }
       removed = remove.filter { members.contains($0) }
       guard !added.isEmpty || !removed.isEmpty else {
-        throw ServiceError.invalid("This changes nothing: add members not in, remove members in.")
+        throw StoreError.invalid("This changes nothing: add members not in, remove members in.")
       }
       let size = members.count + added.count - removed.count
       guard (1...APILimits.maxMembers).contains(size) else {
-        throw ServiceError.invalid(
+        throw StoreError.invalid(
           "A conversation holds 1 to \(APILimits.maxMembers) members; this leaves \(size).")
       }
     case .title(let title):
       guard (1...APILimits.maxTitleCharacters).contains(title.count) else {
-        throw ServiceError.invalid(
+        throw StoreError.invalid(
           "A title holds 1 to \(APILimits.maxTitleCharacters) characters.")
       }
     }
     if existing != nil {
-      throw ServiceError(.conflict, "This clientMessageId was already sent with another body.")
+      throw StoreError.keyReused
     }
     let sequence =
       (try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", conversation)

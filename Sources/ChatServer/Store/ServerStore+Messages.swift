@@ -53,10 +53,12 @@ extension ServerStore {
   /// to it. An edit rewrites its message's text and `editedAt`; a delete erases the text of the
   /// message and of its edits, forgets its media (the upload keeps only what the sweep needs),
   /// and leaves the tombstone. What the files still hold of the old text goes in the erasure
-  /// that follows (`ServerStore+Erasure.swift`).
-  func send(_ new: NewMessage) async throws(ServiceError) -> SendOutcome {
-    let outcome = try await enqueueWrite { db in try Self.store(new, in: db) }
-    if outcome.isNew && (new.kind == .delete || new.kind == .edit) { owesVacuum() }
+  /// that follows (`SQLiteStoreBackend+Erasure.swift`; a VACUUM on PostgreSQL).
+  func send(_ new: NewMessage) async throws(StoreError) -> SendOutcome {
+    let outcome = try await writing { db in try Self.store(new, in: db) }
+    if outcome.isNew && (new.kind == .delete || new.kind == .edit) {
+      await backend.textWasReplaced()
+    }
     return outcome
   }
 
@@ -70,7 +72,7 @@ extension ServerStore {
       return SendOutcome(message: existing.item, isNew: false, memberIds: members)
     }
     // A former member's retry is answered above; anything new from it is refused.
-    guard isMember else { throw ServiceError.formerMember }
+    guard isMember else { throw StoreError.formerMember }
     // API.md's precedence: the item's own 403 and 422 come before the key's 409.
     var target: Item?
     switch new.kind {
@@ -78,19 +80,19 @@ extension ServerStore {
       if let media = new.media {
         try checkMedia(media, of: new, in: db)
       } else if new.text.isEmpty {
-        throw ServiceError.invalid("A message needs some text.")
+        throw StoreError.invalid("A message needs some text.")
       }
     case .edit, .delete:
       target = try changedMessage(new, in: db)
       // An edit of a message with media may be empty: the caption goes.
       if new.kind == .edit && new.text.isEmpty && target?.media == nil {
-        throw ServiceError.invalid("An edit needs some text.")
+        throw StoreError.invalid("An edit needs some text.")
       }
     case .members, .title:
-      throw ServiceError.badRequest("kind must be message, edit or delete here.")
+      throw StoreError.malformed("kind must be message, edit or delete here.")
     }
     if existing != nil {
-      throw ServiceError(.conflict, "This clientMessageId was already sent with another body.")
+      throw StoreError.keyReused
     }
     let lastSequence =
       try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", new.conversationId)
@@ -187,13 +189,13 @@ extension ServerStore {
       (row.string(0), row.string(1), row.int(2), row.string(3), row.optionalString(4))
     }.first
     guard let upload else {
-      throw ServiceError.invalid("media.key must be a completed upload of yours.")
+      throw StoreError.invalid("media.key must be a completed upload of yours.")
     }
     guard upload.0 == media.kind.rawValue, upload.1 == media.contentType,
       upload.2 == media.byteCount, upload.3 == media.sha256.lowercased(),
       upload.4 == media.fileName
     else {
-      throw ServiceError.invalid(
+      throw StoreError.invalid(
         "media must describe the upload as it was made: kind, contentType, byteCount, sha256, "
           + "fileName.")
     }
@@ -205,7 +207,7 @@ extension ServerStore {
           AND NOT (conversation_id = ? AND sender_id = ? AND client_message_key = ?)
         """, media.key, new.conversationId, new.senderId, new.clientMessageKey) ?? 0
     guard carried == 0 else {
-      throw ServiceError.invalid("This media was already sent in another message.")
+      throw StoreError.invalid("This media was already sent in another message.")
     }
   }
 
@@ -229,7 +231,7 @@ extension ServerStore {
   /// The message an edit or delete changes: the caller's own, not deleted (else 403 or 422).
   private static func changedMessage(_ new: NewMessage, in db: any StoreDatabase) throws -> Item {
     guard let key = new.target?.key else {
-      throw ServiceError.badRequest(
+      throw StoreError.malformed(
         "An edit or delete needs target: the message's clientMessageId.")
     }
     guard let target = try item(db, in: new.conversationId, from: new.senderId, key: key) else {
@@ -239,15 +241,15 @@ extension ServerStore {
         WHERE conversation_id = ? AND client_message_key = ? AND kind = 'message'
         """, new.conversationId, key)
       if (othersMessage ?? 0) > 0 {
-        throw ServiceError(.forbidden, "Only its sender may edit or delete a message.")
+        throw StoreError.notAllowed("Only its sender may edit or delete a message.")
       }
-      throw ServiceError.invalid("The target is not a message of this conversation.")
+      throw StoreError.invalid("The target is not a message of this conversation.")
     }
     guard target.item.kind == .message else {
-      throw ServiceError.invalid("The target is not a message of this conversation.")
+      throw StoreError.invalid("The target is not a message of this conversation.")
     }
     guard target.item.deleted != true else {
-      throw ServiceError.invalid("The target was deleted.")
+      throw StoreError.invalid("The target was deleted.")
     }
     return target.item
   }
@@ -270,10 +272,10 @@ extension ServerStore {
   /// ranges (422), as API.md orders them.
   func messages(
     in conversation: String, visibleTo user: String, query: MessageQuery
-  ) async throws(ServiceError) -> ItemPage {
+  ) async throws(StoreError) -> ItemPage {
     try await reading { db in
       guard let standing = try Self.standing(db, of: conversation, user: user) else {
-        throw ServiceError.unknownConversation
+        throw StoreError.notAMember
       }
       try query.validate()
       let columns = Self.messageColumns(table: "messages")

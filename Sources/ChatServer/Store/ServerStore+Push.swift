@@ -53,9 +53,9 @@ extension ServerStore {
   /// changed hands without signing out, is forgotten there, so the new user never sees the old
   /// one's notifications.
   func registerPush(_ registration: PushRegistration, for device: DeviceKey)
-    async throws(ServiceError)
+    async throws(StoreError)
   {
-    try await enqueueWrite { db in
+    try await writing { db in
       let others = try db.query(
         """
         SELECT user_id, device_id FROM push_tokens
@@ -74,8 +74,8 @@ extension ServerStore {
   }
 
   /// `DELETE /v1/devices/me/push`: the device gets no push any more, not even one owed.
-  func removePush(for device: DeviceKey) async throws(ServiceError) {
-    try await enqueueWrite { db in try Self.forgetToken(of: device, in: db) }
+  func removePush(for device: DeviceKey) async throws(StoreError) {
+    try await writing { db in try Self.forgetToken(of: device, in: db) }
   }
 
   private static func forgetToken(of device: DeviceKey, in db: any StoreDatabase) throws {
@@ -152,10 +152,10 @@ extension ServerStore {
   /// and leases them: each is due again `lease` later, should the server stop before its
   /// result is saved (`finishPush`). A push whose message was deleted since, or whose member
   /// left or muted the conversation, is owed no more and not returned.
-  func takeDuePushes(at now: Timestamp, limit: Int, lease: Duration) async throws(ServiceError)
+  func takeDuePushes(at now: Timestamp, limit: Int, lease: Duration) async throws(StoreError)
     -> [OwedPush]
   {
-    try await enqueueWrite { db in
+    try await writing { db in
       let nowMS = now.millisecondsSince1970
       let rows = try db.query(
         """
@@ -204,7 +204,7 @@ extension ServerStore {
   }
 
   /// The wall-clock millisecond the next owed push is due, if any.
-  func nextPushDue() async throws(ServiceError) -> Int64? {
+  func nextPushDue() async throws(StoreError) -> Int64? {
     try await reading { db in
       try db.scalarInt("SELECT min(due_at) FROM push_queue WHERE sequence IS NOT NULL")
         .map(Int64.init)
@@ -214,9 +214,9 @@ extension ServerStore {
   /// Saves what became of a push taken by `takeDuePushes`. A newer message owed meanwhile
   /// stays owed: after a delivery it is due at the end of the collapse window.
   func finishPush(_ push: OwedPush, _ result: PushResult, at now: Int64, window: Duration)
-    async throws(ServiceError)
+    async throws(StoreError)
   {
-    try await enqueueWrite { db in
+    try await writing { db in
       let key: [any SQLBindable] = [push.userId, push.deviceId, push.conversationId]
       switch result {
       case .sent(let at):

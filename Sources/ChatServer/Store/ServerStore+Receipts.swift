@@ -15,14 +15,14 @@ extension ServerStore {
   /// `0...lastSequence` (422).
   func raiseReceipt(
     _ kind: ReceiptKind, in conversation: String, by user: String, upTo sequence: Int
-  ) async throws(ServiceError) -> ReceiptOutcome {
-    try await enqueueWrite { db in
+  ) async throws(StoreError) -> ReceiptOutcome {
+    try await writing { db in
       try db.lockConversation(conversation)
       let members = try Self.memberIds(db, of: conversation, actingAs: user)
       let lastSequence =
         try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", conversation) ?? 0
       guard (0...lastSequence).contains(sequence) else {
-        throw ServiceError.invalid("upToSequence must be between 0 and the last sequence.")
+        throw StoreError.invalid("upToSequence must be between 0 and the last sequence.")
       }
       guard
         let current = try db.query(
@@ -32,7 +32,7 @@ extension ServerStore {
           """, conversation, user,
           map: { MemberReceipts(userId: user, deliveredUpTo: $0.int(0), readUpTo: $0.int(1)) }
         ).first
-      else { throw ServiceError.unknownConversation }
+      else { throw StoreError.notAMember }
       var raised = current
       raised.deliveredUpTo = max(current.deliveredUpTo, sequence)
       if kind == .read { raised.readUpTo = max(current.readUpTo, sequence) }
@@ -50,7 +50,7 @@ extension ServerStore {
   }
 
   /// Every current member's numbers, for a current member (a former member: 403).
-  func receipts(in conversation: String, visibleTo user: String) async throws(ServiceError)
+  func receipts(in conversation: String, visibleTo user: String) async throws(StoreError)
     -> ReceiptsSnapshot
   {
     try await reading { db in

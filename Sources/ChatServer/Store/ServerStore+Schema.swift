@@ -251,6 +251,25 @@ extension ServerStore {
             when: "old.file_name IS NOT NULL"))
       try db.execute("UPDATE erasure SET owed = 1")
     }
+    // Refresh-token families (issue 33): every token rotated from one sign-in shares its
+    // `family_id`, and a spent token presented again revokes its family (its rows go, and
+    // `token_family_revocations` keeps the family until no access token of it can still be
+    // unexpired, `forget_after`). A token kept before is a family of its own (its hash in hex).
+    migrator.register("v9-token-families") { db in
+      try db.execute(
+        """
+        ALTER TABLE refresh_tokens ADD COLUMN family_id TEXT NOT NULL DEFAULT '';
+        UPDATE refresh_tokens SET family_id = lower(hex(token_hash));
+        CREATE INDEX refresh_tokens_by_family ON refresh_tokens (family_id);
+        CREATE TABLE token_family_revocations (
+          family_id TEXT PRIMARY KEY NOT NULL,
+          user_id TEXT NOT NULL,
+          device_id TEXT NOT NULL,
+          revoked_at INTEGER NOT NULL,
+          forget_after INTEGER NOT NULL
+        );
+        """)
+    }
     return migrator
   }
 }

@@ -18,7 +18,7 @@ extension ServerStore {
   /// items), through its GIN indexes. Each cursor is its store's key, opaque to clients.
   func search(
     _ terms: FullTextQuery, visibleTo user: String, before cursor: String?, limit: Int
-  ) async throws(ServiceError) -> SearchPage {
+  ) async throws(StoreError) -> SearchPage {
     try await reading { db in
       let plan = try Self.searchPlan(
         terms, visibleTo: user, before: cursor, limit: limit + 1, dialect: db.dialect)
@@ -37,7 +37,7 @@ extension ServerStore {
   private static func searchPlan(
     _ terms: FullTextQuery, visibleTo user: String, before cursor: String?, limit: Int,
     dialect: SQLDialect
-  ) throws(ServiceError) -> (sql: String, values: [any SQLBindable]) {
+  ) throws(StoreError) -> (sql: String, values: [any SQLBindable]) {
     var from: String
     var key: String
     var conditions: [String] = []
@@ -106,7 +106,7 @@ extension ServerStore {
     )
   }
 
-  private static let foreignCursor = ServiceError.badRequest(
+  private static let foreignCursor = StoreError.malformed(
     "before must be a nextCursor this server gave.")
 
   /// `text` matched literally by `LIKE … ESCAPE '\'`.

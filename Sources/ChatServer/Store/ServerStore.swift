@@ -1,25 +1,20 @@
 import ChatAPI
-import Postgres
 import SQLite
 import Support
 
 /// The server's storage: conversations, members and their receipt numbers, messages, refresh
-/// tokens, pushes owed, in one SQLite database (the default) or in PostgreSQL (several nodes).
-/// The rules are written once, in SQL both databases run (`StoreDatabase`).
+/// tokens, pushes owed. Its rules (membership, visibility ranges, idempotency, sequences,
+/// pushes owed) are written once, in SQL both databases run (`StoreDatabase`), and run on a
+/// `StoreBackend`: `reading` and `writing` hand each rule to it.
 ///
-/// On SQLite, an actor on an injected serial executor (a `ThreadExecutor` in production, so
-/// blocking SQLite calls and fsyncs never occupy the cooperative pool; the simulation's stepped
-/// executor in tests), the one connection and the one writer of its file. Reads run directly
-/// on the actor. Writes are group-committed (see `ServerStore+GroupCommit.swift`): each is
-/// queued, and one transaction (one fsync) commits everything queued, every write in a
-/// savepoint of its own; nobody is answered before that commit.
+/// The backend is SQLite's by default (`SQLiteStoreBackend`: one file, group commit, on this
+/// store's executor), or one `chat-server` opens on PostgreSQL (`ChatServerPostgres`: several
+/// nodes on one database, each write a transaction of its own whose conversation's row lock
+/// keeps sequence numbers dense with writers on every node). Either way a write is answered
+/// only once it is durable.
 ///
-/// A file store runs in WAL mode with `synchronous=FULL`: an acknowledged write survives a
-/// power cut. Its schema is versioned by `Migrator` (`v1`, …).
-///
-/// On PostgreSQL (`ServerStore+Postgres.swift`), each write is a transaction of its own on a
-/// pooled connection, committed before anyone is answered; writes of one conversation run one
-/// after the other (its row lock), so sequence numbers stay dense with writers on every node.
+/// An actor on an injected serial executor (a `ThreadExecutor` in production; the
+/// simulation's stepped executor in tests).
 ///
 /// ## Topics
 /// - Conversations: `createConversation`, `conversations(of:changedAfter:)`, `memberIds(of:visibleTo:)`
@@ -27,131 +22,58 @@ import Support
 /// - Receipts: `raiseReceipt(_:in:by:upTo:)`, `receipts(in:visibleTo:)`
 /// - Auth: `saveRefreshToken`, `rotateRefreshToken`
 public actor ServerStore {
-  /// Where the database lives.
+  /// Where a SQLite database lives.
   public enum Location: Sendable, Equatable {
     /// A private in-memory database: tests, the simulation, the client's in-memory server.
     case memory
     /// A database file, created with mode 0600 if missing.
     case file(path: String)
-    /// A PostgreSQL database (a `postgres://` URL, as libpq reads it), shared by every node
-    /// that names it; `connections` per node.
-    case postgres(url: String, connections: Int)
 
     /// The database file inside a server's data folder.
     public static func dataFolder(_ folder: String) -> Location {
       .file(path: folder + "/chat.sqlite")
     }
-
-    /// How many connections a node opens to PostgreSQL unless told.
-    public static let defaultPostgresConnections = 8
   }
 
-  /// Where the store's SQL runs.
-  enum Backend {
-    /// One connection, one writer, group commit.
-    case sqlite(SQLiteStoreDatabase)
-    /// A pool; each write is a transaction of its own on one of its connections.
-    case postgres(PostgresPool)
-  }
-
-  let backend: Backend
+  /// Where the store's SQL runs, and its one writer.
+  let backend: any StoreBackend
   nonisolated let executor: any SerialTaskExecutor
-  /// At most this many writes share one transaction; more wait for the next.
-  let maxBatchSize: Int
-
-  var pendingWrites: [any PendingWrite] = []
-  var flushScheduled = false
-  var statistics = StoreStatistics()
-  /// SQLite: takes deleted and replaced text out of the search indexes' pages
-  /// (`ServerStore+Erasure.swift`), and its task while a pass runs.
-  var eraser = SegmentEraser(indexes: ["message_search", "message_search_unspaced"])
-  var erasing: Task<Void, Never>?
-  /// PostgreSQL: a delete or an edit was stored since the last VACUUM.
-  var vacuumOwed = false
 
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
     executor.asUnownedSerialExecutor()
   }
 
-  /// Opens (creating if needed) the database and applies the migrations this version knows.
-  /// Throws `MigrationError.unknownMigrations` for a database written by a newer version.
+  /// Opens (creating if needed) the SQLite database and applies the migrations this version
+  /// knows. Throws `MigrationError.unknownMigrations` for a database written by a newer
+  /// version. At most `maxBatchSize` writes share one group commit.
   public init(
     _ location: Location, executor: any SerialTaskExecutor, maxBatchSize: Int = 1_024
   ) throws {
-    precondition(maxBatchSize >= 1)
-    switch location {
-    case .memory, .file:
-      let database =
-        if case .file(let path) = location {
-          try Database(.file(path), durability: .full)
-        } else {
-          try Database(.memory)
-        }
-      // A delete is real (API.md): what SQLite frees is overwritten, not left in free pages.
-      try database.execute("PRAGMA secure_delete = ON")
-      try Self.migrator.migrate(database)
-      backend = .sqlite(SQLiteStoreDatabase(database))
-    case .postgres(let url, let connections):
-      try Self.postgresMigrations.migrate(url)
-      let pool = PostgresPool(url: url, size: connections)
-      backend = .postgres(pool)
-    }
+    let backend = try SQLiteStoreBackend(
+      location, executor: executor, maxBatchSize: maxBatchSize)
+    self.init(backend: backend, executor: executor)
+  }
+
+  /// The store over `backend` (a SQLite one must run on `executor` too).
+  package init(backend: any StoreBackend, executor: any SerialTaskExecutor) {
+    self.backend = backend
     self.executor = executor
-    self.maxBatchSize = maxBatchSize
-    // What an earlier process left owed (a kill between a delete and its pass) is erased now.
-    executor.spawn { await self.eraseIfOwed() }
   }
 
-  /// The SQLite database, for what only SQLite has (group commit, checkpoints, test hooks).
-  var database: Database? {
-    if case .sqlite(let sqlite) = backend { return sqlite.database }
-    return nil
-  }
-
-  /// Runs a read: on SQLite at once on this actor (which serializes it with the group
-  /// commits); on PostgreSQL on a pooled connection, in one read-only snapshot (a page of
-  /// conversations and its cursor agree). A database failure is a 500, a database that cannot
-  /// be reached a 503.
+  /// Runs a read on the backend (SQLite: at once on this executor, serialized with the group
+  /// commits; PostgreSQL: a pooled connection, in one read-only snapshot).
   func reading<T: Sendable>(
     _ body: @escaping @Sendable (any StoreDatabase) throws -> T
-  ) async throws(ServiceError) -> T {
-    switch backend {
-    case .sqlite(let sqlite):
-      do {
-        return try body(sqlite)
-      } catch {
-        throw Self.serviceError(error)
-      }
-    case .postgres(let pool):
-      do {
-        return try await pool.withConnection { connection in
-          try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-          do {
-            let value = try body(PostgresStoreDatabase(connection))
-            try connection.execute("COMMIT")
-            return value
-          } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
-          }
-        }
-      } catch {
-        throw Self.serviceError(error)
-      }
-    }
+  ) async throws(StoreError) -> T {
+    try await backend.read(body)
   }
 
-  /// A store failure as the service answers it.
-  static func serviceError(_ error: any Error) -> ServiceError {
-    switch error {
-    case let refusal as ServiceError: refusal
-    case let postgres as PostgresError where postgres.isConnectionLost:
-      .unavailable("The database cannot be reached; try again.")
-    case let postgres as PostgresError where postgres.isConflict:
-      // Still colliding after `postgresWriteAttempts`: nothing was kept; a retry may pass.
-      .unavailable("The write collided with others too often: \(postgres.sqlState ?? "")")
-    default: .internal(String(describing: error))
-    }
+  /// Runs a write on the backend and returns once it is durable. Throwing from `operation`
+  /// refuses this write alone, leaving no trace in the database.
+  func writing<T: Sendable>(
+    _ operation: @escaping @Sendable (any StoreDatabase) throws -> T
+  ) async throws(StoreError) -> T {
+    try await backend.write(operation)
   }
 
   /// Whether the database answers: what `/healthz` reports.
@@ -164,9 +86,33 @@ public actor ServerStore {
     }
   }
 
-  /// Closes PostgreSQL connections and their threads (SQLite closes with the store).
+  /// Commits, failures and erasures, with whether a delete or an edit still waits for its
+  /// erasure: for `/metrics`.
+  func reportedStatistics() async -> StoreStatistics {
+    await backend.statistics()
+  }
+
+  /// `reportedStatistics()`, for tests.
+  var statistics: StoreStatistics {
+    get async { await backend.statistics() }
+  }
+
+  /// Waits for the erasure under way, if any (tests; a server about to stop).
+  public func finishErasure() async {
+    await backend.finishErasure()
+  }
+
+  /// On PostgreSQL, VACUUMs what deletes and edits on this node rewrote, when any was stored
+  /// since the last call (`chat-server` calls it every `--vacuum-interval`). Returns whether
+  /// it ran; SQLite erases after each commit instead.
+  @discardableResult
+  public func vacuumIfOwed() async -> Bool {
+    await backend.vacuumIfOwed()
+  }
+
+  /// Closes the backend's connections and their threads.
   func close() async {
-    if case .postgres(let pool) = backend { await pool.shutdown() }
+    await backend.close()
   }
 
   /// The current member ids of a conversation, sorted, for `user` about to act in it (post,
@@ -177,7 +123,7 @@ public actor ServerStore {
     _ db: any StoreDatabase, of conversation: String, actingAs user: String
   ) throws -> [String] {
     let (members, isMember) = try memberIds(db, of: conversation, formerAllowed: user)
-    guard isMember else { throw ServiceError.formerMember }
+    guard isMember else { throw StoreError.formerMember }
     return members
   }
 
@@ -197,18 +143,18 @@ public actor ServerStore {
       if membership == "member" { members.append(row.string(0)) }
       if row.string(0) == user { standing = membership }
     }
-    guard let standing else { throw ServiceError.unknownConversation }
+    guard let standing else { throw StoreError.notAMember }
     return (members, standing == "member")
   }
 
-  func memberIds(of conversation: String, actingAs user: String) async throws(ServiceError)
+  func memberIds(of conversation: String, actingAs user: String) async throws(StoreError)
     -> [String]
   {
     try await reading { db in try Self.memberIds(db, of: conversation, actingAs: user) }
   }
 
   /// Everyone who was ever a member, sorted (`ServerKnownBugs.deliverToRemovedMembers` only).
-  func everMemberIds(of conversation: String) async throws(ServiceError) -> [String] {
+  func everMemberIds(of conversation: String) async throws(StoreError) -> [String] {
     try await reading { db in
       try db.query(
         "SELECT user_id FROM members WHERE conversation_id = ? ORDER BY user_id", conversation
@@ -218,24 +164,10 @@ public actor ServerStore {
 
   /// Runs `body` with the SQLite database: for tests that inject faults (a trigger that
   /// fails a write) or inspect rows.
-  func withDatabase<T: Sendable>(_ body: @Sendable (Database) throws -> T) rethrows -> T {
-    guard let database else { preconditionFailure("withDatabase is for a SQLite store") }
-    return try body(database)
+  func withDatabase<T: Sendable>(_ body: @Sendable (Database) throws -> T) async rethrows -> T {
+    guard let sqlite = backend as? SQLiteStoreBackend else {
+      preconditionFailure("withDatabase is for a SQLite store")
+    }
+    return try await sqlite.withDatabase(body)
   }
-}
-
-/// How the group commit is doing, for `/metrics`.
-struct StoreStatistics: Sendable, Equatable {
-  /// Transactions committed.
-  var commits = 0
-  /// Writes that ran in committed transactions (accepted or refused one by one).
-  var committedWrites = 0
-  /// Transactions that failed as a whole (every write in them answered 503).
-  var failedCommits = 0
-  /// Erasure passes (SQLite) or VACUUMs (PostgreSQL) that completed.
-  var erasurePasses = 0
-  /// Erasure steps, checkpoints or VACUUMs that failed (what is owed waits for the next pass).
-  var failedErasures = 0
-  /// A stored delete or edit still waits for its erasure (`ServerStore.erasureOwed`).
-  var erasureOwed = false
 }

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 import Wire
 

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// `chat edit`: changes one of my messages for everyone; saved at once, sent now or at the next

@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import ChatTransports
 import Foundation
 import SQLite

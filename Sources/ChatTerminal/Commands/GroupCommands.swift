@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// `chat members`: adds and removes members (needs the server), or lists them.

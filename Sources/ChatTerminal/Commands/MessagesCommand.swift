@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// `chat messages`: the local view of a conversation, in display order.

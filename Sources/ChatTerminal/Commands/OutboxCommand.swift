@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// `chat outbox`: what waits to be sent, what is held, and the user's choices.

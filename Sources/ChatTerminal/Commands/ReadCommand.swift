@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// `chat read`: marks a conversation read up to its newest message.

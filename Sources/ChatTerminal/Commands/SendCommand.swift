@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import ChatPresentation
 import Foundation
 

@@ -1,5 +1,6 @@
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import Foundation
 
 /// A participant played by the program: it reads what you send, types, and answers, so the

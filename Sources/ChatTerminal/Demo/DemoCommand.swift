@@ -2,6 +2,7 @@ import ArgumentParsing
 import ChatAPI
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import ChatTransports
 import Foundation
 import Wire

@@ -1,5 +1,6 @@
 import ChatData
 import ChatDomain
+import ChatIdentifiers
 import ChatPresentation
 
 /// What the terminal screen shows besides the view models' states: which screen, the

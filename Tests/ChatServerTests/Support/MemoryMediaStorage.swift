@@ -7,14 +7,25 @@ import Synchronization
 @testable import ChatServer
 
 /// `MediaStorage` in memory (the seam `chat-server` fills with its built-in store): objects by
-/// key, single uploads only. A test puts bytes with `put(_:at:)` where a device would send them
-/// to the URL; `failing` makes every call fail as an unreachable store does.
+/// key, and multipart uploads whose parts a test puts with `put(_:at:)` where a device would
+/// send them to the URL; as in S3, a completed multipart upload is gone (its parts are one
+/// object). `failing` makes every call fail as an unreachable store does.
 final class MemoryMediaStorage: MediaStorage {
   private let objects = Mutex<[String: [UInt8]]>([:])
+  /// Open multipart uploads: key → parts by number.
+  private let uploads = Mutex<[String: [Int: [UInt8]]]>([:])
   let failing = Atomic<Bool>(false)
 
   /// Where a device sends the bytes of `url` (`memory://put/<key>`).
   func put(_ bytes: [UInt8], at url: String) {
+    if url.hasPrefix("memory://part/") {
+      let path = url.dropFirst("memory://part/".count)
+      guard let slash = path.lastIndex(of: "/"), let number = Int(path[path.index(after: slash)...])
+      else { return }
+      let key = String(path[..<slash])
+      uploads.withLock { $0[key]?[number] = bytes }
+      return
+    }
     let key = String(url.dropFirst("memory://put/".count))
     objects.withLock { $0[key] = bytes }
   }
@@ -36,7 +47,9 @@ final class MemoryMediaStorage: MediaStorage {
   func putURL(key: String, expires: Int, now: Timestamp) -> String { "memory://put/\(key)" }
 
   func startMultipart(key: String, contentType: String) async throws(MediaStorageError) -> String {
-    throw .unavailable("multipart is not kept in memory")
+    try check()
+    uploads.withLock { $0[key] = [:] }
+    return "upload-\(key)"
   }
 
   func partURL(key: String, uploadId: String, number: Int, expires: Int, now: Timestamp)
@@ -47,13 +60,24 @@ final class MemoryMediaStorage: MediaStorage {
     -> [ReceivedPart]
   {
     try check()
-    return objects.withLock { $0[key] } == nil ? [] : [ReceivedPart(number: 1, etag: "\"m\"")]
+    guard uploadId != nil else {
+      return objects.withLock { $0[key] } == nil ? [] : [ReceivedPart(number: 1, etag: "\"m\"")]
+    }
+    guard let parts = uploads.withLock({ $0[key] }) else {
+      throw .partsRefused("the store has no such upload")
+    }
+    return parts.keys.sorted().map { ReceivedPart(number: $0, etag: "\"p\($0)\"") }
   }
 
   func completeMultipart(key: String, uploadId: String, parts: [ReceivedPart])
     async throws(MediaStorageError)
   {
-    throw .partsRefused("multipart is not kept in memory")
+    try check()
+    guard let held = uploads.withLock({ $0.removeValue(forKey: key) }) else {
+      throw .partsRefused("the store has no such upload")
+    }
+    let bytes = held.keys.sorted().flatMap { held[$0] ?? [] }
+    objects.withLock { $0[key] = bytes }
   }
 
   func digest(key: String) async throws(MediaStorageError) -> (byteCount: Int, sha256: String)? {

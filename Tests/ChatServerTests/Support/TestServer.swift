@@ -1,5 +1,4 @@
 import ChatAPI
-import ChatDomain
 import ChatTestSupport
 import Foundation
 import SQLite
@@ -22,7 +21,8 @@ final class TestServer: Sendable {
     seed: UInt64 = 1,
     clock: ManualClock = ManualClock(wallClock: TestServer.start),
     media: (any MediaStorage)? = nil,
-    pushGateway: (any PushGateway)? = nil
+    pushGateway: (any PushGateway)? = nil,
+    relay: (any LiveRelay)? = nil
   ) throws {
     executor = ThreadExecutor(name: "test.server")
     store = try ServerStore(location, executor: executor)
@@ -31,7 +31,7 @@ final class TestServer: Sendable {
     service = ChatService(
       store: store, configuration: configuration, clock: clock,
       random: SplitMix64(seed: seed), executor: executor, log: log, media: media,
-      pushGateway: pushGateway)
+      pushGateway: pushGateway, relay: relay)
   }
 
   deinit {

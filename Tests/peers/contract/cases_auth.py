@@ -8,7 +8,7 @@ import uuid
 
 from websockets.exceptions import InvalidStatus
 
-from chatserver import Device, Server
+from chatserver import Device, Server, wait_for
 
 NIL = "00000000-0000-4000-8000-000000000000"
 RFC3339_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -101,8 +101,6 @@ def run(report, server):
     pair = rotated.json()
     report.check("the new refresh token differs", pair.get("refreshToken") != first)
     report.check("refresh keeps user and device", pair.get("userId") == "auth-a" and pair.get("deviceId") == "phone")
-    reused = anonymous.post("/v1/auth/refresh", json={"refreshToken": first})
-    report.expect_error("the spent refresh token is refused", reused, 401, "unauthorized")
     fresh = anonymous.get("/v1/conversations", headers={"Authorization": f"Bearer {pair['accessToken']}"})
     report.check("the new access token works", fresh.status_code == 200, fresh.text)
     again = anonymous.post("/v1/auth/refresh", json={"refreshToken": pair["refreshToken"]})
@@ -113,22 +111,75 @@ def run(report, server):
                         anonymous.post("/v1/auth/refresh", json={}), 400, "bad_request")
     report.expect_error("an access token is not a refresh token",
                         anonymous.post("/v1/auth/refresh", json={"refreshToken": valid}), 401, "unauthorized")
+    check_family_revoked(report, server, anonymous, first, again.json())
     anonymous.close()
     alice.close()
 
 
+def check_family_revoked(report, server, anonymous, spent, newest):
+    """`spent` presented again revokes its family (issue 33): `newest` (the family's latest
+    pair) stops working, on every node, its socket gets 4001 "signed out", the reuse is
+    counted and logged without a token; a new sign-in works."""
+    report.start_group("refresh families")
+    bearer = {"Authorization": f"Bearer {newest['accessToken']}"}
+    live = server.connect_live(bearer, open_timeout=10, ping_interval=None)
+    reused = anonymous.post("/v1/auth/refresh", json={"refreshToken": spent})
+    report.expect_error("a spent refresh token presented again is refused", reused, 401, "unauthorized")
+    report.expect_error("it revoked the newest refresh token of its family",
+                        anonymous.post("/v1/auth/refresh", json={"refreshToken": newest["refreshToken"]}),
+                        401, "unauthorized")
+    # With several nodes, each request goes to the next one: the others learn of the revocation
+    # through the relay, within moments.
+    statuses = wait_for(lambda: [server.request("GET", "/v1/conversations", headers=bearer).status_code
+                                 for _ in range(2)], lambda found: found == [401, 401])
+    report.check("and the family's access tokens, on every node", statuses == [401, 401], str(statuses))
+    code, reason = None, None
+    try:
+        while True:
+            live.recv(timeout=10)
+    except Exception:  # noqa: BLE001 - the close is what we wait for
+        code, reason = live.close_code, live.close_reason
+    report.check("the family's socket closes with 4001 \"signed out\"", (code, reason) == (4001, "signed out"),
+                 f"{code} {reason!r}")
+    counted = anonymous.get("/metrics").text
+    report.check("the reuse is counted", re.search(r"^chat_refresh_token_reuses_total [1-9]", counted, re.M),
+                 counted[-400:])
+    log = wait_for(server.read_log, lambda text: "event=refresh_token_reused" in text)
+    lines = [line for line in log.splitlines() if "event=refresh_token_reused" in line]
+    report.check("the reuse is logged with user, device and family, without a token",
+                 lines and "user=auth-a device=phone family=" in lines[0]
+                 and not any(token in log for token in (spent, newest["refreshToken"], newest["accessToken"])),
+                 lines[:1])
+    again = Device(server, "auth-a")
+    report.check("the device signs in again", again.request("GET", "/v1/conversations").status_code == 200)
+    again.close()
+
+
 def run_expiry(report):
-    """A server with --access-token-ttl 1: every route and the socket refuse an expired token;
-    refresh gives a working one."""
+    """A server with --access-token-ttl 1 --live-token-grace 1: every route and the socket
+    refuse an expired token; a socket opened with it closes 4001 "token expired" a second after
+    it expired; refresh gives a working one."""
     report.start_group("expiry")
-    with Server("--dev", "--access-token-ttl", "1") as server:
+    with Server("--dev", "--access-token-ttl", "1", "--live-token-grace", "1") as server:
+        signed_in = time.monotonic()
         alice = Device(server, "exp-a")
+        live = server.connect_live(alice.auth, open_timeout=10, ping_interval=None)
         conversation = alice.create([])["id"]
         issued = alice.tokens
         report.check("a fresh token works", alice.request("GET", "/v1/conversations").status_code == 200)
         # Waiting for the clock is the point of this case: the token lives one second.
         time.sleep(1.3)
         check_matrix(report, server, conversation, [("expired", alice.auth)])
+        code, reason = None, None
+        try:
+            while True:
+                live.recv(timeout=10)
+        except Exception:  # noqa: BLE001 - the close is what we wait for
+            code, reason = live.close_code, live.close_reason
+        lived = time.monotonic() - signed_in
+        report.check("a socket closes 4001 \"token expired\" after the token's expiry and the grace",
+                     (code, reason) == (4001, "token expired") and 1.9 <= lived < 10,
+                     f"{code} {reason!r} after {lived:.1f} s")
         renewed = server.request("POST", "/v1/auth/refresh", json={"refreshToken": issued["refreshToken"]})
         report.check("an expired session refreshes", renewed.status_code == 200, renewed.text)
         headers = {"Authorization": f"Bearer {renewed.json()['accessToken']}"}

@@ -273,6 +273,46 @@ def run_rate_limit(report):
         spender.close()
 
 
+def run_address_rate_limit(report):
+    """The per-address budget of what is asked without a valid token (issue 33): 60 sign-ins
+    at once by default, then 429; with --address-rate-limit 3,0.01, dev-login, refresh and a
+    refused /v1/live upgrade share the 3, while a valid token still opens its socket."""
+    report.start_group("address rate limit")
+    login = {"userId": "arl-user", "deviceId": "phone"}
+    with Server("--dev") as server:
+        anonymous = server.client()
+        statuses = [anonymous.post("/v1/auth/dev-login", json=login).status_code for _ in range(61)]
+        report.check("by default 60 sign-ins from one address at once, then 429",
+                     statuses == [200] * 60 + [429], str(statuses[55:]))
+        anonymous.close()
+    with Server("--dev", "--address-rate-limit", "3,0.01") as server:
+        anonymous = server.client()
+        alice = Device(server, "arl-alice", client=anonymous)
+        refreshed = anonymous.post("/v1/auth/refresh", json={"refreshToken": alice.tokens["refreshToken"]})
+        report.check("a refresh spends the same budget", refreshed.status_code == 200, refreshed.text)
+        report.check("a valid token's upgrade spends none", socket_refusal(
+            server, {"Authorization": f"Bearer {refreshed.json()['accessToken']}"}) == 101)
+        report.check("an upgrade with a refused token spends one",
+                     socket_refusal(server, {"Authorization": "Bearer nope"}) == 401)
+        limited = anonymous.post("/v1/auth/dev-login", json=login)
+        report.expect_error("then dev-login is 429", limited, 429, "rate_limited")
+        retry = limited.headers.get("retry-after", "")
+        report.check("with Retry-After in whole seconds", retry.isdigit() and int(retry) >= 1, retry)
+        report.expect_error("and refresh, before its body is read (no token: no 401 first)",
+                            anonymous.post("/v1/auth/refresh", content=b"{"), 429, "rate_limited")
+        report.check("and an upgrade with a refused token",
+                     socket_refusal(server, {"Authorization": "Bearer nope"}) == 429)
+        report.check("a header naming another address changes nothing",
+                     anonymous.post("/v1/auth/dev-login", json=login,
+                                    headers={"X-Forwarded-For": "198.51.100.7"}).status_code == 429)
+        report.check("a valid token still opens its socket", socket_refusal(
+            server, {"Authorization": f"Bearer {refreshed.json()['accessToken']}"}) == 101)
+        anonymous.close()
+    with Server("--dev", "--address-rate-limit", "1,0.01", "--rate-limit", "off") as server:
+        statuses = [server.request("POST", "/v1/auth/dev-login", json=login).status_code for _ in range(3)]
+        report.check("--rate-limit off turns it off too", statuses == [200] * 3, str(statuses))
+
+
 def socket_refusal(server, headers):
     from websockets.exceptions import InvalidStatus
     try:

@@ -12,7 +12,7 @@ import time
 import uuid
 
 from cases_data import CONVERSATION_FIELDS
-from chatserver import Device, Server
+from chatserver import Device, Server, wait_for
 
 
 class Live:
@@ -110,10 +110,40 @@ def run(report, server):
     first = sockets["bob_tablet"].until(lambda event: event["type"] == "message")
     report.check("no typing event went to bob's tablet from bob's own typing", all(
         event["type"] != "typing" for event in first), str(first))
+    check_typing_budget(report, server, sockets, conversation)
     for live in sockets.values():
         live.close()
     for device in (alice, bob_phone, bob_tablet, eve):
         device.close()
+
+
+def check_typing_budget(report, server, sockets, conversation):
+    """A socket's typing frames are relayed up to its budget (5 at once, then 1 a second, by
+    default); the rest are dropped, counted in /metrics, and the socket stays open."""
+    typist = Live(sockets["bob_phone"].device)  # a socket of its own: a full budget
+    dropped_before = typing_dropped(server)
+    for _ in range(8):
+        typist.typing(conversation)
+    dropped = wait_for(lambda: typing_dropped(server) - dropped_before, lambda count: count >= 2)
+    # Events reach a socket in the order they were published: a marker after the relays.
+    marker = sockets["alice"].device.create([], title="Typing marker")["id"]
+    events = sockets["alice"].until(is_conversation(marker))
+    relayed = sum(event["type"] == "typing" for event in events)
+    report.check("8 typing frames at once: 5 relayed (6 if a second passed), the rest dropped and counted",
+                 5 <= relayed <= 6 and relayed + dropped == 8, f"relayed {relayed}, dropped {dropped}")
+    pong = typist.socket.ping()
+    report.check("the typing socket stays open", pong.wait(timeout=10))
+    typist.close()
+
+
+def typing_dropped(server):
+    """chat_live_typing_dropped_total over every node (each counts its own sockets' frames)."""
+    total = 0
+    for node in getattr(server, "nodes", [server]):
+        for line in node.request("GET", "/metrics").text.splitlines():
+            if line.startswith("chat_live_typing_dropped_total "):
+                total += int(float(line.split()[1]))
+    return total
 
 
 def raw_upgrade(server, token):

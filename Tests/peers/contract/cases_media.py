@@ -156,7 +156,10 @@ def run_refusals(report, server, alice, own_store=True):
                         create(alice, "image", 10, digest, content_type="image/gif"), 422, "invalid")
     report.expect_error("a SHA-256 that is not 64 hex digits is 400",
                         create(alice, "image", 10, digest[:63]), 400, "bad_request")
-    report.expect_error("an empty upload is 400", create(alice, "image", 0, digest), 400, "bad_request")
+    report.expect_error("an empty upload is 422 (a size out of range)", create(alice, "image", 0, digest),
+                        422, "invalid")
+    report.expect_error("a malformed SHA-256 is 400 before an empty size's 422",
+                        create(alice, "image", 0, digest[:63]), 400, "bad_request")
     report.expect_error("a file name on an image is 400",
                         create(alice, "image", 10, digest, file_name="a.jpg"), 400, "bad_request")
     report.expect_error("a file name with a slash is 400",

@@ -41,6 +41,9 @@ def run_limits(report, server):
         report.check(f"limit={limit}: {status}", alice.messages(conversation, limit=limit).status_code == status)
     huge = alice.messages(conversation, limit="99999999999999999999999")
     report.check("a limit too large for any integer is 422, not 400", huge.status_code == 422, huge.text)
+    for name in ("after", "before"):
+        beyond = alice.messages(conversation, **{name: "99999999999999999999"})
+        report.expect_error(f"{name}= too large for 64 bits is 422, not clamped", beyond, 422, "invalid")
     report.check("text of 4,096 ASCII characters: 201", alice.send(conversation, "a" * 4096).status_code == 201)
     report.check("sequence 0 for read: 204", alice.mark("read", conversation, 0).status_code == 204)
     anonymous.close()

@@ -88,6 +88,9 @@ def run(report, server):
     missing = bob.request("GET", "/v1/search")
     report.check("no q is 400", missing.status_code == 400 and error_code(missing) == "bad_request",
                  missing.text)
+    empty = search(bob, "")
+    report.check("an empty q is 422 (1–200 characters)",
+                 empty.status_code == 422 and error_code(empty) == "invalid", empty.text)
     long = search(bob, "a" * 201)
     report.check("a q over 200 characters is 422",
                  long.status_code == 422 and error_code(long) == "invalid", long.text)

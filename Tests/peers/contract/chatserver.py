@@ -11,6 +11,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 
 import httpx
@@ -361,6 +362,17 @@ def all_messages(http, conversation, headers=None):
         if not page["hasMore"]:
             return items
         after = page["items"][-1]["sequence"]
+
+
+def wait_for(read, done, timeout=10):
+    """Calls `read` until `done(value)` holds or `timeout` seconds passed; returns the last
+    value (a condition with a deadline, never a fixed sleep)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = read()
+        if done(value) or time.monotonic() >= deadline:
+            return value
+        time.sleep(0.05)
 
 
 def error_code(response):

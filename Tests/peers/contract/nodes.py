@@ -4,7 +4,8 @@ meets. Every node is the real binary; the database is a real PostgreSQL cluster
 
   - live events cross nodes: a message, a typing hint and a read receipt posted on one node
     reach sockets on the other;
-  - tokens cross nodes: one signing key, refresh tokens rotated on any node, once;
+  - tokens cross nodes: one signing key, refresh tokens rotated on any node, once; a spent one
+    presented again revokes its family on every node;
   - push collapse holds across nodes, and a long poll on one node answers a post on the other;
   - 40 concurrent posters spread over two nodes on one conversation, each send retried once
     on the other node with the same clientMessageId: sequences 1…N, no duplicate, each retry
@@ -91,22 +92,36 @@ def run_tokens_cross_nodes(report):
                      rotated.text[:200])
         again = a.request("POST", "/v1/auth/refresh", json={"refreshToken": refresh})
         report.check("and, spent on B, it is refused on A", again.status_code == 401, again.text[:200])
+        newer = rotated.json()
+        report.check("presented again, it revoked its family: the newer refresh token is refused",
+                     b.request("POST", "/v1/auth/refresh",
+                               json={"refreshToken": newer["refreshToken"]}).status_code == 401)
+        bearer = {"Authorization": f"Bearer {newer['accessToken']}"}
+        statuses = chatserver.wait_for(
+            lambda: [node.request("GET", "/v1/conversations", headers=bearer).status_code for node in (a, b)],
+            lambda found: found == [401, 401])
+        report.check("and its access tokens, on both nodes", statuses == [401, 401], str(statuses))
         results = []
-        token = rotated.json()["refreshToken"]
+        token = Device(a, "t-alice", "tablet").tokens["refreshToken"]
         barrier = threading.Barrier(2)
 
         def spend(node):
             barrier.wait()
-            results.append(node.request("POST", "/v1/auth/refresh",
-                                        json={"refreshToken": token}).status_code)
+            response = node.request("POST", "/v1/auth/refresh", json={"refreshToken": token})
+            results.append((response.status_code, response.json()))
 
         both = [threading.Thread(target=spend, args=(node,)) for node in (a, b)]
         for thread in both:
             thread.start()
         for thread in both:
             thread.join()
+        codes = sorted(code for code, _ in results)
         report.check("one token spent on A and B at once: one rotation, one 401",
-                     sorted(results) == [200, 401], str(results))
+                     codes == [200, 401], str(codes))
+        won = [body for code, body in results if code == 200]
+        report.check("the other's presentation was a reuse: the winner's new token is revoked too",
+                     len(won) == 1 and a.request("POST", "/v1/auth/refresh",
+                                                 json={"refreshToken": won[0]["refreshToken"]}).status_code == 401)
         alice.close()
 
 

@@ -1,0 +1,103 @@
+import ChatAPI
+import ChatDomain
+import ChatIdentifiers
+import Foundation
+import SQLite
+
+/// The `messages` table: every item of every conversation this device holds (the server's,
+/// by sequence, and my unsent ones, without), and its rules. The record is `MessageRecord`.
+///
+/// Its concerns, a file each: saving the server's items by ID and applying what each does
+/// (`MessagesTable+ServerItems.swift`), the sync position and its gaps
+/// (`MessagesTable+SyncPosition.swift`), and my own edits and deletes
+/// (`MessagesTable+LocalChanges.swift`). The outbox is its unsent rows (`OutboxRows`).
+///
+/// ## Rules a reader could not guess
+/// - Messages are saved by ID: the key is (conversation, sender, client message ID), so a
+///   message delivered twice is stored once, and the server's copy of my own message turns my
+///   pending row into the acknowledged one.
+/// - The search indexes are filled by triggers, in the same transaction as the rows.
+enum MessagesTable {
+  static let columns =
+    """
+    conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure, \
+    kind, target, edited_at, deleted, pending_edited_at, added, removed, item_title, media, \
+    media_file, upload_sent, upload_done
+    """
+
+  /// How many columns `columns` names (what a query selects after them starts here).
+  static let columnCount = columns.split(separator: ",").count
+
+  /// `columns` of the table named `m` in a join.
+  static let columnsOfM = columns.split(separator: ",")
+    .map { "m." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+
+  /// Maps a row selected with `columns`; nil for a row this version cannot read.
+  /// `conversation`: the one a query's `conversation_id = ?` already names, so its column is
+  /// neither read nor checked again for each row.
+  static func record(
+    _ row: Row, offset: Int = 0, in conversation: ConversationID? = nil
+  ) -> MessageRecord? {
+    guard let conversation = conversation ?? ConversationID(rawValue: row.string(offset)),
+      let clientID = MessageID(rawValue: row.string(offset + 1)),
+      let sender = UserID(rawValue: row.string(offset + 2)),
+      let state = MessageRecord.State(rawValue: row.int(offset + 7))
+    else { return nil }
+    return MessageRecord(
+      conversationID: conversation, clientID: clientID, senderID: sender,
+      serverID: row.optionalString(offset + 3), text: row.string(offset + 4),
+      sequence: row.optionalInt(offset + 5),
+      sentAt: Date(timeIntervalSince1970: row.double(offset + 6)), state: state,
+      failure: row.optionalString(offset + 8),
+      kind: kind(row.string(offset + 9)),
+      target: row.optionalString(offset + 10).flatMap(MessageID.init(rawValue:)),
+      editedAt: row.isNull(offset + 11)
+        ? nil : Date(timeIntervalSince1970: row.double(offset + 11)),
+      isDeleted: row.int(offset + 12) != 0,
+      pendingEditedAt: row.isNull(offset + 13)
+        ? nil : Date(timeIntervalSince1970: row.double(offset + 13)),
+      added: users(row.optionalString(offset + 14)),
+      removed: users(row.optionalString(offset + 15)), title: row.optionalString(offset + 16),
+      media: row.optionalString(offset + 17).flatMap(Self.media(stored:)),
+      mediaFile: row.optionalString(offset + 18),
+      uploadedBytes: row.isNull(offset + 17) || row.int(offset + 20) != 0
+        ? nil : row.int(offset + 19))
+  }
+
+  /// A comma-separated list of user IDs (a members item's `added` or `removed`).
+  private static func users(_ list: String?) -> [UserID] {
+    guard let list, !list.isEmpty else { return [] }
+    return list.split(separator: ",").compactMap { UserID(rawValue: String($0)) }
+  }
+
+  /// An item's kind; a message when unknown. Almost every row is one: that is tested first
+  /// (a `switch` over the cases' strings showed in B2's profile).
+  private static func kind(_ text: String) -> MessageRecord.Kind {
+    text == "message" ? .message : MessageRecord.Kind(rawValue: text) ?? .message
+  }
+
+  /// The `media` column: the API's `Media`, as JSON.
+  static func media(stored: String) -> Media? {
+    try? APICoding.decode(Media.self, from: stored)
+  }
+
+  static func stored(media: Media) -> String {
+    String(decoding: APICoding.encode(media), as: UTF8.self)
+  }
+
+  // MARK: - Lookups
+
+  /// My message with this ID, in any conversation.
+  static func message(_ id: MessageID, sender: UserID, db: Database) throws -> MessageRecord? {
+    try db.query(
+      "SELECT \(columns) FROM messages WHERE client_id = ? AND sender_id = ?",
+      id.rawValue, sender.rawValue
+    ) { record($0) }.first ?? nil
+  }
+
+  /// The newest sequence held in a conversation (seed 000 §6.7).
+  static func newestSequence(in conversation: ConversationID, db: Database) throws -> Int? {
+    try db.scalarInt(
+      "SELECT max(sequence) FROM messages WHERE conversation_id = ?", conversation.rawValue)
+  }
+}
