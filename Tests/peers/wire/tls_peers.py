@@ -287,9 +287,11 @@ async def slowloris_on_tls(port):
     opened = asyncio.Semaphore(0)
 
     async def trickle():
+        # Timed from before the connect: the server's clock starts at its accept, so a start
+        # taken after the connect returned (late, on a loaded machine) made the drop look early.
+        started = time.monotonic()
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         opened.release()
-        started = time.monotonic()
         try:
             for byte in hello:
                 writer.write(bytes([byte]))
