@@ -69,6 +69,13 @@ let package = Package(
     .target(
       name: "ChatPresentation", dependencies: ["ChatDomain", "ChatIdentifiers", "Support"],
       swiftSettings: engineSettings),
+    // A device's state as the package's tools read it below the screens (every conversation and
+    // message row, whether a text is still held): the simulation's checker and the tests. Not a
+    // product: what it reads of ChatData is `package`, out of an app's reach.
+    .target(
+      name: "ChatDataInspection",
+      dependencies: ["ChatData", "ChatDomain", "ChatIdentifiers", "SQLite"],
+      swiftSettings: engineSettings),
 
     // Network.
     .target(
@@ -167,8 +174,8 @@ let package = Package(
     .target(
       name: "ChatSimulation",
       dependencies: [
-        "ChatAPI", "ChatDomain", "ChatData", "ChatIdentifiers", "ChatPresentation", "ChatServer",
-        "Hashing", "SQLite", "Support",
+        "ChatAPI", "ChatDomain", "ChatData", "ChatDataInspection", "ChatIdentifiers",
+        "ChatPresentation", "ChatServer", "Hashing", "SQLite", "Support",
       ],
       swiftSettings: engineSettings),
     .executableTarget(
@@ -177,8 +184,8 @@ let package = Package(
     .testTarget(
       name: "SimulationTests",
       dependencies: [
-        "ChatAPI", "ChatSimulation", "ChatData", "ChatDomain", "ChatIdentifiers",
-        "ChatPresentation", "Hashing", "Support",
+        "ChatAPI", "ChatSimulation", "ChatData", "ChatDataInspection", "ChatDomain",
+        "ChatIdentifiers", "ChatPresentation", "Hashing", "Support",
       ],
       swiftSettings: engineSettings),
 
@@ -207,7 +214,9 @@ let package = Package(
       swiftSettings: engineSettings),
     .testTarget(
       name: "ChatDataTests",
-      dependencies: ["ChatAPI", "ChatData", "ChatIdentifiers", "ChatTestSupport"],
+      dependencies: [
+        "ChatAPI", "ChatData", "ChatDataInspection", "ChatIdentifiers", "ChatTestSupport",
+      ],
       swiftSettings: engineSettings),
     .testTarget(
       name: "ChatPresentationTests",

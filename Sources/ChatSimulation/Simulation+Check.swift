@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatData
+import ChatDataInspection
 import ChatDomain
 import ChatIdentifiers
 import Foundation

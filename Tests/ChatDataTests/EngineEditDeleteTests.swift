@@ -1,3 +1,4 @@
+import ChatDataInspection
 import ChatDomain
 import ChatIdentifiers
 import ChatTestSupport

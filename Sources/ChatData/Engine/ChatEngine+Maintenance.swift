@@ -42,7 +42,7 @@ public struct DatabaseHealth: Sendable, Equatable {
 extension ChatEngine {
   /// Items deleted per transaction while pruning: small, so a send or a screen's read waits
   /// for one batch at most.
-  static let pruneBatch = 500
+  package static let pruneBatch = 500
 
   /// The retention setting (everything, unless set).
   public func retention() async -> Retention {

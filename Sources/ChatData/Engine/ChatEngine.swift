@@ -84,6 +84,9 @@ public final class ChatEngine: Sendable {
   }
 
   let context: EngineContext
+  /// The engine's database, for the package's tools that read a device's state below the
+  /// screens (`ChatDataInspection`). `package`: no app sees it.
+  package var store: MessageStore { context.store }
   let storage: Storage
   let session: SessionManager
   let messagesSource: MessagesRepository

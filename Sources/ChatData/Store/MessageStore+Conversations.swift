@@ -9,12 +9,12 @@ extension MessageStore {
     try read { try ConversationsTable.conversation(id, db: $0) }
   }
 
-  func conversations() throws(StoreError) -> [ConversationRecord] {
+  package func conversations() throws(StoreError) -> [ConversationRecord] {
     try read { try ConversationsTable.all(db: $0) }
   }
 
   /// `ConversationsTable.save`.
-  func saveConversations(
+  package func saveConversations(
     _ conversations: [ServerConversation], lastMessages: [MessageRecord] = [],
     cursor: String? = nil, me: UserID
   ) throws(StoreError) {

@@ -6,7 +6,7 @@ import Foundation
 /// name in one transaction, or as one read.
 extension MessageStore {
   @discardableResult
-  func saveServerMessages(
+  package func saveServerMessages(
     _ messages: [MessageRecord], in conversation: ConversationID, me: UserID
   ) throws(StoreError) -> SaveOutcome {
     try write { try MessagesTable.saveServerMessages(messages, in: conversation, me: me, tx: $0) }

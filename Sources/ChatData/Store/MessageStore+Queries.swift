@@ -2,12 +2,23 @@ import ChatDomain
 import ChatIdentifiers
 
 /// The writer's entry points to the screens' reads (`SnapshotQuery`, `ConversationListQuery`,
-/// `SearchQuery`): each one read.
+/// `SearchQuery`), and every message row for the package's tools: each one read.
 extension MessageStore {
-  func snapshot(_ conversation: ConversationID, limit: Int) throws(StoreError)
+  package func snapshot(_ conversation: ConversationID, limit: Int) throws(StoreError)
     -> ConversationSnapshot
   {
     try read { try SnapshotQuery.snapshot(conversation, limit: limit, media: media, db: $0) }
+  }
+
+  /// Every row of `messages`, by conversation, then sequence (unsent last): for the
+  /// package's tools and tests that read a device's whole state (`ChatDataInspection`).
+  package func allMessages() throws(StoreError) -> [MessageRecord] {
+    try read { db in
+      try db.query(
+        "SELECT \(MessagesTable.columns) FROM messages "
+          + "ORDER BY conversation_id, sequence IS NULL, sequence, client_id"
+      ) { row in MessagesTable.record(row) }.compactMap { $0 }
+    }
   }
 
   func listRows() throws(StoreError) -> [ConversationListRow] {
@@ -20,7 +31,7 @@ extension MessageStore {
 
   /// Searches every message on the device; input with nothing to search for is
   /// `StoreError.invalidQuery` before any database work.
-  func search(_ query: String, limit: Int, order: SearchOrder = .newest) throws(StoreError)
+  package func search(_ query: String, limit: Int, order: SearchOrder = .newest) throws(StoreError)
     -> [SearchResultRecord]
   {
     let terms = try SearchQuery.terms(of: query)

@@ -5,7 +5,7 @@ extension MessageStore {
     try read { try SessionTable.session(db: $0) }
   }
 
-  func saveSession(_ session: SessionRecord) throws(StoreError) {
+  package func saveSession(_ session: SessionRecord) throws(StoreError) {
     try write { try SessionTable.save(session, tx: $0) }
   }
 

@@ -5,11 +5,11 @@ import Foundation
 /// health. Each runs the rule of the same name in one transaction, or as one read; `tidy`
 /// runs outside any transaction (SQLite's pragmas and the checkpoint need none open).
 extension MessageStore {
-  func pruneTargets(_ retention: Retention, now: Date) throws(StoreError) -> [PruneTarget] {
+  package func pruneTargets(_ retention: Retention, now: Date) throws(StoreError) -> [PruneTarget] {
     try read { try StoreUpkeep.pruneTargets(retention, now: now, db: $0) }
   }
 
-  func pruneStep(_ target: PruneTarget, batch: Int) throws(StoreError) -> Int {
+  package func pruneStep(_ target: PruneTarget, batch: Int) throws(StoreError) -> Int {
     try write { try StoreUpkeep.pruneStep(target, batch: batch, tx: $0) }
   }
 
@@ -21,7 +21,7 @@ extension MessageStore {
     try write { try StoreUpkeep.expireMedia(sentBefore: cutoff, tx: $0) }
   }
 
-  func tidy() throws(StoreError) -> Int {
+  package func tidy() throws(StoreError) -> Int {
     do {
       return try StoreUpkeep.tidy(db: db)
     } catch {

@@ -21,9 +21,11 @@ import Support
 /// (`MessageStore+Messages.swift`, `+Outbox`, `+Conversations`, `+Media`, `+Upkeep`,
 /// `+Queries`, `+Session`) each run one of them, with the rule's name, in one transaction or
 /// as one read.
-actor MessageStore {
-  nonisolated let executor: any SerialTaskExecutor
-  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+package actor MessageStore {
+  package nonisolated let executor: any SerialTaskExecutor
+  package nonisolated var unownedExecutor: UnownedSerialExecutor {
+    executor.asUnownedSerialExecutor()
+  }
 
   let db: Database
   private let subscribers = Broadcaster<StoreChange>(buffering: .unbounded)
@@ -51,7 +53,7 @@ actor MessageStore {
   }
 
   /// Opens (creating and migrating) the database on `executor`'s thread.
-  static func open(
+  package static func open(
     _ location: Database.Location, executor: any SerialTaskExecutor, knownBugs: KnownBugs = []
   ) async throws(StoreError) -> MessageStore {
     var media: MediaFolder?
@@ -103,7 +105,7 @@ actor MessageStore {
   }
 
   /// Runs a read.
-  func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+  package func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
     do {
       return try body(db)
     } catch {

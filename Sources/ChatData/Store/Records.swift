@@ -5,7 +5,7 @@ import Foundation
 
 /// A message row in the store. Both source repositories map the server's format to this, and
 /// the composite maps it to `Message`.
-struct MessageRecord: Sendable, Equatable {
+package struct MessageRecord: Sendable, Equatable {
   enum State: Int, Sendable {
     /// Waiting in the outbox or being posted: no sequence yet.
     case sending = 0
@@ -18,12 +18,12 @@ struct MessageRecord: Sendable, Equatable {
     case stale = 3
   }
 
-  var conversationID: ConversationID
-  var clientID: MessageID
-  var senderID: UserID
+  package var conversationID: ConversationID
+  package var clientID: MessageID
+  package var senderID: UserID
   var serverID: String?
   var text: String
-  var sequence: Int?
+  package var sequence: Int?
   var sentAt: Date
   var state: State
   var failure: String?
@@ -58,9 +58,22 @@ struct MessageRecord: Sendable, Equatable {
   }
 }
 
+extension MessageRecord {
+  /// A message the server accepted (`sent`, with its sequence), as a catch-up saves it: for
+  /// the package's tools that fill a store below the engine (`chat-bench`).
+  package init(
+    sentIn conversationID: ConversationID, clientID: MessageID, senderID: UserID,
+    serverID: String, text: String, sequence: Int, sentAt: Date
+  ) {
+    self.init(
+      conversationID: conversationID, clientID: clientID, senderID: senderID, serverID: serverID,
+      text: text, sequence: sequence, sentAt: sentAt, state: .sent, failure: nil)
+  }
+}
+
 /// A conversation row: what the list shows, plus this device's sync position.
-struct ConversationRecord: Sendable, Equatable {
-  var id: ConversationID
+package struct ConversationRecord: Sendable, Equatable {
+  package var id: ConversationID
   var title: String
   var memberIDs: [UserID]
   var createdAt: Date
@@ -72,27 +85,27 @@ struct ConversationRecord: Sendable, Equatable {
   var readAcknowledged: Int
   /// Every message in `historyFloor...syncedUpTo` is held. Nil: never fetched.
   var syncedUpTo: Int?
-  var historyFloor: Int?
-  var participation: Participation = .member
+  package var historyFloor: Int?
+  package var participation: Participation = .member
   /// The sequences I can see: all, for a member since the start.
-  var visible = VisibleSequences.all
+  package var visible = VisibleSequences.all
   /// Muted until then (`Date.distantFuture`: for good); nil when not muted.
   var mutedUntil: Date? = nil
 }
 
 /// The sequences a member can see: inclusive ranges, oldest first, the last open while still a
 /// member (API.md's `visible`). Stored as `first:last` pairs, `last` empty when open.
-struct VisibleSequences: Sendable, Equatable {
-  struct Range: Sendable, Equatable {
-    var first: Int
-    var last: Int?
+package struct VisibleSequences: Sendable, Equatable {
+  package struct Range: Sendable, Equatable {
+    package var first: Int
+    package var last: Int?
 
     func contains(_ sequence: Int) -> Bool {
       sequence >= first && last.map { sequence <= $0 } ?? true
     }
   }
 
-  var ranges: [Range]
+  package var ranges: [Range]
 
   static let all = VisibleSequences(ranges: [Range(first: 1, last: nil)])
 
@@ -152,10 +165,10 @@ struct MemberReceiptRecord: Sendable, Equatable {
 }
 
 /// Everything a conversation screen needs, read in one go.
-struct ConversationSnapshot: Sendable, Equatable {
+package struct ConversationSnapshot: Sendable, Equatable {
   var conversation: ConversationRecord?
   /// Sorted: by sequence, then the unsent ones in client-ID order.
-  var messages: [MessageRecord]
+  package var messages: [MessageRecord]
   /// Nil when no receipt numbers were ever loaded.
   var receipts: ReceiptsRecord?
   /// Whether held rows (with a sequence) lie below the window.
@@ -178,16 +191,27 @@ struct ConversationListRow: Sendable, Equatable {
 }
 
 /// The signed-in session: who this device is and its tokens.
-struct SessionRecord: Sendable, Equatable {
+package struct SessionRecord: Sendable, Equatable {
   var userID: UserID
   var deviceID: DeviceID
   var accessToken: String
   var refreshToken: String
   var expiresAt: Date
+
+  package init(
+    userID: UserID, deviceID: DeviceID, accessToken: String, refreshToken: String,
+    expiresAt: Date
+  ) {
+    self.userID = userID
+    self.deviceID = deviceID
+    self.accessToken = accessToken
+    self.refreshToken = refreshToken
+    self.expiresAt = expiresAt
+  }
 }
 
 /// A search match.
-struct SearchResultRecord: Sendable, Equatable {
+package struct SearchResultRecord: Sendable, Equatable {
   var message: MessageRecord
   var conversationTitle: String
   /// The snippet with matches between `SearchMarker.open` and `SearchMarker.close`.

@@ -2,7 +2,7 @@ import ChatDomain
 import SQLite
 
 /// Why the store could not do what was asked.
-enum StoreError: Error, Equatable, CustomStringConvertible {
+package enum StoreError: Error, Equatable, CustomStringConvertible {
   /// SQLite failed; the text says how. A corrupt file needs the user's attention.
   case database(String, corrupt: Bool)
   /// A search query with nothing to search for, or one SQLite could not parse.
@@ -18,7 +18,7 @@ enum StoreError: Error, Equatable, CustomStringConvertible {
     }
   }
 
-  var description: String {
+  package var description: String {
     switch self {
     case .database(let reason, _): reason
     case .invalidQuery(let reason): reason

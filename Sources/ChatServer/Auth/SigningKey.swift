@@ -18,10 +18,15 @@ public struct SigningKey: Sendable, Equatable {
     self.bytes = bytes
   }
 
-  /// A new key from `random`.
+  /// A key of bytes already known to be long enough.
+  private init(checkedBytes bytes: [UInt8]) {
+    self.bytes = bytes
+  }
+
+  /// A new key from `random`: `bytes(count:)` returns exactly `byteCount` bytes, so it needs
+  /// no length check.
   public static func generate(using random: inout some RandomNumberGenerator) -> SigningKey {
-    // The force is safe: `bytes(count:)` returns exactly `byteCount` bytes.
-    try! SigningKey(bytes: random.bytes(count: byteCount))
+    SigningKey(checkedBytes: random.bytes(count: byteCount))
   }
 
   /// The file name inside the data folder.

@@ -95,11 +95,19 @@ struct DemoWorld {
     } catch {
       throw .invalidInput("the demo's certificate: \(error)")
     }
-    func environment(_ conditions: NetworkConditions? = nil) -> ChatEngine.Environment {
+    func environment(_ conditions: NetworkConditions? = nil) throws(ChatError)
+      -> ChatEngine.Environment
+    {
       var configuration = HTTPClient.Configuration()
       configuration.tls = trust
-      // The demo's own loopback URL, which the transport never refuses.
-      let wire = try! WireHTTPTransport(baseURL: server.url, configuration: configuration)
+      // The demo's own loopback URL, which the transport does not refuse; if it ever did, the
+      // demo stops with the reason rather than crashing.
+      let wire: WireHTTPTransport
+      do {
+        wire = try WireHTTPTransport(baseURL: server.url, configuration: configuration)
+      } catch {
+        throw .invalidInput("the demo server's URL: \(error)")
+      }
       var http: any HTTPTransport = wire
       var objects: any ObjectTransfer = wire
       var live: any LiveTransport = WireLiveTransport(url: server.liveURL, tls: trust)

@@ -10,7 +10,7 @@ enum SearchMarker {
 }
 
 /// How search results are ordered.
-enum SearchOrder: Sendable {
+package enum SearchOrder: Sendable {
   /// Most recently stored first: what chat apps show, and what the index answers fastest.
   case newest
   /// Best match first (FTS5's bm25).
@@ -24,7 +24,7 @@ enum SearchOrder: Sendable {
 /// `unicode61` index, substrings of unspaced scripts (CJK, Thai…, emoji) to the `trigram`
 /// one, all required. No input can make a malformed FTS5 query; input with no letter, digit
 /// or emoji is a clear error (`terms(of:)`, before any database work).
-enum SearchQuery {
+package enum SearchQuery {
   /// The hits for `terms`, at most `limit` (1…500), deleted messages never.
   static func search(
     _ terms: FullTextQuery, limit: Int, order: SearchOrder, db: Database
@@ -45,15 +45,15 @@ enum SearchQuery {
 
   /// A search's SQL and parameters: columns `MessagesTable.columns`, the conversation's title,
   /// and a marked snippet (words only) or the message's text (to mark in Swift).
-  struct Plan {
-    var sql: String
-    var values: [any SQLBindable]
+  package struct Plan {
+    package var sql: String
+    package var values: [any SQLBindable]
   }
 
   /// Words only: the `unicode61` index alone (`wordsSQL`). With substrings: the `trigram`
   /// index of unspaced messages, newest first, its short substrings found with `instr` in
   /// those messages only, and the words (if any) as a condition on the `unicode61` index.
-  static func plan(_ terms: FullTextQuery, order: SearchOrder, limit: Int) -> Plan {
+  package static func plan(_ terms: FullTextQuery, order: SearchOrder, limit: Int) -> Plan {
     let limit = max(1, min(limit, 500))
     guard !terms.substrings.isEmpty else {
       return Plan(sql: wordsSQL(order: order), values: [terms.wordExpression ?? "", limit])
@@ -93,7 +93,7 @@ enum SearchQuery {
   }
 
   /// Typed text as search terms; a clear error for what cannot be searched.
-  static func terms(of query: String) throws(StoreError) -> FullTextQuery {
+  package static func terms(of query: String) throws(StoreError) -> FullTextQuery {
     do {
       return try FullTextQuery(query)
     } catch {

@@ -5,7 +5,7 @@ import SQLite
 
 /// A conversation as the screen shows it (`ConversationSnapshot`), read in two statements: the
 /// window (`windowSQL`) and one head (`headSQL`).
-enum SnapshotQuery {
+package enum SnapshotQuery {
   /// The newest `limit` held messages at or above the history floor (so no hole shows in the
   /// middle), then my unsent ones in client-ID order; and the receipt numbers. `media`: where
   /// the rows' files are.
@@ -57,7 +57,7 @@ enum SnapshotQuery {
 
   /// The window of a conversation screen: the newest `?` (limit) held messages at or above `?`
   /// (the history floor) of conversation `?`, newest first.
-  static let windowSQL = """
+  package static let windowSQL = """
     SELECT \(MessagesTable.columns) FROM messages
     WHERE conversation_id = ? AND sequence >= ? AND kind IN ('message', 'members', 'title')
     ORDER BY sequence DESC LIMIT ?

@@ -4,7 +4,7 @@ import Foundation
 import SQLite
 
 /// A conversation as the server describes it, mapped for the store.
-struct ServerConversation: Sendable, Equatable {
+package struct ServerConversation: Sendable, Equatable {
   var id: ConversationID
   var title: String
   var memberIDs: [UserID]
@@ -18,6 +18,23 @@ struct ServerConversation: Sendable, Equatable {
   /// Whether `mutedUntil` is the server's word (a Part 2 server; nil then means not muted).
   var knowsMute = false
   var mutedUntil: Date? = nil
+
+  package init(
+    id: ConversationID, title: String, memberIDs: [UserID], createdAt: Date, lastSequence: Int,
+    readUpTo: Int, participation: Participation? = nil, visible: VisibleSequences? = nil,
+    knowsMute: Bool = false, mutedUntil: Date? = nil
+  ) {
+    self.id = id
+    self.title = title
+    self.memberIDs = memberIDs
+    self.createdAt = createdAt
+    self.lastSequence = lastSequence
+    self.readUpTo = readUpTo
+    self.participation = participation
+    self.visible = visible
+    self.knowsMute = knowsMute
+    self.mutedUntil = mutedUntil
+  }
 }
 
 /// The `conversations` table: one row per conversation this device knows, with the server's

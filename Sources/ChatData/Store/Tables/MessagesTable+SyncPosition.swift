@@ -3,7 +3,7 @@ import ChatIdentifiers
 import SQLite
 
 /// What saving a batch of the server's messages changed in a conversation's sync position.
-struct SaveOutcome: Sendable, Equatable {
+package struct SaveOutcome: Sendable, Equatable {
   /// Every message up to here (from the history floor) is held; nil when never fetched.
   var syncedUpTo: Int?
   /// A held or announced message lies above `syncedUpTo`: there is a gap to fill with `?after=`.

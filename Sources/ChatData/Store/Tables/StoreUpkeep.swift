@@ -4,15 +4,20 @@ import Foundation
 import SQLite
 
 /// What pruning asks of one conversation: items below `floor` go.
-struct PruneTarget: Sendable, Equatable {
-  var conversation: ConversationID
-  var floor: Int
+package struct PruneTarget: Sendable, Equatable {
+  package var conversation: ConversationID
+  package var floor: Int
+
+  package init(conversation: ConversationID, floor: Int) {
+    self.conversation = conversation
+    self.floor = floor
+  }
 }
 
 /// The database's upkeep, off the hot path: retention (pruning old items, expiring old media's
 /// bytes), the erasure of deleted text from the search indexes' pages, tidying the file, and
 /// the health `chat doctor` reports.
-enum StoreUpkeep {
+package enum StoreUpkeep {
   // MARK: - Retention
 
   /// The conversations `retention` prunes at `now`, each with the lowest sequence it keeps.
@@ -91,7 +96,7 @@ enum StoreUpkeep {
 
   /// The delete of one pruning transaction: up to `?` (batch) held items of conversation `?`
   /// below `?` (its floor), oldest first.
-  static let pruneSQL = """
+  package static let pruneSQL = """
     DELETE FROM messages WHERE id IN (
       SELECT id FROM messages WHERE conversation_id = ? AND sequence < ?
       ORDER BY sequence LIMIT ?)

@@ -1,10 +1,12 @@
+import ChatData
 import ChatDomain
 import ChatIdentifiers
 
 /// One conversation row a device's database holds, as the simulation's checker reads it: where
 /// the user stands in it and which sequences it may see, to compare with the server's word.
 ///
-/// `package`, not `public`: only targets of this package see it, and no app depends on it.
+/// `package`, not `public`: only targets of this package see it, and no app depends on it
+/// (this module is not a product).
 package struct HeldConversation: Sendable, Equatable {
   package let id: ConversationID
   package let participation: Participation
@@ -33,7 +35,7 @@ package struct HeldConversation: Sendable, Equatable {
 extension ChatEngine {
   /// Every conversation this device holds, in id order.
   package func heldConversations() async throws -> [HeldConversation] {
-    try await context.store.conversations().sorted { $0.id < $1.id }.map {
+    try await store.conversations().sorted { $0.id < $1.id }.map {
       HeldConversation(
         id: $0.id, participation: $0.participation,
         visible: $0.visible.ranges.map { ($0.first, $0.last) }, historyFloor: $0.historyFloor)

@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatData
 import Foundation
 import Support
 

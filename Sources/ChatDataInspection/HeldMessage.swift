@@ -1,10 +1,13 @@
+import ChatData
 import ChatDomain
 import ChatIdentifiers
+import SQLite
 
 /// One message row a device's database holds, as the simulation's checker reads it: every
 /// row, in every conversation, with no limit (search stops at 500 and needs a word).
 ///
-/// `package`, not `public`: only targets of this package see it, and no app depends on it.
+/// `package`, not `public`: only targets of this package see it, and no app depends on it
+/// (this module is not a product).
 package struct HeldMessage: Sendable, Equatable {
   package let conversationID: ConversationID
   package let messageID: MessageID
@@ -25,22 +28,10 @@ package struct HeldMessage: Sendable, Equatable {
 extension ChatEngine {
   /// Every message row this device holds, by conversation, then sequence (unsent last).
   package func heldMessages() async throws -> [HeldMessage] {
-    try await context.store.allMessages().map {
+    try await store.allMessages().map {
       HeldMessage(
         conversationID: $0.conversationID, messageID: $0.clientID, senderID: $0.senderID,
         sequence: $0.sequence)
-    }
-  }
-}
-
-extension MessageStore {
-  /// Every row of `messages`.
-  func allMessages() throws(StoreError) -> [MessageRecord] {
-    try read { db in
-      try db.query(
-        "SELECT \(MessagesTable.columns) FROM messages "
-          + "ORDER BY conversation_id, sequence IS NULL, sequence, client_id"
-      ) { row in MessagesTable.record(row) }.compactMap { $0 }
     }
   }
 }
@@ -50,11 +41,12 @@ extension ChatEngine {
   /// or the body kept for a retry, or the search index (as a phrase of those words). The
   /// simulation's erasure check.
   package func holdsText(_ words: String) async throws -> Bool {
-    try await context.store.holdsText(words)
+    try await store.holdsText(words)
   }
 }
 
 extension MessageStore {
+  /// See `ChatEngine.holdsText(_:)`: the text columns, then the word index as a phrase.
   func holdsText(_ words: String) throws(StoreError) -> Bool {
     try read { db in
       let rows =

@@ -1,3 +1,4 @@
+import ChatData
 import ChatDomain
 import ChatIdentifiers
 import Foundation
@@ -8,20 +9,22 @@ import Support
 /// the store itself below the repositories: ingest (B1), the conversation window (B2) and
 /// search (B3). It also builds the database the other figures open with `ChatEngine.open`.
 ///
-/// `package`, not `public`: only targets of this package see it, and no app depends on it.
-/// Every method is the store's own code path, unchanged; nothing here is a faster variant.
-package final class BenchmarkStore: Sendable {
+/// It lives in `chat-bench`, not in the engine an app ships: what it calls in `ChatData`
+/// (`MessageStore` and the few of its members below) is `package`, so only targets of this
+/// see it. Every method is the store's own code path, unchanged; nothing here is a
+/// faster variant.
+final class BenchmarkStore: Sendable {
   let store: MessageStore
 
   /// The executor the store runs on.
-  package var executor: any SerialTaskExecutor { store.executor }
+  var executor: any SerialTaskExecutor { store.executor }
 
   private init(store: MessageStore) {
     self.store = store
   }
 
   /// Opens (creating and migrating) a store database on `executor`, as an engine does.
-  package static func open(_ location: Database.Location, executor: any SerialTaskExecutor)
+  static func open(_ location: Database.Location, executor: any SerialTaskExecutor)
     async throws -> BenchmarkStore
   {
     BenchmarkStore(store: try await MessageStore.open(location, executor: executor))
@@ -29,7 +32,7 @@ package final class BenchmarkStore: Sendable {
 
   /// Saves a signed-in session with placeholder tokens, so `ChatEngine.open` opens the file as
   /// the device of `user`. The tokens are never valid: an engine opened on it works offline.
-  package func saveSession(user: UserID, device: DeviceID) async throws {
+  func saveSession(user: UserID, device: DeviceID) async throws {
     try await store.saveSession(
       SessionRecord(
         userID: user, deviceID: device, accessToken: "benchmark", refreshToken: "benchmark",
@@ -37,7 +40,7 @@ package final class BenchmarkStore: Sendable {
   }
 
   /// Saves a conversation as `/v1/sync` reports it, before any message was fetched.
-  package func saveConversation(
+  func saveConversation(
     _ id: ConversationID, title: String, members: [UserID], createdAt: Date, me: UserID
   ) async throws {
     try await store.saveConversations(
@@ -50,74 +53,73 @@ package final class BenchmarkStore: Sendable {
 
   /// One page of a conversation's messages from the server, mapped ahead of time so that a
   /// measurement of `ingest(_:me:)` holds only the store's work.
-  package struct Page: Sendable {
+  struct Page: Sendable {
     let conversation: ConversationID
     let records: [MessageRecord]
 
-    package var count: Int { records.count }
+    var count: Int { records.count }
 
-    package init(conversation: ConversationID, messages: [BenchmarkMessage]) {
+    init(conversation: ConversationID, messages: [BenchmarkMessage]) {
       self.conversation = conversation
       records = messages.map {
         MessageRecord(
-          conversationID: $0.conversation, clientID: $0.clientID, senderID: $0.sender,
-          serverID: $0.serverID, text: $0.text, sequence: $0.sequence, sentAt: $0.sentAt,
-          state: .sent, failure: nil)
+          sentIn: $0.conversation, clientID: $0.clientID, senderID: $0.sender,
+          serverID: $0.serverID, text: $0.text, sequence: $0.sequence, sentAt: $0.sentAt)
       }
     }
   }
 
   /// Saves a page the way a catch-up does (`saveServerMessages`): one transaction, rows upserted
   /// by ID, the search index filled by the triggers, the sync position moved.
-  package func ingest(_ page: Page, me: UserID) async throws {
+  func ingest(_ page: Page, me: UserID) async throws {
     try await store.saveServerMessages(page.records, in: page.conversation, me: me)
   }
 
   /// What a conversation screen reads (`snapshot`): the newest `limit` messages and the rest.
   /// Returns the number of messages read.
-  package func window(_ conversation: ConversationID, limit: Int) async throws -> Int {
+  func window(_ conversation: ConversationID, limit: Int) async throws -> Int {
     try await store.snapshot(conversation, limit: limit).messages.count
   }
 
   /// A search as the app runs it; returns the number of hits.
-  package func search(_ query: String, limit: Int, ranked: Bool) async throws -> Int {
+  func search(_ query: String, limit: Int, ranked: Bool) async throws -> Int {
     try await store.search(query, limit: limit, order: ranked ? .relevance : .newest).count
   }
 
   /// The SQL of the window query `window(_:limit:)` runs for the messages, with its three
   /// parameters: conversation, history floor, limit.
-  package static var windowSQL: String { SnapshotQuery.windowSQL }
+  static var windowSQL: String { SnapshotQuery.windowSQL }
 
   /// What pruning to `retention` at `now` deletes (`ChatEngine.maintain`'s plan): each
   /// conversation with the lowest sequence it keeps.
-  package func pruneTargets(_ retention: Retention, now: Date) async throws -> [(
+  func pruneTargets(_ retention: Retention, now: Date) async throws -> [(
     conversation: ConversationID, floor: Int
   )] {
     try await store.pruneTargets(retention, now: now).map { ($0.conversation, $0.floor) }
   }
 
   /// One of `ChatEngine.maintain`'s pruning transactions; returns the items it deleted.
-  package func pruneStep(_ conversation: ConversationID, floor: Int, batch: Int) async throws
+  func pruneStep(_ conversation: ConversationID, floor: Int, batch: Int) async throws
     -> Int
   {
     try await store.pruneStep(PruneTarget(conversation: conversation, floor: floor), batch: batch)
   }
 
   /// Items per pruning transaction, as the engine prunes.
-  package static var pruneBatch: Int { ChatEngine.pruneBatch }
+  static var pruneBatch: Int { ChatEngine.pruneBatch }
 
   /// The delete `pruneStep` runs, with its three parameters: conversation, floor, batch.
-  package static var pruneSQL: String { StoreUpkeep.pruneSQL }
+  static var pruneSQL: String { StoreUpkeep.pruneSQL }
 
   /// `PRAGMA optimize`, the incremental vacuum and the checkpoint after pruning; returns the
   /// pages given back to the file system.
-  package func tidy() async throws -> Int {
+  func tidy() async throws -> Int {
     try await store.tidy()
   }
 
   /// The SQL `search(_:limit:ranked:)` runs for `query`, and its parameters but the last
   /// (the limit, an integer): all text.
-  package static func searchPlan(for query: String, ranked: Bool) throws -> (
+  static func searchPlan(for query: String, ranked: Bool) throws -> (
     sql: String, texts: [String]
   ) {
     let plan = SearchQuery.plan(
@@ -127,25 +129,12 @@ package final class BenchmarkStore: Sendable {
 }
 
 /// A message as the server sends it, for `BenchmarkStore.Page`.
-package struct BenchmarkMessage: Sendable {
-  package var conversation: ConversationID
-  package var clientID: MessageID
-  package var sender: UserID
-  package var serverID: String
-  package var text: String
-  package var sequence: Int
-  package var sentAt: Date
-
-  package init(
-    conversation: ConversationID, clientID: MessageID, sender: UserID, serverID: String,
-    text: String, sequence: Int, sentAt: Date
-  ) {
-    self.conversation = conversation
-    self.clientID = clientID
-    self.sender = sender
-    self.serverID = serverID
-    self.text = text
-    self.sequence = sequence
-    self.sentAt = sentAt
-  }
+struct BenchmarkMessage: Sendable {
+  var conversation: ConversationID
+  var clientID: MessageID
+  var sender: UserID
+  var serverID: String
+  var text: String
+  var sequence: Int
+  var sentAt: Date
 }
