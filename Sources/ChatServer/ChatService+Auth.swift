@@ -10,55 +10,26 @@ import Support
 /// is revoked (`ServerStore.rotateRefreshToken`), so neither the thief's nor the user's newer
 /// tokens work any more and the device signs in again. The access tokens already issued from
 /// the family carry it (`AccessTokenClaims.family`) and are refused from then on
-/// (`revokedFamilies`, loaded from the store before the first request that needs a token, so a
-/// restart keeps them), and the family's live sockets close.
+/// (`AccessTokenCache`, which loads them from the store before the first request that needs a
+/// token, so a restart keeps them), and the family's live sockets close.
 extension ChatService {
   /// The caller of a request that needs a token: 401 unless `Authorization: Bearer` holds a
   /// valid, unexpired access token of a family not revoked; then 429 when the caller's rate
   /// limit is spent. The caller loads the revoked families first (`loadRevokedFamilies()`).
   func authorize(_ request: APIRequest, at now: Timestamp) throws(ServiceError) -> AccessTokenClaims
   {
-    guard let header = request.headers["authorization"],
-      let token = Self.bearerToken(in: header),
-      let claims = verifiedClaims(of: token, now: now),
-      !isRevoked(claims.family, at: now)
-    else { throw ServiceError.unauthorized }
-    if let wait = rateLimiter?.take(for: claims.userId, at: now) {
-      throw ServiceError(.rateLimited, "Too many requests; retry later.", retryAfterSeconds: wait)
+    guard let claims = tokens.claims(ofHeader: request.headers["authorization"], at: now) else {
+      throw ServiceError.unauthorized
     }
+    try rates.spend(user: claims.userId, at: now)
     return claims
-  }
-
-  /// The claims of a valid, unexpired token: from `verifiedTokens`, else checked by `signer`.
-  private func verifiedClaims(of token: String, now: Timestamp) -> AccessTokenClaims? {
-    if let known = verifiedTokens[token] {
-      return now < known.expiresAt ? known : nil
-    }
-    guard let claims = signer.verify(token, now: now) else { return nil }
-    if verifiedTokens.count >= Self.verifiedTokensLimit {
-      verifiedTokens.removeAll(keepingCapacity: true)
-    }
-    verifiedTokens[token] = claims
-    return claims
-  }
-
-  private static func bearerToken(in header: String) -> String? {
-    let parts = header.split(separator: " ", maxSplits: 1)
-    guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-    let token = parts[1].trimmingPrefix(" ")
-    return token.isEmpty ? nil : String(token)
-  }
-
-  private func isRevoked(_ family: String?, at now: Timestamp) -> Bool {
-    guard let family, let forgetAfter = revokedFamilies[family] else { return false }
-    return now < forgetAfter
   }
 
   /// Reads the revoked families from the store, once: before the first request that needs a
   /// token is authorized. A store that cannot answer is a 503 (nothing is authorized without
   /// them), and the next request tries again. Requests that read at once merge the same rows.
   func loadRevokedFamilies() async throws(ServiceError) {
-    guard !revokedFamiliesLoaded else { return }
+    guard !tokens.isLoaded else { return }
     let families: [RevokedFamily]
     do {
       families = try await store.revokedFamilies(at: clock.now())
@@ -66,23 +37,14 @@ extension ChatService {
       log.write(LogRecord(.error, "revoked_families_unreadable", [("error", "\(error)")]))
       throw ServiceError.unavailable("the revoked token families could not be read: \(error)")
     }
-    for revoked in families {
-      revokedFamilies[revoked.family] = max(
-        revokedFamilies[revoked.family] ?? revoked.forgetAfter, revoked.forgetAfter)
-    }
-    revokedFamiliesLoaded = true
+    tokens.load(families)
   }
 
   /// Refuses the family's access tokens until `revoked.forgetAfter` (when none of them can be
   /// unexpired any more), and closes its live sockets, all of them `user`'s.
   func revoke(_ revoked: RevokedFamily, of user: String) {
-    let now = clock.now()
-    revokedFamilies = revokedFamilies.filter { now < $0.value }
-    revokedFamilies[revoked.family] = max(
-      revokedFamilies[revoked.family] ?? revoked.forgetAfter, revoked.forgetAfter)
-    for subscriber in hub.subscribers(of: [user]) where subscriber.family == revoked.family {
-      closeLive(subscriber.id, because: .signedOut)
-    }
+    tokens.revoke(revoked, at: clock.now())
+    forgetBudgets(of: fanOut.signOut(revoked.family, of: user))
   }
 
   /// A family another node revoked (`LiveRelay`).
@@ -132,7 +94,7 @@ extension ChatService {
           .warning, "refresh_token_reused",
           [("user", owner.userId), ("device", owner.deviceId), ("family", revoked.family)]))
       revoke(revoked, of: owner.userId)
-      relay?.forward(RelayedRevocation(revoked: revoked, user: owner.userId))
+      fanOut.relay?.forward(RelayedRevocation(revoked: revoked, user: owner.userId))
       throw ServiceError.unauthorized
     }
   }
@@ -151,7 +113,7 @@ extension ChatService {
     return .json(
       200,
       Tokens(
-        accessToken: signer.sign(claims), refreshToken: refreshToken,
+        accessToken: tokens.sign(claims), refreshToken: refreshToken,
         expiresAt: claims.expiresAt.rfc3339, userId: owner.userId, deviceId: owner.deviceId))
   }
 }

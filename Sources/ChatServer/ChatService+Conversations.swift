@@ -51,21 +51,21 @@ extension ChatService {
     }
     var poll: UInt64?
     if wait != nil, cursor != nil {
-      guard longPolls.count(of: caller) < Self.longPollsPerUser else {
+      guard fanOut.longPolls.count(of: caller) < Self.longPollsPerUser else {
         throw ServiceError(
           .rateLimited, "Too many long polls held at once; use fewer.", retryAfterSeconds: 1)
       }
-      poll = longPolls.arm(caller)
+      poll = fanOut.longPolls.arm(caller)
     }
-    defer { if let poll { longPolls.disarm(poll) } }
+    defer { if let poll { fanOut.longPolls.disarm(poll) } }
     var (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
     if let poll, let wait {
       // A wake-up that brings nothing for the cursor (a change the caller cannot see, or one
       // already answered) holds again, for the rest of `wait`.
       let deadline = clock.uptime() + .seconds(wait)
-      while items.isEmpty, !longPolls.isEnding, clock.uptime() < deadline {
+      while items.isEmpty, !fanOut.longPolls.isEnding, clock.uptime() < deadline {
         await hold(poll, until: deadline)
-        longPolls.rearm(poll)
+        fanOut.longPolls.rearm(poll)
         (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
       }
       // API.md: nothing changed for the caller, the same cursor.
@@ -82,7 +82,7 @@ extension ChatService {
   /// Suspends a long poll until it is woken (a change, the server stopping) or the clock's
   /// uptime reaches `deadline`.
   private func hold(_ poll: UInt64, until deadline: Duration) async {
-    guard !longPolls.isWoken(poll) else { return }
+    guard !fanOut.longPolls.isWoken(poll) else { return }
     let clock = clock
     let timer = executor.spawn { [weak self] in
       // Measured when the task runs: the clock may have moved since it was made. An idle wait:
@@ -93,17 +93,17 @@ extension ChatService {
       guard slept else { return }
       await self?.wakeLongPoll(poll)
     }
-    await withCheckedContinuation { continuation in longPolls.hold(poll, continuation) }
+    await withCheckedContinuation { continuation in fanOut.longPolls.hold(poll, continuation) }
     timer.cancel()
   }
 
   private func wakeLongPoll(_ poll: UInt64) {
-    longPolls.wake(poll)
+    fanOut.longPolls.wake(poll)
   }
 
   /// The server is stopping: every held long poll answers now (nothing changed: the same
   /// cursor), and none is held from here on, so a graceful stop does not wait out `wait`.
   public func endLongPolls() {
-    longPolls.endAll()
+    fanOut.longPolls.endAll()
   }
 }

@@ -49,7 +49,7 @@ extension ChatService {
   }
 
   private func subscribe(_ caller: AccessTokenClaims) -> LiveSubscription {
-    let id = hub.nextID()
+    let id = fanOut.nextID()
     let (events, continuation) = AsyncStream<String>.makeStream(
       bufferingPolicy: .bufferingOldest(configuration.liveEventBufferLimit))
     // Weak: the hub holds the continuation, which holds this closure.
@@ -60,7 +60,7 @@ extension ChatService {
       executor.spawn { await service.closeLive(id) }
     }
     let ending = LiveEnding()
-    hub.add(
+    fanOut.add(
       LiveHub.Subscriber(
         id: id, userId: caller.userId, deviceId: caller.deviceId, family: caller.family,
         continuation: continuation, ending: ending,
@@ -93,18 +93,15 @@ extension ChatService {
   /// Ends the subscription, saying why when the service ends it (`LiveSubscription.closure`);
   /// nil when its socket closed.
   func closeLive(_ id: UInt64, because closure: LiveClosure? = nil) {
-    guard let subscriber = hub.remove(id) else { return }
-    subscriber.expiry.cancel()
-    typingLimiter?.forget(String(id))
-    if let closure { subscriber.ending.record(closure) }
-    subscriber.continuation.finish()
+    fanOut.close(id, because: closure)
+    rates.forget(socket: id)
   }
 
   /// A client frame (see `LiveSubscription.receive(_:)`): typing is relayed to the other
   /// members' devices, at most `configuration.typingLimit` per socket (the rest are dropped
   /// before the membership is looked up, and counted); anything else is ignored.
   func receiveLiveFrame(_ text: String, on id: UInt64) async {
-    guard let subscriber = hub.subscriber(id) else { return }
+    guard let subscriber = fanOut.hub.subscriber(id) else { return }
     guard text.utf8.count <= configuration.maxBodyBytes,
       let frame = try? APICoding.decode(ClientFrame.self, from: text), frame.type == "typing",
       let conversation = ConversationID(serverIssued: frame.conversationId)?.rawValue
@@ -112,7 +109,7 @@ extension ChatService {
       metrics.liveFramesIgnored += 1
       return
     }
-    if typingLimiter?.take(for: String(id), at: clock.now()) != nil {
+    guard rates.allowsTyping(on: id, at: clock.now()) else {
       metrics.typingFramesDropped += 1
       return
     }
@@ -126,27 +123,16 @@ extension ChatService {
       to: members.filter { $0 != subscriber.userId }, isChange: false)
   }
 
-  /// Hands `frame` to every open subscription of `users` (sorted member ids), in order. A
-  /// subscription whose buffer is full is closed: it has fallen behind, and its client will
-  /// reconnect and catch up. The frame is encoded only when someone is listening.
-  ///
-  /// Every event but typing is a change `/v1/sync` shows: it wakes the users' long polls too.
-  ///
-  /// With other nodes (`relay`), the frame goes to them too, for their sockets of `users`.
+  /// Hands `event` to every open subscription of `users` (sorted member ids), to their long
+  /// polls when it is a change, and to the other nodes (`LiveFanOut.publish`); a socket it
+  /// closes (fallen behind) forgets its typing budget.
   func publish(_ event: @autoclosure () -> LiveEvent, to users: [String], isChange: Bool = true) {
-    if isChange { longPolls.wake(users) }
-    let subscribers = hub.subscribers(of: users)
-    guard !subscribers.isEmpty || relay != nil else { return }
-    let frame = event().text
-    relay?.forward(RelayedEvent(users: users, frame: frame, isChange: isChange))
-    deliver(frame, to: subscribers)
+    forgetBudgets(of: fanOut.publish(event(), to: users, isChange: isChange))
   }
 
   /// Another node's event, for this node's sockets and long polls of its users.
   package func deliverRelayed(_ event: RelayedEvent) {
-    metrics.eventsRelayed += 1
-    if event.isChange { longPolls.wake(event.users) }
-    deliver(event.frame, to: hub.subscribers(of: event.users))
+    forgetBudgets(of: fanOut.deliverRelayed(event))
   }
 
   /// The relay's listener is back after a cut: events may have been missed. Every socket
@@ -154,30 +140,12 @@ extension ChatService {
   /// long poll looks again, and the revoked token families are read again before the next
   /// request (a revocation may have been missed too).
   package func relayResumed() {
-    metrics.relayResumes += 1
-    revokedFamiliesLoaded = false
-    for subscriber in hub.subscribers(of: hub.users) {
-      closeLive(subscriber.id, because: .catchUp)
-    }
-    longPolls.wakeAll()
+    tokens.forgetLoaded()
+    forgetBudgets(of: fanOut.relayResumed())
   }
 
-  private func deliver(_ frame: String, to subscribers: [LiveHub.Subscriber]) {
-    var fallenBehind: [LiveHub.Subscriber] = []
-    for subscriber in subscribers {
-      switch subscriber.continuation.yield(frame) {
-      case .enqueued: metrics.eventsFannedOut += 1
-      case .dropped: fallenBehind.append(subscriber)
-      case .terminated: closeLive(subscriber.id)
-      @unknown default: closeLive(subscriber.id)
-      }
-    }
-    for subscriber in fallenBehind {
-      closeLive(subscriber.id, because: .fellBehind)
-      metrics.liveSubscriptionsDropped += 1
-      log.write(
-        LogRecord(
-          .warning, "live_dropped", [("user", subscriber.userId), ("device", subscriber.deviceId)]))
-    }
+  /// Sockets the fan-out closed: their typing budgets go.
+  func forgetBudgets(of sockets: [UInt64]) {
+    for socket in sockets { rates.forget(socket: socket) }
   }
 }

@@ -63,6 +63,8 @@ extension ChatService {
       guard let given = post.text else { throw ServiceError.badRequest("text must be a string.") }
       text = given
     }
+    // Pushes are queued in the message's own transaction (nil: none, pushes are off).
+    let push = kind == .message ? await pushes?.queueRequest() : nil
     let outcome = try await store.send(
       NewMessage(
         id: random.uuidString(), conversationId: conversation, senderId: sender,
@@ -73,7 +75,7 @@ extension ChatService {
           media.key = media.key.lowercased()
           media.sha256 = media.sha256.lowercased()
           return media
-        }, push: kind == .message ? pushQueueRequest : nil))
+        }, push: push))
     let message = outcome.message
     if let key = outcome.droppedMediaKey { await dropMedia(key) }
     guard outcome.isNew else {
@@ -81,7 +83,7 @@ extension ChatService {
       return .json(200, message)
     }
     metrics.sendsAccepted += 1
-    queued(outcome.pushes)
+    await pushes?.queued(outcome.pushes)
     var recipients = outcome.memberIds
     if configuration.knownBugs.contains(.deliverToRemovedMembers) {
       recipients = try await store.everMemberIds(of: conversation)

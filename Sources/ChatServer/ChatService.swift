@@ -22,51 +22,32 @@ import Support
 /// - Live: `openLive(_:)`, `LiveSubscription`
 /// - Routes: `ChatService+Auth.swift`, `+Conversations.swift`, `+Messages.swift`,
 ///   `+Receipts.swift`, `+Live.swift`
+/// - Parts it composes, one job each: `AccessTokenCache` (which tokens are good),
+///   `RateLimits` (the budgets), `LiveFanOut` (sockets, long polls, the node relay),
+///   `ReceiptCoalescer` (`receipts` frames), `PushDispatcher` (pushes to the gateway)
 public actor ChatService {
   let store: ServerStore
   let configuration: ServerConfiguration
   let clock: any TimeSource
-  var random: any RandomNumberGenerator
+  /// The only source of randomness, shared with `pushes` (its backoff jitter).
+  var random: SharedRandom
   /// Where the service runs: a relay delivers the other nodes' events here, one job each.
   package nonisolated let executor: any SerialTaskExecutor
   let log: any LogSink
   /// Where media bytes go; nil: the media routes answer 503.
   let media: (any MediaStorage)?
-  let signer: AccessTokenSigner
-  var rateLimiter: RateLimiter?
-  /// `configuration.addressRateLimit`'s buckets, by peer address.
-  var addressLimiter: RateLimiter?
-  /// `configuration.typingLimit`'s buckets, by live subscription.
-  var typingLimiter: RateLimiter?
-  var hub = LiveHub()
-  /// Receipt changes being coalesced, by conversation (`publishReceipt`).
-  var receiptWindows: [String: ReceiptWindow] = [:]
+  /// Which access tokens are good: signed here, checked once each, families revoked.
+  var tokens: AccessTokenCache
+  /// The budgets per user, per address and per socket's typing.
+  var rates: RateLimits
+  /// Live events to sockets, long polls and the other nodes.
+  var fanOut: LiveFanOut
+  /// Receipt changes being coalesced into `receipts` frames, by conversation.
+  var receipts = ReceiptCoalescer()
   var metrics = ServiceMetrics()
-  /// Access tokens whose signature was checked, with their claims: a client sends the same
-  /// token for up to `accessTokenTTL`, so the HMAC is computed once per token, not per request.
-  /// The expiry is still checked every time. Cleared when it reaches `verifiedTokensLimit`.
-  var verifiedTokens: [String: AccessTokenClaims] = [:]
-  static let verifiedTokensLimit = 4_096
-  /// Refresh-token families revoked (a spent token presented again), with the time after which
-  /// none of their access tokens can be unexpired and the entry may go.
-  var revokedFamilies: [String: Timestamp] = [:]
-  /// Whether `revokedFamilies` holds the store's (`loadRevokedFamilies()`).
-  var revokedFamiliesLoaded = false
-  /// Where pushes go; nil: no push is queued (tokens are still kept).
-  let pushGateway: (any PushGateway)?
-  /// The pending wake-up of the push dispatcher, and when it is due (wall-clock ms).
-  var pushTimer: (due: Int64, task: Task<Void, Never>)?
-  /// The timer's task while its round runs.
-  var pushRound: Task<Void, Never>?
-  /// Deliveries handed to the gateway whose result is not saved yet, by id.
-  var pushDeliveries: [UInt64: Task<Void, Never>] = [:]
-  var lastPushDelivery: UInt64 = 0
-  /// Set by `stopPushes()`: nothing more is handed to the gateway.
-  var pushesStopped = false
-  /// `GET /v1/sync?wait=` requests held until something changes for their user.
-  var longPolls = LongPolls()
-  /// Where this node's live events go to the other nodes of its database; nil on one node.
-  let relay: (any LiveRelay)?
+  /// Hands the pushes owed to the gateway; nil without one: no push is queued (tokens are
+  /// still kept).
+  let pushes: PushDispatcher?
 
   public nonisolated var unownedExecutor: UnownedSerialExecutor {
     executor.asUnownedSerialExecutor()
@@ -90,21 +71,25 @@ public actor ChatService {
     pushGateway: (any PushGateway)? = nil,
     relay: (any LiveRelay)? = nil
   ) {
-    self.relay = relay
     var random = random
     let key = configuration.signingKey ?? SigningKey.generate(using: &random)
+    let shared = SharedRandom(random)
     self.store = store
     self.configuration = configuration
     self.clock = clock
-    self.random = random
+    self.random = shared
     self.executor = executor
     self.log = log
     self.media = media
-    self.pushGateway = pushGateway
-    self.signer = AccessTokenSigner(key: key)
-    self.rateLimiter = configuration.rateLimit.map(RateLimiter.init(limit:))
-    self.addressLimiter = configuration.addressRateLimit.map(RateLimiter.init(limit:))
-    self.typingLimiter = configuration.typingLimit.map(RateLimiter.init(limit:))
+    self.tokens = AccessTokenCache(signer: AccessTokenSigner(key: key))
+    self.rates = RateLimits(configuration)
+    let fanOut = LiveFanOut(relay: relay, log: log)
+    self.fanOut = fanOut
+    self.pushes = pushGateway.map {
+      PushDispatcher(
+        gateway: $0, store: store, clock: clock, random: shared, executor: executor, log: log,
+        online: fanOut.hub.devicesOnline)
+    }
   }
 
   /// Answers one request. Never throws: every failure is an API.md error response, said by
@@ -155,7 +140,8 @@ public actor ChatService {
       return .text(200, "ok", contentType: "text/plain; charset=utf-8")
     case .metrics:
       let page = metrics.render(
-        liveSubscriptionsOpen: hub.openCount, longPollsHeld: longPolls.heldCount,
+        liveSubscriptionsOpen: fanOut.hub.openCount, longPollsHeld: fanOut.longPolls.heldCount,
+        live: fanOut.counters, pushes: await pushes?.counters ?? PushDispatcher.Counters(),
         store: await store.reportedStatistics())
       return .text(200, page, contentType: "text/plain; version=0.0.4; charset=utf-8")
     case .devLogin:
@@ -224,11 +210,7 @@ public actor ChatService {
   /// 429 with `Retry-After` when it is spent. These requests carry no token, so API.md's 401
   /// before 429 does not apply: the budget comes first.
   func takeAddressBudget(_ request: APIRequest, at now: Timestamp) throws(ServiceError) {
-    guard let address = request.peerAddress,
-      let wait = addressLimiter?.take(for: address, at: now)
-    else { return }
-    throw ServiceError(
-      .rateLimited, "Too many requests from this address; retry later.", retryAfterSeconds: wait)
+    try rates.spend(address: request.peerAddress, at: now)
   }
 
   private func checkBodySize(_ request: APIRequest) throws(ServiceError) {
@@ -288,7 +270,7 @@ extension ChatService {
   /// Stops the relay to other nodes and closes the store's connections (PostgreSQL's
   /// threads); for a server that stops.
   public func closeStore() async {
-    relay?.stop()
+    fanOut.relay?.stop()
     await store.close()
   }
 }

@@ -24,7 +24,7 @@ import Testing
     let other = try TestServer(configuration: configuration, seed: 2)
     let alice = try await first.login("alice")
     let socket = try await other.openLive(alice)
-    let signer = await first.service.signer
+    let signer = await first.service.tokens.signer
     let family = try #require(signer.verify(alice.accessToken, now: TestServer.start)?.family)
     let revocation = RelayedRevocation(
       revoked: RevokedFamily(family: family, forgetAfter: TestServer.start + .seconds(900)),

@@ -34,10 +34,10 @@ import Testing
   func holdPoll(_ session: Session? = nil, cursor: String, wait: Int) async
     -> Task<TestResponse, Never>
   {
-    let before = await server.service.longPolls.heldCount
+    let before = await server.service.fanOut.longPolls.heldCount
     let session = session ?? bob
     let poll = Task { await sync(session, cursor: cursor, wait: String(wait)) }
-    while await server.service.longPolls.heldCount == before { await Task.yield() }
+    while await server.service.fanOut.longPolls.heldCount == before { await Task.yield() }
     return poll
   }
 
@@ -64,14 +64,14 @@ import Testing
     #expect(conversations(pending).map { $0["id"] as? String } == [conversation])
     let everything = await sync(bob, cursor: nil, wait: "60")
     #expect(conversations(everything).count == 1)
-    #expect(await server.service.longPolls.heldCount == 0)
+    #expect(await server.service.fanOut.longPolls.heldCount == 0)
   }
 
   @Test func nothingChangedAnswersAfterWaitWithTheSameCursor() async throws {
     let cursor = try await currentCursor()
     let poll = await holdPoll(cursor: cursor, wait: 25)
     server.clock.advance(by: .seconds(24))
-    #expect(await server.service.longPolls.heldCount == 1)
+    #expect(await server.service.fanOut.longPolls.heldCount == 1)
     server.clock.advance(by: .seconds(1))
     let response = await poll.value
     #expect(response.status == 200)
@@ -99,7 +99,7 @@ import Testing
     // A change bob is told of but that moves nothing past his cursor (his own read of
     // nothing new) wakes the poll, which looks and holds again.
     await server.endReceiptWindows()
-    #expect(await server.service.longPolls.heldCount == 1)
+    #expect(await server.service.fanOut.longPolls.heldCount == 1)
     server.clock.advance(by: .seconds(10))
     let response = await poll.value
     #expect(conversations(response).isEmpty)

@@ -66,7 +66,7 @@ extension TestServer {
   /// started with its result saved.
   func settlePushes() async {
     while true {
-      let work = await service.pushWork()
+      let work = await service.pushes?.work() ?? []
       guard !work.isEmpty else { return }
       for task in work { await task.value }
     }

@@ -21,7 +21,7 @@ struct AccessTokenClaims: Equatable, Sendable {
 /// payload being `v2`, the user id, the device id, the expiry in milliseconds and the
 /// refresh-token family, one per line (ids cannot hold a newline). A `v1` payload (no family)
 /// is still read. Nothing is stored per token: the service refuses the tokens of a revoked
-/// family by their `family` claim (`ChatService.revokedFamilies`), and the short TTL (default
+/// family by their `family` claim (`AccessTokenCache`), and the short TTL (default
 /// 900 s) bounds everything else.
 struct AccessTokenSigner: Sendable {
   private let key: [UInt8]

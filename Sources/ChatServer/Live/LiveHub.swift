@@ -24,7 +24,7 @@ struct LiveHub {
   private var lastID: UInt64 = 0
   /// Open subscriptions per device, and the devices with at least one: who needs no push.
   private var socketsByDevice: [DeviceKey: Int] = [:]
-  private(set) var devicesOnline: Set<DeviceKey> = []
+  let devicesOnline = OnlineDevices()
 
   var openCount: Int { userBySubscription.count }
 

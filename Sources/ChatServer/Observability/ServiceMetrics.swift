@@ -1,6 +1,8 @@
 import Support
 
-/// The counters behind `GET /metrics`, kept by the service on its executor.
+/// The counters behind `GET /metrics`, kept by the service on its executor; the live fan-out
+/// and the push dispatcher keep their own (`LiveFanOut.Counters`, `PushDispatcher.Counters`),
+/// rendered here too.
 ///
 /// Labels are route patterns (`/v1/conversations/{id}/messages`), methods and statuses; never
 /// ids, message text or tokens. The text is written in a fixed order (series sorted), so two
@@ -27,17 +29,8 @@ struct ServiceMetrics {
   private var durationCount = 0
   var sendsAccepted = 0
   var retriesRecognised = 0
-  var eventsFannedOut = 0
-  var eventsRelayed = 0
-  var relayResumes = 0
   var liveFramesIgnored = 0
-  var liveSubscriptionsDropped = 0
   var mediaDeletesFailed = 0
-  var pushesSent = 0
-  var pushesCollapsed = 0
-  var pushesFailed = 0
-  var pushRetries = 0
-  var pushTokensRemoved = 0
   var refreshTokenReuses = 0
   var typingFramesDropped = 0
 
@@ -52,7 +45,10 @@ struct ServiceMetrics {
   }
 
   /// The Prometheus text exposition (format 0.0.4).
-  func render(liveSubscriptionsOpen: Int, longPollsHeld: Int, store: StoreStatistics) -> String {
+  func render(
+    liveSubscriptionsOpen: Int, longPollsHeld: Int, live: LiveFanOut.Counters,
+    pushes: PushDispatcher.Counters, store: StoreStatistics
+  ) -> String {
     var lines: [String] = []
     func family(_ name: String, _ type: String, _ help: String) {
       lines.append("# HELP \(name) \(help)")
@@ -80,15 +76,17 @@ struct ServiceMetrics {
         "Sends answered with the message already stored (same clientMessageId and text).",
         retriesRecognised
       ),
-      ("chat_live_events_total", "Event frames handed to live subscriptions.", eventsFannedOut),
+      (
+        "chat_live_events_total", "Event frames handed to live subscriptions.", live.eventsFannedOut
+      ),
       (
         "chat_relay_events_received_total",
-        "Live events other nodes published, received through PostgreSQL.", eventsRelayed
+        "Live events other nodes published, received through PostgreSQL.", live.eventsRelayed
       ),
       (
         "chat_relay_resumes_total",
         "Times the relay's listener came back after a cut (live sockets closed to catch up).",
-        relayResumes
+        live.relayResumes
       ),
       (
         "chat_live_frames_ignored_total",
@@ -101,26 +99,26 @@ struct ServiceMetrics {
       ),
       (
         "chat_live_subscriptions_dropped_total",
-        "Live subscriptions closed because they fell too far behind.", liveSubscriptionsDropped
+        "Live subscriptions closed because they fell too far behind.", live.subscriptionsDropped
       ),
       (
         "chat_media_deletes_failed_total",
         "Deleted messages whose media bytes the store could not delete.", mediaDeletesFailed
       ),
-      ("chat_pushes_sent_total", "Pushes the gateway accepted.", pushesSent),
+      ("chat_pushes_sent_total", "Pushes the gateway accepted.", pushes.sent),
       (
         "chat_pushes_collapsed_total",
         "Messages whose push replaced one still owed for the same conversation and device.",
-        pushesCollapsed
+        pushes.collapsed
       ),
       (
         "chat_pushes_failed_total",
-        "Pushes dropped: refused by the gateway, or its attempts used up.", pushesFailed
+        "Pushes dropped: refused by the gateway, or its attempts used up.", pushes.failed
       ),
-      ("chat_push_retries_total", "Deliveries to the gateway to be tried again.", pushRetries),
+      ("chat_push_retries_total", "Deliveries to the gateway to be tried again.", pushes.retries),
       (
         "chat_push_tokens_removed_total", "Device tokens forgotten because the gateway said 410.",
-        pushTokensRemoved
+        pushes.tokensRemoved
       ),
       (
         "chat_refresh_token_reuses_total",

@@ -129,8 +129,8 @@ final class TestServer: Sendable {
   /// Ends every receipts window: the clock moves past it, and the frames due have gone out
   /// when this returns.
   func endReceiptWindows() async {
-    clock.advance(by: ChatService.receiptsWindow)
-    for frame in await service.dueReceiptFrames() { await frame.value }
+    clock.advance(by: ReceiptCoalescer.window)
+    for frame in await service.receipts.dueFlushes() { await frame.value }
   }
 
   /// Closes `subscription` and returns every event it had received, parsed.
