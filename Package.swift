@@ -162,11 +162,17 @@ let package = Package(
       ],
       swiftSettings: engineSettings),
 
+    // The one embedded world, shared by the tests and the simulation: one manual clock (time and
+    // timers), one stepped executor and the world that steps it. Not a product: nothing of it
+    // ships.
+    .target(name: "ChatWorld", dependencies: ["Support"], swiftSettings: engineSettings),
+
     // Test support shared by the test targets.
     .target(
       name: "ChatTestSupport",
       dependencies: [
-        "ChatAPI", "ChatDomain", "ChatData", "ChatIdentifiers", "ChatServer", "SQLite", "Support",
+        "ChatAPI", "ChatDomain", "ChatData", "ChatIdentifiers", "ChatServer", "ChatWorld", "SQLite",
+        "Support",
       ],
       swiftSettings: engineSettings),
 
@@ -175,7 +181,7 @@ let package = Package(
       name: "ChatSimulation",
       dependencies: [
         "ChatAPI", "ChatDomain", "ChatData", "ChatDataInspection", "ChatIdentifiers",
-        "ChatPresentation", "ChatServer", "Hashing", "SQLite", "Support",
+        "ChatPresentation", "ChatServer", "ChatWorld", "Hashing", "SQLite", "Support",
       ],
       swiftSettings: engineSettings),
     .executableTarget(
@@ -216,6 +222,7 @@ let package = Package(
       name: "ChatDataTests",
       dependencies: [
         "ChatAPI", "ChatData", "ChatDataInspection", "ChatIdentifiers", "ChatTestSupport",
+        "ChatWorld",
       ],
       swiftSettings: engineSettings),
     .testTarget(
@@ -239,7 +246,7 @@ let package = Package(
     .testTarget(
       name: "ChatServerTests",
       dependencies: [
-        "ChatAPI", "ChatServer", "ChatTestSupport", "Hashing", "SQLite", "Support",
+        "ChatAPI", "ChatServer", "ChatTestSupport", "ChatWorld", "Hashing", "SQLite", "Support",
       ],
       swiftSettings: engineSettings),
     // Real engines and tools against the real server over loopback sockets.

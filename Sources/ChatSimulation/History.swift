@@ -1,5 +1,6 @@
 import ChatDomain
 import ChatIdentifiers
+import ChatWorld
 
 /// Everything that happened in one run, in order: the trace every line of which feeds the
 /// run's hash, and the operations the checker reads (Jepsen's history: each operation invoked,

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatServer
+import ChatWorld
 import Foundation
 import SQLite
 
@@ -53,7 +54,8 @@ final class ServerNode: @unchecked Sendable {
     let executor = world.makeExecutor("server#\(incarnation)")
     let store = try ServerStore(.file(path: path), executor: executor)
     service = ChatService(
-      store: store, configuration: configuration, clock: SimClock(world: world, offset: .zero),
+      store: store, configuration: configuration,
+      clock: world.clock.offset(by: .zero, wholeMilliseconds: true),
       random: SimRandom(seed: seed, stream: "server#\(incarnation)"), executor: executor,
       media: SimMediaStorage(store: objects), pushGateway: pushes)
     self.executor = executor

@@ -1,6 +1,7 @@
 import ChatAPI
 import ChatData
 import ChatServer
+import ChatWorld
 import Foundation
 
 /// Something in flight that ends exactly once, whoever ends it first (the reply, a fault, the

@@ -3,6 +3,7 @@ import ChatData
 import ChatDataInspection
 import ChatDomain
 import ChatIdentifiers
+import ChatWorld
 import Foundation
 import SQLite
 

@@ -2,6 +2,7 @@ import ChatAPI
 import ChatData
 import ChatDomain
 import ChatIdentifiers
+import ChatWorld
 import Foundation
 import SQLite
 import Support
@@ -17,7 +18,7 @@ import Support
 
 extension Simulation {
   func environment(for device: SimDevice, _ incarnation: Incarnation) -> ChatEngine.Environment {
-    let clock = SimClock(world: world, offset: device.clockOffset)
+    let clock = world.clock.offset(by: device.clockOffset, wholeMilliseconds: true)
     var random = SimRandom(seed: seed, stream: incarnation.name)
     let engineRandom = SeededRandomSource(seed: random.next())
     let idRandom = SeededRandomSource(seed: random.next())

@@ -3,6 +3,7 @@ import ChatData
 import ChatDomain
 import ChatIdentifiers
 import ChatServer
+import ChatWorld
 import Foundation
 
 // The simulated network between the devices and the server.

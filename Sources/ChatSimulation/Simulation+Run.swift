@@ -3,6 +3,7 @@ import ChatData
 import ChatDomain
 import ChatIdentifiers
 import ChatServer
+import ChatWorld
 import Foundation
 import Support
 
@@ -147,7 +148,7 @@ extension Simulation {
     // History older than what a new device fetches first, so scrolling back pages.
     let seeded = setupRandom.int(in: options.profile.seededHistory)
     let idRandom = SeededRandomSource(seed: setupRandom.next())
-    let ids = UUIDv7Generator(now: { World.epoch.date }, random: { idRandom.next() })
+    let ids = UUIDv7Generator(now: { ManualClock.epoch.date }, random: { idRandom.next() })
     for index in 0..<seeded {
       let (user, token) = setupRandom.chance(0.5) ? ("alice", alice) : ("bob", bob)
       let text = "sim setup-\(index) \(Self.marker(Self.setupMarkers + index)) history"

@@ -2,6 +2,7 @@ import ChatAPI
 import ChatData
 import ChatDomain
 import ChatIdentifiers
+import ChatWorld
 import Foundation
 import Hashing
 import Support

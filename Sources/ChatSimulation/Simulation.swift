@@ -2,6 +2,7 @@ import ChatData
 import ChatDomain
 import ChatIdentifiers
 import ChatServer
+import ChatWorld
 import Foundation
 import SQLite
 
@@ -74,7 +75,8 @@ final class Simulation: @unchecked Sendable {
   init(seed: UInt64, options: SimulationOptions) throws {
     self.seed = seed
     self.options = options
-    world = World(scheduler: SimRandom(seed: seed, stream: "scheduler"))
+    var scheduler = SimRandom(seed: seed, stream: "scheduler")
+    world = World { scheduler.below($0) }
     history = History(world: world, keepsLines: options.keepsTrace)
     checker = Checker(history: history)
     checker.staleAfter = options.staleAfter

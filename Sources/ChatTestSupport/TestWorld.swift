@@ -2,6 +2,7 @@ import ChatData
 import ChatDomain
 import ChatIdentifiers
 import ChatServer
+import ChatWorld
 import Foundation
 import SQLite
 import Support
@@ -11,6 +12,7 @@ import Support
 /// runs all of it, so `settle()` knows when everything has stopped moving. No sleeps.
 public final class TestWorld: Sendable {
   public let executor: ThreadExecutor
+  /// The world's one clock (ChatWorld's), as the server reads it.
   public let clock: ManualClock
   public let service: ChatService
   public let log: CapturingLogSink
@@ -50,7 +52,7 @@ public final class TestWorld: Sendable {
     wrapLive: (any LiveTransport) -> any LiveTransport = { $0 }
   ) async throws -> TestDevice {
     let network = network ?? self.network()
-    let clock = OffsetClock(base: self.clock, offset: wallClockOffset)
+    let clock = self.clock.offset(by: wallClockOffset)
     let random = SeededRandomSource(seed: seed)
     var environment = ChatEngine.Environment(
       http: wrapHTTP(network.http), live: wrapLive(network.live), clock: clock, random: random,

@@ -1,6 +1,7 @@
 import ChatAPI
 import ChatServer
 import ChatTestSupport
+import ChatWorld
 import Foundation
 import Support
 import Testing

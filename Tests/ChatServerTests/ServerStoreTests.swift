@@ -1,4 +1,5 @@
 import ChatTestSupport
+import ChatWorld
 import Foundation
 import SQLite
 import Support

@@ -1,5 +1,6 @@
 import ChatAPI
 import ChatTestSupport
+import ChatWorld
 import Foundation
 import Support
 import Testing

@@ -1,17 +1,17 @@
 import Foundation
-import SQLite
 import Support
 import Synchronization
 
-/// A serial executor that runs nothing by itself: it only queues jobs, and the `World` runs them
-/// one at a time, from its own loop, choosing which executor to step with the seed.
+/// The one stepped executor: a serial executor that runs nothing by itself. It only queues
+/// jobs, and the `World` runs them one at a time, from its own loop, choosing which executor to
+/// step (the simulation's seeded scheduler).
 ///
 /// Every engine (one per device incarnation) and every server incarnation has one. A job runs
 /// to its next suspension point and no further, so a device or the server can be stopped
 /// between any two jobs (a kill) and the rest of the world goes on. Jobs must only be enqueued
 /// from the world's own thread: anything else means work escaped the simulation (a `Task` on the
 /// global pool, a real thread), and `Simulation.runPhases` reports it as a violation.
-final class SteppedExecutor: SerialTaskExecutor, TaskExecutor, @unchecked Sendable {
+public final class SteppedExecutor: SerialTaskExecutor, TaskExecutor, @unchecked Sendable {
   // @unchecked: `owner`, a `pthread_t`, is not `Sendable` but never changes after `init`; every
   // other field is in `queue`.
   private struct Queue {
@@ -20,16 +20,16 @@ final class SteppedExecutor: SerialTaskExecutor, TaskExecutor, @unchecked Sendab
     var foreign = 0
   }
 
-  let name: String
+  public let name: String
   private let queue = Mutex(Queue())
   private let owner: pthread_t
 
-  init(name: String) {
+  public init(name: String) {
     self.name = name
     owner = pthread_self()
   }
 
-  func enqueue(_ job: consuming ExecutorJob) {
+  public func enqueue(_ job: consuming ExecutorJob) {
     let job = UnownedJob(job)
     let isOwner = pthread_equal(pthread_self(), owner) != 0
     queue.withLock {
@@ -38,23 +38,23 @@ final class SteppedExecutor: SerialTaskExecutor, TaskExecutor, @unchecked Sendab
     }
   }
 
-  func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+  public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
     UnownedSerialExecutor(ordinary: self)
   }
 
-  func isSameExclusiveExecutionContext(other: SteppedExecutor) -> Bool {
+  public func isSameExclusiveExecutionContext(other: SteppedExecutor) -> Bool {
     self === other
   }
 
   /// Jobs waiting to run.
-  var pending: Int { queue.withLock { $0.jobs.count - $0.head } }
+  public var pending: Int { queue.withLock { $0.jobs.count - $0.head } }
 
   /// Jobs enqueued from a thread other than the world's.
-  var foreignEnqueues: Int { queue.withLock { $0.foreign } }
+  public var foreignEnqueues: Int { queue.withLock { $0.foreign } }
 
   /// Runs the oldest queued job; false when there was none.
   @discardableResult
-  func runNext() -> Bool {
+  public func runNext() -> Bool {
     let job: UnownedJob? = queue.withLock { queue in
       guard queue.head < queue.jobs.count else { return nil }
       let job = queue.jobs[queue.head]
