@@ -68,7 +68,7 @@ def main():
         def doctor():
             report = alice.json("doctor")
             assert report["integrity"] == "ok", report
-            assert report["schemaVersion"] == report["migrations"][-1] == "v9-outbox", report
+            assert report["schemaVersion"] == report["migrations"][-1] == "v10-erasure", report
             assert report["messages"] == 3 and report["partialHistoryConversations"] == 1, report
             connection = sqlite3.connect(alice.database())
             try:
