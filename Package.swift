@@ -145,7 +145,8 @@ let package = Package(
       name: "ChatTerminal",
       dependencies: [
         "ArgumentParsing", "ChatDomain", "ChatData", "ChatIdentifiers", "ChatPresentation",
-        "ChatServer", "ChatServerTool", "ChatTransports", "ImagePipeline", "SQLite", "Wire",
+        "ChatServer", "ChatServerTool", "ChatTransports", "ChatWorld", "ImagePipeline", "SQLite",
+        "Wire",
       ],
       swiftSettings: engineSettings),
     .executableTarget(name: "chat", dependencies: ["ChatTerminal"], swiftSettings: engineSettings),
@@ -163,9 +164,12 @@ let package = Package(
       swiftSettings: engineSettings),
 
     // The one embedded world, shared by the tests and the simulation: one manual clock (time and
-    // timers), one stepped executor and the world that steps it. Not a product: nothing of it
-    // ships.
-    .target(name: "ChatWorld", dependencies: ["Support"], swiftSettings: engineSettings),
+    // timers), one stepped executor and the world that steps it, and one network with one
+    // vocabulary of faults (the demo's network switch is that network too, so `chat` links it).
+    // Not a product, and nothing of it in ChatData.
+    .target(
+      name: "ChatWorld", dependencies: ["ChatAPI", "ChatData", "Support"],
+      swiftSettings: engineSettings),
 
     // Test support shared by the test targets.
     .target(
@@ -239,8 +243,8 @@ let package = Package(
     .testTarget(
       name: "ChatTerminalTests",
       dependencies: [
-        "ArgumentParsing", "ChatTerminal", "ChatPresentation", "ChatData", "ChatIdentifiers",
-        "ImagePipeline",
+        "ArgumentParsing", "ChatAPI", "ChatTerminal", "ChatPresentation", "ChatData",
+        "ChatIdentifiers", "ImagePipeline", "Support",
       ],
       swiftSettings: engineSettings),
     .testTarget(

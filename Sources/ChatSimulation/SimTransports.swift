@@ -86,8 +86,9 @@ final class SimSocket: LiveSocket, @unchecked Sendable {
   let messages: AsyncStream<String>
   let device: SimDevice
   let incarnation: Incarnation
-  /// A frame held back by a reorder fault, delivered after the next one (or a little later).
-  var held: String?
+  /// The frames on their way, with one held back by a reorder fault (delivered after the next
+  /// one, or a little later).
+  var line = FrameLine()
   /// Counts holds, so a late release knows whether its frame is still the one held.
   var holds = 0
   /// Half-open: every frame is lost until the socket drops.
@@ -162,7 +163,7 @@ final class SimSocket: LiveSocket, @unchecked Sendable {
   func drop(reason: String) {
     guard isOpen else { return }
     isOpen = false
-    held = nil
+    line = FrameLine()
     continuation.finish()
     device.sockets.removeAll { $0 === self }
     simulation.sockets.removeAll { $0 === self }

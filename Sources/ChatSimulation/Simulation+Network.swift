@@ -297,10 +297,7 @@ extension Simulation {
   }
 
   static func errorResponse(_ status: Int, _ code: String, retryAfter: Int?) -> APIResponse {
-    var response = APIResponse.json(
-      status, ErrorResponse(code: code, message: "injected by the simulation"))
-    if let retryAfter { response.headers["Retry-After"] = String(retryAfter) }
-    return response
+    HTTPFault.response(status, code: code, retryAfter: retryAfter, by: "the simulation")
   }
 
   // MARK: - Live
@@ -361,47 +358,45 @@ extension Simulation {
     }
   }
 
-  /// What a device receives for one frame the server sent, after the event faults.
+  /// What a device receives for one frame the server sent, after the frame faults (ChatWorld's
+  /// `FrameLine`: a frame held back arrives after the next one).
   func deliveries(of frame: String, on socket: SimSocket) -> [String] {
-    if let held = socket.held {
-      socket.held = nil
-      return [frame, held]
-    }
-    if socket.isSilent { return [] }
-    let isConversationEvent = frame.hasPrefix(#"{"type":"conversation""#)
-    if faultRandom.chance(faults.skipEvent)
-      || (isConversationEvent && faultRandom.chance(faults.dropConversationEvent))
-    {
-      // Over TCP an event is lost only with the connection: it looks open but nothing
-      // arrives, until the pings find it dead and it drops.
-      count(.eventSkipped)
-      history.trace("fault silent-socket → \(socket.incarnation.name) \(describeFrame(frame))")
-      socket.isSilent = true
-      world.schedule(after: faultRandom.duration(.seconds(1)...(.seconds(30)))) {
-        socket.drop(reason: "found dead by the pings")
+    socket.line.pass(frame) { () -> FrameFault? in
+      if socket.isSilent { return .lose }
+      let isConversationEvent = frame.hasPrefix(#"{"type":"conversation""#)
+      if faultRandom.chance(faults.skipEvent)
+        || (isConversationEvent && faultRandom.chance(faults.dropConversationEvent))
+      {
+        // Over TCP an event is lost only with the connection: it looks open but nothing
+        // arrives, until the pings find it dead and it drops.
+        count(.eventSkipped)
+        history.trace("fault silent-socket → \(socket.incarnation.name) \(describeFrame(frame))")
+        socket.isSilent = true
+        world.schedule(after: faultRandom.duration(.seconds(1)...(.seconds(30)))) {
+          socket.drop(reason: "found dead by the pings")
+        }
+        return .lose
       }
-      return []
-    }
-    if faultRandom.chance(faults.duplicateEvent) {
-      count(.eventDuplicated)
-      history.trace("fault duplicate-event → \(socket.incarnation.name) \(describeFrame(frame))")
-      return [frame, frame]
-    }
-    if faultRandom.chance(faults.reorderEvent) {
-      count(.eventReordered)
-      history.trace("fault hold-event → \(socket.incarnation.name) \(describeFrame(frame))")
-      socket.held = frame
-      socket.holds += 1
-      let hold = socket.holds
-      // Delivered after the next frame, or late on its own: a reorder loses nothing.
-      world.schedule(after: faultRandom.duration(.milliseconds(500)...(.seconds(5)))) {
-        guard socket.holds == hold, let held = socket.held else { return }
-        socket.held = nil
-        socket.deliver(held)
+      if faultRandom.chance(faults.duplicateEvent) {
+        count(.eventDuplicated)
+        history.trace(
+          "fault duplicate-event → \(socket.incarnation.name) \(describeFrame(frame))")
+        return .duplicate
       }
-      return []
+      if faultRandom.chance(faults.reorderEvent) {
+        count(.eventReordered)
+        history.trace("fault hold-event → \(socket.incarnation.name) \(describeFrame(frame))")
+        socket.holds += 1
+        let hold = socket.holds
+        // Delivered after the next frame, or late on its own: a reorder loses nothing.
+        world.schedule(after: faultRandom.duration(.milliseconds(500)...(.seconds(5)))) {
+          guard socket.holds == hold, let held = socket.line.releaseHeld() else { return }
+          socket.deliver(held)
+        }
+        return .holdForNext
+      }
+      return nil
     }
-    return [frame]
   }
 
   /// `message ab#4 id=…`, `receipt ab bob 3/2`, `typing ab bob`.

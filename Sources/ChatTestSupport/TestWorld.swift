@@ -11,33 +11,29 @@ import Support
 /// real engines (each with its own database), one manual clock, and one serial executor that
 /// runs all of it, so `settle()` knows when everything has stopped moving. No sleeps.
 public final class TestWorld: Sendable {
-  public let executor: ThreadExecutor
+  /// The world's server: its executor runs the engines too.
+  public let server: WorldServer
+  public var executor: ThreadExecutor { server.executor }
   /// The world's one clock (ChatWorld's), as the server reads it.
-  public let clock: ManualClock
-  public let service: ChatService
-  public let log: CapturingLogSink
+  public var clock: ManualClock { server.clock }
+  public var service: ChatService { server.service }
+  /// The engines' log lines (the service logs nowhere here).
+  public var log: CapturingLogSink { server.log }
 
   /// - Parameters:
   ///   - accessTokenTTL: how long tokens live on the server.
   ///   - rateLimit: the server's per-user limit; off by default.
   public init(accessTokenTTL: Duration = .seconds(900), rateLimit: RateLimit? = nil) throws {
-    let executor = ThreadExecutor(name: "test.world")
-    let clock = ManualClock()
-    self.executor = executor
-    self.clock = clock
-    self.log = CapturingLogSink()
-    let store = try ServerStore(.memory, executor: executor)
-    service = ChatService(
-      store: store,
+    server = try WorldServer(
+      name: "test.world",
       configuration: ServerConfiguration(
         devMode: true, accessTokenTTL: accessTokenTTL, rateLimit: rateLimit),
-      clock: clock, random: SeededRandomSource(seed: 7),
-      executor: executor)
+      clock: ManualClock(), seed: 7, servicesLog: false)
   }
 
   /// A new device's network, in front of the shared service.
   public func network() -> TestNetwork {
-    TestNetwork(service: service, executor: executor)
+    TestNetwork(service: service, executor: executor, clock: clock)
   }
 
   /// Signs a device in (dev login) and opens its engine on a database of its own.

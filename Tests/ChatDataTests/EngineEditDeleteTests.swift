@@ -2,6 +2,7 @@ import ChatDataInspection
 import ChatDomain
 import ChatIdentifiers
 import ChatTestSupport
+import ChatWorld
 import Foundation
 import Testing
 

@@ -2,6 +2,7 @@ import ChatAPI
 import ChatDomain
 import ChatIdentifiers
 import ChatTestSupport
+import ChatWorld
 import Foundation
 
 @testable import ChatData

@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatIdentifiers
 import ChatTestSupport
+import ChatWorld
 import Foundation
 import SQLite
 import Testing

@@ -7,14 +7,16 @@ import Support
 
 @testable import ChatServer
 
-/// A `ChatService` over a real in-memory (or file) SQLite store, on one `ThreadExecutor`
-/// shared by the service and the store, with a manual clock and a seeded random source.
+/// ChatTestSupport's `WorldServer` (the real `ChatService` over a real SQLite store, on one
+/// `ThreadExecutor`, with a manual clock and a seeded random stream), spoken to in raw
+/// requests.
 final class TestServer: Sendable {
-  let executor: ThreadExecutor
-  let store: ServerStore
-  let service: ChatService
-  let clock: ManualClock
-  let log: CapturingLogSink
+  let server: WorldServer
+  var executor: ThreadExecutor { server.executor }
+  var store: ServerStore { server.store }
+  var service: ChatService { server.service }
+  var clock: ManualClock { server.clock }
+  var log: CapturingLogSink { server.log }
 
   init(
     configuration: ServerConfiguration = TestServer.defaultConfiguration,
@@ -25,18 +27,13 @@ final class TestServer: Sendable {
     pushGateway: (any PushGateway)? = nil,
     relay: (any LiveRelay)? = nil
   ) throws {
-    executor = ThreadExecutor(name: "test.server")
-    store = try ServerStore(location, executor: executor)
-    self.clock = clock
-    log = CapturingLogSink()
-    service = ChatService(
-      store: store, configuration: configuration, clock: clock,
-      random: SplitMix64(seed: seed), executor: executor, log: log, media: media,
-      pushGateway: pushGateway, relay: relay)
+    server = try WorldServer(
+      name: "test.server", configuration: configuration, location: location, clock: clock,
+      seed: seed, media: media, pushGateway: pushGateway, relay: relay)
   }
 
   deinit {
-    executor.shutdown()
+    server.executor.shutdown()
   }
 
   /// 2026-11-30T14:02:03.123Z: where the clock starts unless a test says otherwise.
