@@ -3,7 +3,7 @@ import ChatIdentifiers
 import Support
 
 extension ChatService {
-  /// `GET /v1/conversations/{id}/messages?before=|after=&limit=`.
+  /// `GET /v1/conversations/{id}/messages?before=|after=|around=&limit=`.
   func listMessages(
     in rawConversation: String, _ request: APIRequest, for caller: String
   ) async throws -> APIResponse {
@@ -11,6 +11,7 @@ extension ChatService {
     let query = MessageQuery(
       before: try QueryParameters.integer("before", in: request.query),
       after: try QueryParameters.integer("after", in: request.query),
+      around: try QueryParameters.integer("around", in: request.query),
       limit: try QueryParameters.integer("limit", in: request.query) ?? APILimits.defaultPageSize)
     let page = try await store.messages(in: conversation, visibleTo: caller, query: query)
     return .json(200, page)
@@ -36,10 +37,18 @@ extension ChatService {
     }
     let kind = post.kind ?? .message
     var target: (id: String, key: String)?
+    var replyTo: (id: String, key: String)?
     switch kind {
     case .message:
       guard post.target == nil else { throw ServiceError.badRequest("A message has no target.") }
       if let media = post.media { try Self.checkShape(of: media) }
+      if let id = post.replyTo {
+        guard let key = MessageID(rawValue: id)?.rawValue else {
+          throw ServiceError.badRequest(
+            "replyTo must be the clientMessageId (a UUID) of the message answered.")
+        }
+        replyTo = (id, key)
+      }
     case .edit, .delete:
       guard post.media == nil else {
         throw ServiceError.badRequest("Only a message carries media.")
@@ -49,14 +58,34 @@ extension ChatService {
           "target must be the clientMessageId (a UUID) of the message to change.")
       }
       target = (id, key)
+    case .reaction:
+      guard post.media == nil else {
+        throw ServiceError.badRequest("Only a message carries media.")
+      }
+      guard let id = post.target, let key = MessageID(rawValue: id)?.rawValue else {
+        throw ServiceError.badRequest(
+          "target must be the clientMessageId (a UUID) of the message to react to.")
+      }
+      // Whether it is one emoji is the store's 422, after membership (API.md's precedence).
+      guard post.emoji != nil else {
+        throw ServiceError.badRequest("A reaction needs emoji: one emoji, as a string.")
+      }
+      target = (id, key)
     case .members, .title:
       throw ServiceError.badRequest(
-        "kind must be message, edit or delete: members and title have routes of their own.")
+        "kind must be message, edit, delete or reaction: members and title have routes of "
+          + "their own.")
+    }
+    guard kind == .reaction || (post.emoji == nil && post.remove == nil) else {
+      throw ServiceError.badRequest("Only a reaction has emoji and remove.")
+    }
+    guard kind == .message || post.replyTo == nil else {
+      throw ServiceError.badRequest("Only a message replies to another.")
     }
     let text: String
-    if kind == .delete {
+    if kind == .delete || kind == .reaction {
       guard post.text == nil || post.text == "" else {
-        throw ServiceError.badRequest("A delete has no text.")
+        throw ServiceError.badRequest("A \(kind.rawValue) has no text.")
       }
       text = ""
     } else {
@@ -75,7 +104,7 @@ extension ChatService {
           media.key = media.key.lowercased()
           media.sha256 = media.sha256.lowercased()
           return media
-        }, push: push))
+        }, emoji: post.emoji, remove: post.remove ?? false, replyTo: replyTo, push: push))
     let message = outcome.message
     if let key = outcome.droppedMediaKey { await dropMedia(key) }
     guard outcome.isNew else {
@@ -88,7 +117,20 @@ extension ChatService {
     if configuration.knownBugs.contains(.deliverToRemovedMembers) {
       recipients = try await store.everMemberIds(of: conversation)
     }
-    publish(.message(conversationId: conversation, message: message), to: recipients)
+    // A reply's quote goes only to who can see what it answers; the others get it null.
+    let unquoted = Set(outcome.quoteHiddenFrom)
+    if unquoted.isEmpty {
+      publish(.message(conversationId: conversation, message: message), to: recipients)
+    } else {
+      var hidden = message
+      hidden.replyTo?.quote = nil
+      publish(
+        .message(conversationId: conversation, message: message),
+        to: recipients.filter { !unquoted.contains($0) })
+      publish(
+        .message(conversationId: conversation, message: hidden),
+        to: recipients.filter { unquoted.contains($0) })
+    }
     publishReceipt(
       MemberReceipts(userId: sender, deliveredUpTo: message.sequence, readUpTo: message.sequence),
       in: conversation, to: outcome.memberIds)

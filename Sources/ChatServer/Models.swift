@@ -25,15 +25,21 @@ struct ReceiptsSnapshot: Sendable, Equatable {
 struct MessageQuery: Sendable, Equatable {
   var before: Int?
   var after: Int?
+  /// Part 3: a page centred on this sequence.
+  var around: Int? = nil
   var limit: Int
 
-  /// Throws the 422 of API.md: `limit` outside 1...200, both `before` and `after`, or a
-  /// negative sequence.
+  /// Throws the 422 of API.md: `limit` outside 1...200, both `before` and `after`, `around`
+  /// with either, or a negative sequence.
   func validate() throws(StoreError) {
     guard APILimits.pageSizes.contains(limit) else {
       throw .invalid("limit must be between 1 and 200.")
     }
     if before != nil && after != nil { throw .invalid("Use before or after, not both.") }
+    if around != nil && (before != nil || after != nil) {
+      throw .invalid("Use around alone, without before or after.")
+    }
+    if let around, around < 0 { throw .invalid("around must not be negative.") }
     if let before, before < 0 { throw .invalid("before must not be negative.") }
     if let after, after < 0 { throw .invalid("after must not be negative.") }
   }

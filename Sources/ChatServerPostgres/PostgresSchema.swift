@@ -173,6 +173,23 @@ extension PostgresStoreBackend {
       );
       """
     ),
+    // SQLite's `v10-reactions-replies-mentions`: a message's reactions (API.md Part 3) in
+    // their current state, a reaction item's emoji and whether it took it back, the members a
+    // message mentions, the message a reply answers, and a message's media kind.
+    (
+      "pg-v4-reactions-replies-mentions",
+      """
+      ALTER TABLE messages ADD COLUMN reactions TEXT COLLATE "C";
+      ALTER TABLE messages ADD COLUMN mentions TEXT COLLATE "C";
+      ALTER TABLE messages ADD COLUMN reply_to_id TEXT COLLATE "C";
+      ALTER TABLE messages ADD COLUMN reply_to_sequence BIGINT;
+      ALTER TABLE messages ADD COLUMN media_kind TEXT COLLATE "C";
+      UPDATE messages SET media_kind = CAST(media AS json)->>'kind' WHERE media IS NOT NULL;
+      CREATE INDEX messages_by_key ON messages (conversation_id, client_message_key);
+      ALTER TABLE messages ADD COLUMN emoji TEXT COLLATE "C";
+      ALTER TABLE messages ADD COLUMN reaction_remove INTEGER NOT NULL DEFAULT 0;
+      """
+    ),
   ])
 }
 

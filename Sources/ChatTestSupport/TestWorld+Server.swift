@@ -64,6 +64,19 @@ extension TestWorld {
       in: conversation, as: user)
   }
 
+  /// Reacts with `emoji` to the message `target` (its client message ID) straight on the
+  /// service as `user` (API.md Part 3); returns the status.
+  @discardableResult
+  public func react(
+    _ emoji: String, to target: String, in conversation: ConversationID, as user: String
+  ) async throws -> Int {
+    try await postItem(
+      [
+        "clientMessageId": UUID().uuidString.lowercased(), "kind": "reaction", "target": target,
+        "emoji": emoji,
+      ], in: conversation, as: user)
+  }
+
   private func postItem(
     _ fields: [String: String], in conversation: ConversationID, as user: String
   )

@@ -86,6 +86,29 @@ struct EngineReceivingTests {
     await p.close()
   }
 
+  /// Until the engine shows reactions (API.md Part 3), a reaction item is kept in the log, so
+  /// the sequences stay dense, and never shown as a message of its own.
+  @Test func aReactionItemIsKeptInTheLogAndNotShownAsAMessage() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    let lunch = UUID().uuidString.lowercased()
+    try await p.world.post("lunch?", in: p.chat, as: "bob", clientMessageId: lunch)
+    await p.world.settle()
+    #expect(try await p.world.react("👍", to: lunch, in: p.chat, as: "bob") == 201)
+    try await p.world.post("at one", in: p.chat, as: "bob")
+    await p.world.settle()
+    #expect(screen.latest?.texts == ["lunch?", "at one"])
+    #expect(screen.latest?.map(\.sequence) == [1, 3])
+    #expect(await p.alice.engine.metrics().gapsDetected == 0)
+    // A reconnect's catch-up brings it again, and it stays out of sight.
+    p.alice.network.isOnline = false
+    await p.world.settle()
+    p.alice.network.isOnline = true
+    await p.world.advance(by: .seconds(1))
+    #expect(screen.latest?.texts == ["lunch?", "at one"])
+    await p.close()
+  }
+
   @Test func everyReconnectTriggersACatchUp() async throws {
     let p = try await Pair.make()
     let screen = p.watch(p.alice)

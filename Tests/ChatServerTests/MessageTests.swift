@@ -28,6 +28,7 @@ import Testing
       Set(message.keys) == [
         "id", "clientMessageId", "conversationId", "senderId", "text", "sequence", "sentAt",
         "kind", "media", "editedAt", "deleted", "target", "added", "removed", "title",
+        "reactions", "replyTo", "mentions", "forwarded",
       ])
     #expect(message["kind"] as? String == "message")
     #expect(message["deleted"] as? Bool == false)

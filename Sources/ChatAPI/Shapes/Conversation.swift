@@ -21,11 +21,15 @@ public struct ConversationItem: Codable, Sendable, Equatable {
   public var createdBy: String?
   /// A time (RFC 3339), `forever`, or nil when not muted.
   public var mutedUntil: String?
+  /// Part 3: the caller's unread messages that mention it and are not deleted; nil from a
+  /// server that does not count them.
+  public var unreadMentions: Int?
 
   public init(
     id: String, title: String, memberIds: [String], lastSequence: Int, readUpTo: Int,
     lastMessage: Item?, createdAt: String, visible: [VisibleRange]? = nil,
-    membership: Membership? = nil, createdBy: String? = nil, mutedUntil: String? = nil
+    membership: Membership? = nil, createdBy: String? = nil, mutedUntil: String? = nil,
+    unreadMentions: Int? = nil
   ) {
     self.id = id
     self.title = title
@@ -38,11 +42,12 @@ public struct ConversationItem: Codable, Sendable, Equatable {
     self.membership = membership
     self.createdBy = createdBy
     self.mutedUntil = mutedUntil
+    self.unreadMentions = unreadMentions
   }
 
   enum CodingKeys: String, CodingKey {
     case id, title, memberIds, lastSequence, readUpTo, lastMessage, createdAt, visible
-    case membership, createdBy, mutedUntil
+    case membership, createdBy, mutedUntil, unreadMentions
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -64,6 +69,7 @@ public struct ConversationItem: Codable, Sendable, Equatable {
     try container.encodeIfPresent(membership, forKey: .membership)
     try container.encodeIfPresent(createdBy, forKey: .createdBy)
     try container.encodeIfPresent(mutedUntil, forKey: .mutedUntil)
+    try container.encodeIfPresent(unreadMentions, forKey: .unreadMentions)
   }
 }
 

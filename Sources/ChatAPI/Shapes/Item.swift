@@ -1,6 +1,6 @@
-/// What an item of a conversation's log is (API.md Part 2, "Items").
+/// What an item of a conversation's log is (API.md Part 2, "Items"; Part 3 adds reactions).
 public enum ItemKind: String, Codable, Sendable, CaseIterable {
-  case message, edit, delete, members, title
+  case message, edit, delete, members, title, reaction
 }
 
 /// One entry of a conversation's log, with its own sequence number: a message (Part 1's
@@ -33,12 +33,27 @@ public struct Item: Codable, Sendable, Equatable {
   public var removed: [String]?
   /// A title item's new title.
   public var title: String?
+  /// Part 3, a message's reactions in their current state; nil from a server that does not
+  /// serve them yet (then left out when written).
+  public var reactions: [ReactionGroup]?
+  /// Part 3, the message this one answers, with its quote for the reader (nil: the reader
+  /// cannot see it).
+  public var replyTo: ReplyTo?
+  /// Part 3, the members a message's current text mentions, in the order of first mention.
+  public var mentions: [String]?
+  /// Part 3, a copy of another message (API.md "Forwarding").
+  public var forwarded: Bool?
+  /// Part 3, a reaction item's emoji, and whether it took the emoji back.
+  public var emoji: String?
+  public var remove: Bool?
 
   public init(
     id: String, clientMessageId: String, conversationId: String, senderId: String, text: String,
     sequence: Int, sentAt: String, kind: ItemKind? = nil, media: Media? = nil,
     editedAt: String? = nil, deleted: Bool? = nil, target: String? = nil,
-    added: [String]? = nil, removed: [String]? = nil, title: String? = nil
+    added: [String]? = nil, removed: [String]? = nil, title: String? = nil,
+    reactions: [ReactionGroup]? = nil, replyTo: ReplyTo? = nil, mentions: [String]? = nil,
+    forwarded: Bool? = nil, emoji: String? = nil, remove: Bool? = nil
   ) {
     self.id = id
     self.clientMessageId = clientMessageId
@@ -55,6 +70,13 @@ public struct Item: Codable, Sendable, Equatable {
     self.added = added
     self.removed = removed
     self.title = title
+    self.reactions = reactions
+    self.replyTo = replyTo
+    self.mentions = mentions
+    self.forwarded = forwarded
+    self.emoji = emoji
+    self.remove = remove
+    self.replyTo = replyTo
   }
 
   /// The kind, a Part 1 server's items being messages.
@@ -62,7 +84,8 @@ public struct Item: Codable, Sendable, Equatable {
 
   enum CodingKeys: String, CodingKey {
     case id, clientMessageId, conversationId, senderId, text, sequence, sentAt, kind, media
-    case editedAt, deleted, target, added, removed, title
+    case editedAt, deleted, target, added, removed, title, reactions, replyTo, mentions
+    case forwarded, emoji, remove
   }
 
   /// An item without `kind` (Part 1's `Message`) writes Part 1's fields only; an item with one
@@ -85,6 +108,18 @@ public struct Item: Codable, Sendable, Equatable {
     try container.encode(added ?? [], forKey: .added)
     try container.encode(removed ?? [], forKey: .removed)
     try Self.encode(title, .title, in: &container)
+    // Part 3's fields, once the server serves them (a message that carries `reactions`): a
+    // message's four, always present; a reaction's emoji.
+    if kind == .message, let reactions {
+      try container.encode(reactions, forKey: .reactions)
+      try Self.encode(replyTo, .replyTo, in: &container)
+      try container.encode(mentions ?? [], forKey: .mentions)
+      try container.encode(forwarded ?? false, forKey: .forwarded)
+    }
+    if kind == .reaction {
+      try container.encode(emoji ?? "", forKey: .emoji)
+      try container.encode(remove ?? false, forKey: .remove)
+    }
   }
 
   private static func encode<Value: Encodable>(
@@ -98,35 +133,71 @@ public struct Item: Codable, Sendable, Equatable {
   }
 }
 
+/// What a message answers (API.md Part 3, "Replies"): the target's clientMessageId, and its
+/// quote in its current state, null for a reader who cannot see the target.
+public struct ReplyTo: Codable, Sendable, Equatable {
+  public var clientMessageId: String
+  public var quote: Quote?
+
+  public init(clientMessageId: String, quote: Quote?) {
+    self.clientMessageId = clientMessageId
+    self.quote = quote
+  }
+
+  enum CodingKeys: String, CodingKey { case clientMessageId, quote }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(clientMessageId, forKey: .clientMessageId)
+    if let quote {
+      try container.encode(quote, forKey: .quote)
+    } else {
+      try container.encodeNil(forKey: .quote)
+    }
+  }
+}
+
 /// `GET /v1/conversations/{id}/messages`: items in ascending sequence order.
 public struct ItemPage: Codable, Sendable, Equatable {
   public var items: [Item]
-  /// Whether older (`before`, the newest page) or newer (`after`) items exist.
+  /// Whether older (`before`, the newest page) or newer (`after`) items exist; with `around`,
+  /// either.
   public var hasMore: Bool
+  /// Part 3, a page `around` a sequence only: whether visible items lie beyond each end.
+  public var hasMoreBefore: Bool?
+  public var hasMoreAfter: Bool?
 
-  public init(items: [Item], hasMore: Bool) {
+  public init(items: [Item], hasMore: Bool, hasMoreBefore: Bool? = nil, hasMoreAfter: Bool? = nil) {
     self.items = items
     self.hasMore = hasMore
+    self.hasMoreBefore = hasMoreBefore
+    self.hasMoreAfter = hasMoreAfter
   }
 }
 
 /// `POST /v1/conversations/{id}/messages`: a message (`text`, maybe `media`), or with `kind`
-/// an edit or delete of `target`.
+/// an edit or delete of `target`, or a reaction (`emoji`, `remove`) to it.
 public struct PostItem: Codable, Sendable, Equatable {
   public var clientMessageId: String
   public var text: String?
   public var kind: ItemKind?
   public var target: String?
   public var media: Media?
+  public var emoji: String?
+  public var remove: Bool?
+  /// A message answering another: its clientMessageId.
+  public var replyTo: String?
 
   public init(
     clientMessageId: String, text: String?, kind: ItemKind? = nil, target: String? = nil,
-    media: Media? = nil
+    media: Media? = nil, emoji: String? = nil, remove: Bool? = nil, replyTo: String? = nil
   ) {
     self.clientMessageId = clientMessageId
     self.text = text
     self.kind = kind
     self.target = target
     self.media = media
+    self.emoji = emoji
+    self.remove = remove
   }
 }

@@ -73,7 +73,7 @@ enum RecordMapping {
     switch record.kind {
     case .members: .membersChanged(added: record.added, removed: record.removed)
     case .title: .titleChanged(record.title ?? "")
-    case .message, .edit, .delete: nil
+    case .message, .edit, .delete, .reaction: nil
     }
   }
 

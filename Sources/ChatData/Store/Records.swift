@@ -52,9 +52,11 @@ package struct MessageRecord: Sendable, Equatable {
   /// none).
   var uploadedBytes: Int? = nil
 
-  /// The kinds of API.md's items, as the store spells them.
+  /// The kinds of API.md's items, as the store spells them. A reaction is kept (the log stays
+  /// dense, so no gap is seen where it is) and not shown; its effect on the message comes with
+  /// the engine's reactions (issue 35).
   enum Kind: String, Sendable {
-    case message, edit, delete, members, title
+    case message, edit, delete, members, title, reaction
   }
 }
 

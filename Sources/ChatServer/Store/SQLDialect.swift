@@ -6,6 +6,14 @@ package enum SQLDialect: Sendable {
   case postgres
 
   /// The aggregate joining `expression`'s texts with `separator` (a SQL string literal).
+  /// Whether the text `haystack` holds the text `needle` (no pattern characters, unlike LIKE).
+  package func contains(_ haystack: String, _ needle: String) -> String {
+    switch self {
+    case .sqlite: "instr(\(haystack), \(needle)) > 0"
+    case .postgres: "strpos(\(haystack), \(needle)) > 0"
+    }
+  }
+
   package func joined(_ expression: String, separator: String) -> String {
     switch self {
     case .sqlite: "group_concat(\(expression), \(separator))"

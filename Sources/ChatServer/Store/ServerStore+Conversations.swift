@@ -26,7 +26,8 @@ extension ServerStore {
       return ConversationItem(
         id: id, title: title, memberIds: memberIds, lastSequence: 0, readUpTo: 0,
         lastMessage: nil, createdAt: createdAt.rfc3339,
-        visible: [VisibleRange(first: 1, last: nil)], membership: .member, createdBy: creator)
+        visible: [VisibleRange(first: 1, last: nil)], membership: .member, createdBy: creator,
+        unreadMentions: 0)
     }
   }
 
@@ -84,6 +85,10 @@ extension ServerStore {
                 "first_sequence || ':' || coalesce(CAST(last_sequence AS TEXT), '')",
                 separator: "','"))
               FROM member_ranges WHERE conversation_id = c.id AND user_id = me.user_id),
+             (SELECT count(*) FROM messages AS u
+              WHERE u.conversation_id = c.id AND u.sequence > me.read_up_to
+                AND u.kind = 'message' AND u.deleted = 0 AND u.mentions IS NOT NULL
+                AND \(dialect.contains("',' || u.mentions || ','", "',' || me.user_id || ','"))),
              \(messageColumns(table: "m"))
       FROM members AS me
       JOIN conversations AS c ON c.id = me.conversation_id
@@ -101,10 +106,12 @@ extension ServerStore {
         memberIds: (row.optionalString(5) ?? "").split(separator: ",").map(String.init)
           .sorted(),
         lastSequence: lastSequence, readUpTo: min(row.int(4), lastSequence),
-        lastMessage: row.isNull(11) ? nil : message(from: row, at: 11),
+        lastMessage: row.isNull(12)
+          ? nil : hidingQuotes([message(from: row, at: 12)], from: standing).first,
         createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))).rfc3339,
         visible: standing.ranges, membership: standing.membership,
-        createdBy: row.optionalString(7), mutedUntil: row.optionalString(9))
+        createdBy: row.optionalString(7), mutedUntil: row.optionalString(9),
+        unreadMentions: row.int(11))
       return (item, standing, row.int(8))
     }
     // The newest message is one the caller cannot see (it joined later, or left): the
@@ -118,7 +125,7 @@ extension ServerStore {
           WHERE conversation_id = ? AND kind = 'message' AND \(visible.sql)
           ORDER BY sequence DESC LIMIT 1
           """, values: [items[index].0.id] + visible.values
-        ) { message(from: $0, at: 0) }.first
+        ) { hidingQuotes([message(from: $0, at: 0)], from: items[index].1).first }.first ?? nil
     }
     // A former member sees the title, members and activity as they were when it left.
     var reorder = false

@@ -20,6 +20,13 @@ struct NewMessage: Sendable {
   var target: (id: String, key: String)? = nil
   /// A message's media: the key of a completed upload of the sender's, as API.md's Media.
   var media: Media? = nil
+  /// A reaction's emoji (checked by the store, after membership), and whether it takes the
+  /// emoji back.
+  var emoji: String? = nil
+  var remove = false
+  /// The message a message answers: its clientMessageId as the client spelled it, and its
+  /// lowercase form.
+  var replyTo: (id: String, key: String)? = nil
   /// Who is owed a push for a new message, when the service hands pushes to a gateway.
   var push: PushQueueRequest? = nil
 }
@@ -42,6 +49,8 @@ struct SendOutcome: Sendable {
   var droppedMediaKey: String? = nil
   /// The pushes a new message queued.
   var pushes = PushQueueing()
+  /// A new reply: the members who cannot see what it answers, whose copy has no quote.
+  var quoteHiddenFrom: [String] = []
 }
 
 extension ServerStore {
@@ -69,14 +78,19 @@ extension ServerStore {
     let existing = try item(
       db, in: new.conversationId, from: new.senderId, key: new.clientMessageKey)
     if let existing, isRetry(of: existing.item, with: new, targetKey: existing.targetKey) {
-      return SendOutcome(message: existing.item, isNew: false, memberIds: members)
+      let stored = try hidingQuotes([existing.item], from: new.senderId, in: db)
+      return SendOutcome(
+        message: stored.first ?? existing.item, isNew: false, memberIds: members)
     }
     // A former member's retry is answered above; anything new from it is refused.
     guard isMember else { throw StoreError.formerMember }
     // API.md's precedence: the item's own 403 and 422 come before the key's 409.
     var target: Item?
+    var reaction: (target: Int, reactions: [ReactionGroup])?
+    var reply: RepliedMessage?
     switch new.kind {
     case .message:
+      if new.replyTo != nil { reply = try replied(new, members: members, in: db) }
       if let media = new.media {
         try checkMedia(media, of: new, in: db)
       } else if new.text.isEmpty {
@@ -88,12 +102,18 @@ extension ServerStore {
       if new.kind == .edit && new.text.isEmpty && target?.media == nil {
         throw StoreError.invalid("An edit needs some text.")
       }
+    case .reaction:
+      reaction = try reacted(new, in: db)
     case .members, .title:
-      throw StoreError.malformed("kind must be message, edit or delete here.")
+      throw StoreError.malformed("kind must be message, edit, delete or reaction here.")
     }
     if existing != nil {
       throw StoreError.keyReused
     }
+    // A message's mentions, from its text and the members now; an edit's, for its message.
+    let mentions =
+      [.message, .edit].contains(new.kind)
+      ? Mentions.find(in: new.text, members: Set(members), sender: new.senderId) : []
     let lastSequence =
       try db.scalarInt("SELECT last_sequence FROM conversations WHERE id = ?", new.conversationId)
       ?? 0
@@ -104,17 +124,27 @@ extension ServerStore {
       """
       INSERT INTO messages (conversation_id, sequence, id, sender_id, client_message_id,
                             client_message_key, text, sent_at, kind, target_id, target_key,
-                            media, media_key)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            media, media_key, emoji, reaction_remove, mentions, reply_to_id,
+                            reply_to_sequence, media_kind)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """, new.conversationId, sequence, new.id, new.senderId, new.clientMessageId,
-      new.clientMessageKey, new.kind == .delete ? "" : new.text, sentAt, new.kind.rawValue,
-      new.target?.id, new.target?.key, mediaJSON, new.media?.key)
+      new.clientMessageKey, [.delete, .reaction].contains(new.kind) ? "" : new.text, sentAt,
+      new.kind.rawValue, new.target?.id, new.target?.key, mediaJSON, new.media?.key,
+      new.kind == .reaction ? new.emoji : nil, new.kind == .reaction && new.remove ? 1 : 0,
+      new.kind == .message && !mentions.isEmpty ? mentions.joined(separator: ",") : nil,
+      reply.map { _ in new.replyTo?.id }, reply?.quote.sequence, new.media?.kind.rawValue)
+    if let reaction {
+      try storeReactions(reaction.reactions, of: reaction.target, in: new.conversationId, db)
+    }
     var droppedMediaKey: String?
     if let target, let key = new.target?.key {
       if new.kind == .edit {
         try db.run(
-          "UPDATE messages SET text = ?, edited_at = ? WHERE conversation_id = ? AND sequence = ?",
-          new.text, sentAt, new.conversationId, target.sequence)
+          """
+          UPDATE messages SET text = ?, edited_at = ?, mentions = ?
+          WHERE conversation_id = ? AND sequence = ?
+          """, new.text, sentAt, mentions.isEmpty ? nil : mentions.joined(separator: ","),
+          new.conversationId, target.sequence)
       } else {
         // A delete drops the media too: the row forgets it, the service deletes the bytes,
         // and the upload keeps its key, owner and dates alone; no message names it now, so
@@ -122,7 +152,8 @@ extension ServerStore {
         droppedMediaKey = target.media?.key
         try db.run(
           """
-          UPDATE messages SET text = '', deleted = 1, media = NULL, media_key = NULL
+          UPDATE messages SET text = '', deleted = 1, media = NULL, media_key = NULL,
+            reactions = NULL, mentions = NULL, media_kind = NULL
           WHERE conversation_id = ? AND sequence = ?
           """, new.conversationId, target.sequence)
         if let droppedMediaKey {
@@ -157,13 +188,21 @@ extension ServerStore {
       UPDATE members SET delivered_up_to = ?, read_up_to = ?
       WHERE conversation_id = ? AND user_id = ?
       """, sequence, sequence, new.conversationId, new.senderId)
-    // What was just written, without reading it back: a new message is unedited, and an edit
-    // or delete carries no state of its own.
+    // What was just written, without reading it back: a new message is unedited and has no
+    // reactions, and an edit, delete or reaction carries no state of its own.
     let stored = Item(
       id: new.id, clientMessageId: new.clientMessageId, conversationId: new.conversationId,
-      senderId: new.senderId, text: new.kind == .delete ? "" : new.text, sequence: sequence,
-      sentAt: Timestamp(millisecondsSince1970: sentAt).rfc3339, kind: new.kind,
-      media: new.media, deleted: false, target: new.target?.id)
+      senderId: new.senderId, text: [.delete, .reaction].contains(new.kind) ? "" : new.text,
+      sequence: sequence, sentAt: Timestamp(millisecondsSince1970: sentAt).rfc3339,
+      kind: new.kind, media: new.media, deleted: false, target: new.target?.id,
+      reactions: new.kind == .message ? [] : nil,
+      replyTo: reply.flatMap { reply in
+        new.replyTo.map { ReplyTo(clientMessageId: $0.id, quote: reply.quote) }
+      },
+      mentions: new.kind == .message ? mentions : nil,
+      forwarded: new.kind == .message ? false : nil,
+      emoji: new.kind == .reaction ? new.emoji : nil,
+      remove: new.kind == .reaction ? new.remove : nil)
     var pushes = PushQueueing()
     if new.kind == .message, let push = new.push {
       pushes = try queuePushes(
@@ -172,7 +211,7 @@ extension ServerStore {
     }
     return SendOutcome(
       message: stored, isNew: true, memberIds: members, droppedMediaKey: droppedMediaKey,
-      pushes: pushes)
+      pushes: pushes, quoteHiddenFrom: reply?.hiddenFrom ?? [])
   }
 
   /// A message's media is a completed upload of its sender's, described as it was uploaded,
@@ -219,10 +258,16 @@ extension ServerStore {
     guard stored.kind == new.kind, targetKey == new.target?.key else { return false }
     switch new.kind {
     case .message:
+      guard stored.replyTo?.clientMessageId.lowercased() == new.replyTo?.key else {
+        return false
+      }
       if stored.editedAt != nil || stored.deleted == true { return true }
       return stored.text.utf8.elementsEqual(new.text.utf8) && stored.media == new.media
     case .edit:
       return stored.text.isEmpty || stored.text.utf8.elementsEqual(new.text.utf8)
+    case .reaction:
+      return stored.emoji?.utf8.elementsEqual((new.emoji ?? "").utf8) == true
+        && stored.remove == new.remove
     case .delete, .members, .title:
       return true
     }
@@ -280,6 +325,9 @@ extension ServerStore {
       try query.validate()
       let columns = Self.messageColumns(table: "messages")
       let visible = standing.visibilityCondition
+      if let around = query.around {
+        return try Self.page(around: around, in: conversation, standing: standing, db, query.limit)
+      }
       if let after = query.after {
         let rows = try db.query(
           """
@@ -289,7 +337,8 @@ extension ServerStore {
           """, values: [conversation, after] + visible.values + [query.limit + 1]
         ) { Self.message(from: $0, at: 0) }
         return ItemPage(
-          items: Array(rows.prefix(query.limit)), hasMore: rows.count > query.limit)
+          items: Self.hidingQuotes(Array(rows.prefix(query.limit)), from: standing),
+          hasMore: rows.count > query.limit)
       }
       let rows = try db.query(
         """
@@ -299,7 +348,8 @@ extension ServerStore {
         """, values: [conversation, query.before ?? Int.max] + visible.values + [query.limit + 1]
       ) { Self.message(from: $0, at: 0) }
       return ItemPage(
-        items: Array(rows.prefix(query.limit).reversed()), hasMore: rows.count > query.limit)
+        items: Self.hidingQuotes(Array(rows.prefix(query.limit).reversed()), from: standing),
+        hasMore: rows.count > query.limit)
     }
   }
 
@@ -320,12 +370,13 @@ extension ServerStore {
     [
       "id", "client_message_id", "conversation_id", "sender_id", "text", "sequence", "sent_at",
       "kind", "target_id", "edited_at", "deleted", "added", "removed", "title", "media",
+      "reactions", "emoji", "reaction_remove", "mentions", "reply_to_id", "reply_to_sequence",
     ]
-    .map { "\(table).\($0)" }.joined(separator: ", ")
+    .map { "\(table).\($0)" }.joined(separator: ", ") + ", " + quoteColumn(table: table)
   }
 
   /// How many columns `messageColumns` names (what a query selects after them starts here).
-  static let itemColumnCount = 15
+  static let itemColumnCount = 22
 
   /// An item in its current state, from the columns of `messageColumns` at `first`.
   static func message(from row: any StoreRow, at first: Int) -> Item {
@@ -348,6 +399,21 @@ extension ServerStore {
         ? Timestamp(millisecondsSince1970: Int64(row.int(first + 9))).rfc3339 : nil,
       deleted: isMessage && row.int(first + 10) != 0,
       target: row.isNull(first + 8) ? nil : row.string(first + 8), added: users(first + 11),
-      removed: users(first + 12), title: row.optionalString(first + 13))
+      removed: users(first + 12), title: row.optionalString(first + 13),
+      reactions: isMessage
+        ? row.optionalString(first + 15).flatMap {
+          try? APICoding.decode([ReactionGroup].self, from: Array($0.utf8))
+        } ?? [] : nil,
+      replyTo: isMessage
+        ? row.optionalString(first + 19).map {
+          ReplyTo(
+            clientMessageId: $0,
+            quote: quote(of: row.optionalInt(first + 20), from: row.optionalString(first + 21)))
+        } : nil,
+      mentions: isMessage
+        ? row.optionalString(first + 18)?.split(separator: ",").map(String.init) ?? [] : nil,
+      forwarded: isMessage ? false : nil,
+      emoji: kind == .reaction ? row.optionalString(first + 16) ?? "" : nil,
+      remove: kind == .reaction ? row.int(first + 17) != 0 : nil)
   }
 }

@@ -270,6 +270,28 @@ extension ServerStore {
         );
         """)
     }
+    // API.md Part 3's reactions, replies and mentions: a message's reactions in their current
+    // state (`reactions`: API.md's array as JSON, NULL for none, so every read of a message
+    // carries them without a second query), a reaction item's `emoji` and whether it took the
+    // emoji back, the members a message's current text mentions (`mentions`, comma-separated,
+    // NULL for none; v9's messages mention nobody), the message a reply answers
+    // (`reply_to_id` as the client spelled it, `reply_to_sequence`), and a message's media
+    // kind on its own (`media_kind`, what a quote shows of it without reading the media). A
+    // reaction or a reply names its target by clientMessageId alone (`messages_by_key`).
+    migrator.register("v10-reactions-replies-mentions") { db in
+      try db.execute(
+        """
+        ALTER TABLE messages ADD COLUMN reactions TEXT;
+        ALTER TABLE messages ADD COLUMN mentions TEXT;
+        ALTER TABLE messages ADD COLUMN reply_to_id TEXT;
+        ALTER TABLE messages ADD COLUMN reply_to_sequence INTEGER;
+        ALTER TABLE messages ADD COLUMN media_kind TEXT;
+        UPDATE messages SET media_kind = json_extract(media, '$.kind') WHERE media IS NOT NULL;
+        CREATE INDEX messages_by_key ON messages (conversation_id, client_message_key);
+        ALTER TABLE messages ADD COLUMN emoji TEXT;
+        ALTER TABLE messages ADD COLUMN reaction_remove INTEGER NOT NULL DEFAULT 0;
+        """)
+    }
     return migrator
   }
 }

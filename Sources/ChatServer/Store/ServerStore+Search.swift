@@ -25,10 +25,11 @@ extension ServerStore {
       let rows = try db.query(plan.sql, values: plan.values) { row in
         (item: Self.message(from: row, at: 0), key: row.string(Self.itemColumnCount))
       }
-      let hits = rows.prefix(limit).map { row in
+      let items = try Self.hidingQuotes(rows.prefix(limit).map(\.item), from: user, in: db)
+      let hits = items.map { item in
         SearchResult(
-          conversationId: row.item.conversationId, item: row.item,
-          snippet: terms.markedSnippet(in: row.item.text, open: "[", close: "]"))
+          conversationId: item.conversationId, item: item,
+          snippet: terms.markedSnippet(in: item.text, open: "[", close: "]"))
       }
       return SearchPage(hits: hits, nextCursor: rows.count > limit ? rows[limit - 1].key : nil)
     }

@@ -12,10 +12,13 @@ from chatserver import Device
 RFC3339_MS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
 # API.md Part 2: a message is the Item of kind message, with every field of Item.
 MESSAGE_FIELDS = {"id", "clientMessageId", "conversationId", "senderId", "text", "sequence", "sentAt",
-                  "kind", "media", "editedAt", "deleted", "target", "added", "removed", "title"}
+                  "kind", "media", "editedAt", "deleted", "target", "added", "removed", "title",
+                  # API.md Part 3: a message's reactions, reply, mentions and forwarded flag
+                  "reactions", "replyTo", "mentions", "forwarded"}
 # API.md Part 2, "Groups that change": the caller's visible ranges, membership and the creator.
 CONVERSATION_FIELDS = {"id", "title", "memberIds", "lastSequence", "readUpTo", "createdAt",
-                       "visible", "membership", "createdBy"}
+                       "visible", "membership", "createdBy",
+                       "unreadMentions"}  # API.md Part 3, "Mentions"
 
 
 def activity(item):

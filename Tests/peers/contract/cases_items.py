@@ -12,6 +12,9 @@ from chatserver import Device, error_code, psql
 
 ITEM_FIELDS = {"id", "clientMessageId", "conversationId", "senderId", "sequence", "sentAt", "kind",
                "text", "media", "editedAt", "deleted", "target", "added", "removed", "title"}
+# API.md Part 3: a message also carries its reactions; a reaction item its emoji and remove.
+MESSAGE_ITEM_FIELDS = ITEM_FIELDS | {"reactions", "replyTo", "mentions", "forwarded"}
+REACTION_ITEM_FIELDS = ITEM_FIELDS | {"emoji", "remove"}
 
 
 def post(device, conversation, body):
@@ -77,7 +80,8 @@ def run_edits(report, server):
     original = str(uuid.uuid4())
     sent = alice.send(conversation, "Meet at the old lighthouse", original).json()
     report.check("a message is an Item of kind message with every field",
-                 set(sent) == ITEM_FIELDS and sent["kind"] == "message" and sent["deleted"] is False
+                 set(sent) == MESSAGE_ITEM_FIELDS and sent["kind"] == "message"
+                 and sent["deleted"] is False and sent["reactions"] == []
                  and sent["editedAt"] is None and sent["target"] is None and sent["added"] == []
                  and sent["removed"] == [] and sent["title"] is None and sent["media"] is None,
                  str(sent))
@@ -175,3 +179,190 @@ def run_edits(report, server):
     report.check("a retry of the deleted message is 200 with its tombstone",
                  resent.status_code == 200 and resent.json()["deleted"] is True, resent.text)
     bob_live.close()
+
+
+def react(device, conversation, target, emoji, remove=None, key=None):
+    body = {"clientMessageId": key or str(uuid.uuid4()), "kind": "reaction", "target": target,
+            "emoji": emoji}
+    if remove is not None:
+        body["remove"] = remove
+    return post(device, conversation, body)
+
+
+def run_reactions(report, server):
+    """API.md Part 3, "Reactions", over the network (on SQLite and on PostgreSQL)."""
+    report.start_group("reactions")
+    alice = Device(server, "react-alice")
+    bob = Device(server, "react-bob")
+    conversation = alice.create(["react-bob"], title="Reactions")["id"]
+    bob_live = Live(bob)
+    message = str(uuid.uuid4())
+    alice.send(conversation, "Lunch at one?", message)
+
+    def reactions():
+        page = bob.messages(conversation).json()["items"]
+        return next(i for i in page if i["clientMessageId"] == message)["reactions"]
+
+    thumbs = react(bob, conversation, message, "👍")
+    item = thumbs.json()
+    report.check("a reaction is 201 with an item of its own",
+                 thumbs.status_code == 201 and set(item) == REACTION_ITEM_FIELDS
+                 and item["kind"] == "reaction" and item["emoji"] == "👍" and item["remove"] is False
+                 and item["target"] == message and item["text"] == "" and item["sequence"] == 2,
+                 thumbs.text)
+    react(alice, conversation, message, "❤️")
+    react(alice, conversation, message, "👍")
+    report.check("the message carries its reactions, each emoji in the order it first came",
+                 reactions() == [{"emoji": "👍", "userIds": ["react-bob", "react-alice"]},
+                                 {"emoji": "❤️", "userIds": ["react-alice"]}], str(reactions()))
+    events = bob_live.until(lambda e: e["type"] == "message" and e["message"]["kind"] == "reaction")
+    report.check("a reaction goes live as an item", events[-1]["message"]["emoji"] in ("👍", "❤️"),
+                 str(events[-1]))
+
+    again = react(bob, conversation, message, "👍")
+    absent = react(bob, conversation, message, "❤️", remove=True)
+    report.check("a reaction that changes nothing is 422 (adding one I have, removing one I have not)",
+                 again.status_code == 422 and error_code(again) == "invalid"
+                 and absent.status_code == 422, f"{again.text} {absent.text}")
+    back = react(bob, conversation, message, "👍", remove=True)
+    report.check("taking one back is 201 with remove true, and the message loses it",
+                 back.status_code == 201 and back.json()["remove"] is True
+                 and reactions()[0]["userIds"] == ["react-alice"], back.text)
+
+    key = str(uuid.uuid4())
+    first = react(bob, conversation, message, "🎉", key=key)
+    retry = react(bob, conversation, message, "🎉", key=key)
+    other = react(bob, conversation, message, "🎈", key=key)
+    report.check("a retried reaction is 200 with the stored item; the key with another emoji is 409",
+                 first.status_code == 201 and retry.status_code == 200 and retry.json() == first.json()
+                 and other.status_code == 409, f"{retry.text} {other.text}")
+
+    two = react(bob, conversation, message, "👍👍")
+    word = react(bob, conversation, message, "ok")
+    long = react(bob, conversation, message, "👍" + "\u0301" * 14)
+    longer = react(bob, conversation, message, "👍\ufe0f" + "\u0301" * 13)
+    report.check("emoji is one grapheme of at most 32 UTF-8 bytes with an emoji in it (else 422)",
+                 two.status_code == 422 and word.status_code == 422 and long.status_code == 201
+                 and longer.status_code == 422, f"{two.status_code} {word.status_code} "
+                 f"{long.status_code} {longer.status_code}")
+
+    many = str(uuid.uuid4())
+    alice.send(conversation, "Pick a face", many)
+    faces = [chr(code) for code in range(0x1F600, 0x1F615)]
+    statuses = [react(bob, conversation, many, face).status_code for face in faces[:20]]
+    report.check("a message takes 20 distinct emoji and the 21st is 422",
+                 statuses == [201] * 20
+                 and react(alice, conversation, many, faces[20]).status_code == 422
+                 and react(alice, conversation, many, faces[0]).status_code == 201, str(statuses))
+
+    listed = next(c for c in alice.request("GET", "/v1/conversations").json()["items"]
+                  if c["id"] == conversation)
+    report.check("a reaction is no new activity: lastMessage stays the newest message",
+                 listed["lastMessage"]["clientMessageId"] == many
+                 and listed["lastSequence"] > listed["lastMessage"]["sequence"], str(listed))
+
+    deleted = delete(alice, conversation, message)
+    late = react(bob, conversation, message, "😢")
+    report.check("a delete takes the message's reactions with it, and it takes no more",
+                 deleted.status_code == 201 and reactions() == [] and late.status_code == 422,
+                 late.text)
+    carol = Device(server, "react-carol")
+    report.check("a non-member's reaction is 404", react(carol, conversation, many, "👍").status_code == 404)
+    bob_live.close()
+
+
+def run_mentions(report, server):
+    """API.md Part 3, "Mentions": what the server finds in a text, and `unreadMentions`."""
+    report.start_group("mentions")
+    alice = Device(server, "ment-alice")
+    bob = Device(server, "ment-bob")
+    carol = Device(server, "ment-carol")
+    conversation = alice.create(["ment-bob", "ment-carol"], title="Mentions")["id"]
+
+    def sent(text):
+        return alice.send(conversation, text, str(uuid.uuid4())).json()
+
+    def unread(device):
+        return next(c for c in device.request("GET", "/v1/conversations").json()["items"]
+                    if c["id"] == conversation)["unreadMentions"]
+
+    named = sent("@ment-carol and @ment-bob, lunch? @ment-carol")
+    report.check("members named after an @ are mentioned once each, in the order of first mention",
+                 named["mentions"] == ["ment-carol", "ment-bob"], str(named))
+    report.check("an @ inside an address, a non-member and the sender are not mentions",
+                 sent("mail x@ment-bob.com, @dave, @ment-alice")["mentions"] == [])
+    report.check("trailing dots are not part of the name", sent("thanks @ment-bob.")["mentions"] == ["ment-bob"])
+    report.check("unreadMentions counts the caller's unread messages that mention it",
+                 unread(bob) == 2 and unread(carol) == 1 and unread(alice) == 0,
+                 f"{unread(bob)} {unread(carol)} {unread(alice)}")
+    plain = str(uuid.uuid4())
+    alice.send(conversation, "no one here", plain)
+    edited = edit(alice, conversation, plain, "now @ment-carol")
+    page = carol.messages(conversation).json()["items"]
+    report.check("an edit recomputes the message's mentions",
+                 edited.status_code == 201
+                 and next(i for i in page if i["clientMessageId"] == plain)["mentions"] == ["ment-carol"]
+                 and unread(carol) == 2, str(page[-2:]))
+    delete(alice, conversation, named["clientMessageId"])
+    report.check("a deleted message mentions nobody and is not counted",
+                 unread(carol) == 1 and unread(bob) == 1, f"{unread(carol)} {unread(bob)}")
+    last = carol.messages(conversation).json()["items"][-1]["sequence"]
+    carol.request("POST", f"/v1/conversations/{conversation}/read", {"upToSequence": last})
+    report.check("reading clears them", unread(carol) == 0, str(unread(carol)))
+
+
+def run_replies(report, server):
+    """API.md Part 3, "Replies, and opening at a message"."""
+    report.start_group("replies")
+    alice = Device(server, "reply-alice")
+    bob = Device(server, "reply-bob")
+    conversation = alice.create(["reply-bob"], title="Replies")["id"]
+    question = str(uuid.uuid4())
+    alice.send(conversation, "Lunch at one? " + "é" * 120, question)
+    answer = post(bob, conversation, {"clientMessageId": str(uuid.uuid4()), "text": "Yes",
+                                      "replyTo": question})
+    quote = (answer.json().get("replyTo") or {}).get("quote") or {}
+    report.check("a reply is 201 with replyTo and a quote of the first 100 Unicode scalars",
+                 answer.status_code == 201 and answer.json()["replyTo"]["clientMessageId"] == question
+                 and quote.get("senderId") == "reply-alice" and quote.get("sequence") == 1
+                 and len(quote.get("text", "")) == 100 and quote.get("deleted") is False
+                 and quote.get("mediaKind") is None, answer.text)
+    edit(alice, conversation, question, "Lunch at two?")
+    page = bob.messages(conversation).json()["items"]
+    report.check("the quote shows the target's current text",
+                 page[1]["replyTo"]["quote"]["text"] == "Lunch at two?", str(page[1]))
+    alice.request("POST", f"/v1/conversations/{conversation}/members",
+                  {"clientMessageId": str(uuid.uuid4()), "add": ["reply-dave"]})
+    dave = Device(server, "reply-dave")
+    late = post(alice, conversation, {"clientMessageId": str(uuid.uuid4()), "text": "Dave?",
+                                      "replyTo": question})
+    seen = dave.messages(conversation).json()["items"][-1]
+    report.check("a reader who cannot see the target gets the reply with quote null",
+                 late.status_code == 201 and seen["replyTo"] == {"clientMessageId": question, "quote": None},
+                 str(seen))
+    refused = post(dave, conversation, {"clientMessageId": str(uuid.uuid4()), "text": "?",
+                                        "replyTo": question})
+    report.check("a reply to a message the sender cannot see is 422", refused.status_code == 422, refused.text)
+    delete(alice, conversation, question)
+    page = bob.messages(conversation).json()["items"]
+    quoted = next(i for i in page if i["sequence"] == 2)["replyTo"]["quote"]
+    report.check("a deleted target's quote says deleted, with no text",
+                 quoted["deleted"] is True and quoted["text"] == "", str(quoted))
+
+    for n in range(10):
+        alice.send(conversation, f"filler {n}")
+    around = bob.messages(conversation, around=8, limit=4)
+    body = around.json()
+    report.check("around answers the item, then one older and one newer, with hasMoreBefore/After",
+                 around.status_code == 200 and [i["sequence"] for i in body["items"]] == [6, 7, 8, 9]
+                 and body["hasMoreBefore"] is True and body["hasMoreAfter"] is True and body["hasMore"] is True,
+                 around.text)
+    newest = body_of(bob.messages(conversation, around=1000, limit=3))
+    report.check("around past the end fills from the older side",
+                 newest["hasMoreAfter"] is False and len(newest["items"]) == 3, str(newest))
+    both = bob.messages(conversation, around=3, before=5)
+    report.check("around with before or after is 422", both.status_code == 422, both.text)
+
+
+def body_of(response):
+    return response.json()

@@ -141,6 +141,10 @@ extension MessagesTable {
     case .delete:
       guard let target = item.target?.rawValue else { return 0 }
       return try erase(conversation, sender, target, tx: tx)
+    case .reaction:
+      // Kept in the log, not shown; what it does to the message comes with the engine's
+      // reactions (issue 35).
+      return 0
     case .members:
       return try applyMembers(item, me: me, tx: tx)
     case .title:

@@ -1,0 +1,50 @@
+/// What a reply shows of the message it answers (API.md Part 3, "Replies"): the target's
+/// **current** state, so an edit shows the new text and a delete `deleted: true` and no text.
+/// Built the same way by the server (for each reader: nil when the reader cannot see the
+/// target) and by a device that holds the target (until the server's quote replaces it).
+public struct Quote: Codable, Sendable, Equatable {
+  public var senderId: String
+  public var sequence: Int
+  /// The first `maxScalars` Unicode scalars of the current text; "" once deleted.
+  public var text: String
+  public var mediaKind: MediaKind?
+  public var deleted: Bool
+
+  /// Unicode scalars of the text a quote carries.
+  public static let maxScalars = 100
+
+  public init(senderId: String, sequence: Int, text: String, mediaKind: MediaKind?, deleted: Bool) {
+    self.senderId = senderId
+    self.sequence = sequence
+    self.text = text
+    self.mediaKind = mediaKind
+    self.deleted = deleted
+  }
+
+  /// The quote of `message`, an item of kind `message` in its current state.
+  public init(of message: Item) {
+    let deleted = message.deleted ?? false
+    var scalars = String.UnicodeScalarView()
+    if !deleted { scalars.append(contentsOf: message.text.unicodeScalars.prefix(Self.maxScalars)) }
+    self.init(
+      senderId: message.senderId, sequence: message.sequence, text: String(scalars),
+      mediaKind: deleted ? nil : message.media?.kind, deleted: deleted)
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(senderId, forKey: .senderId)
+    try container.encode(sequence, forKey: .sequence)
+    try container.encode(text, forKey: .text)
+    if let mediaKind {
+      try container.encode(mediaKind, forKey: .mediaKind)
+    } else {
+      try container.encodeNil(forKey: .mediaKind)
+    }
+    try container.encode(deleted, forKey: .deleted)
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case senderId, sequence, text, mediaKind, deleted
+  }
+}
