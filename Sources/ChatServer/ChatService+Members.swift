@@ -42,8 +42,9 @@ extension ChatService {
     return try await announce(outcome, in: conversation, by: caller)
   }
 
-  /// `PUT /v1/conversations/{id}/mute`: `until` a time, `forever`, or null (unmute); 204. The
-  /// caller's own sockets hear the conversation as it now sees it.
+  /// `PUT /v1/conversations/{id}/mute`: `until` a time, `forever`, or null (unmute), and
+  /// Part 3's `mentions` (`push` when left out, or `silent`); 204. The caller's own sockets
+  /// hear the conversation as it now sees it.
   func mute(
     _ rawConversation: String, _ request: APIRequest, by caller: String
   ) async throws -> APIResponse {
@@ -63,7 +64,20 @@ extension ChatService {
     default:
       throw ServiceError.badRequest("until must be an RFC 3339 time, \"forever\" or null.")
     }
-    if let seen = try await store.mute(conversation, for: caller, until: until) {
+    var mentions = MentionPushes.push
+    let badMentions = ServiceError.badRequest("mentions must be \"push\" or \"silent\".")
+    switch body["mentions"] {
+    case nil:
+      break
+    case .string(let text)?:
+      guard let option = MentionPushes(rawValue: text) else { throw badMentions }
+      mentions = option
+    default:
+      throw badMentions
+    }
+    if let seen = try await store.mute(
+      conversation, for: caller, until: until, mentions: mentions)
+    {
       publish(.conversation(seen), to: [caller])
     }
     return APIResponse(status: 204)

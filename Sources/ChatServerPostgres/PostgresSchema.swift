@@ -190,6 +190,13 @@ extension PostgresStoreBackend {
       ALTER TABLE messages ADD COLUMN reaction_remove INTEGER NOT NULL DEFAULT 0;
       """
     ),
+    // SQLite's `v11-mute-mentions`: a muted conversation's mention pushes, `push` or `silent`.
+    (
+      "pg-v5-mute-mentions",
+      """
+      ALTER TABLE members ADD COLUMN muted_mentions TEXT COLLATE "C" NOT NULL DEFAULT 'push';
+      """
+    ),
   ])
 }
 

@@ -136,7 +136,7 @@ import Wire
       #expect(
         item.map { Set($0.keys) } == [
           "id", "title", "memberIds", "lastSequence", "readUpTo", "lastMessage", "createdAt",
-          "visible", "membership", "createdBy", "unreadMentions",
+          "visible", "membership", "createdBy", "unreadMentions", "mutedMentions",
         ])
       #expect(item?["id"] as? String == conversation)
       #expect(item?["title"] as? String == "Hiking")

@@ -24,12 +24,14 @@ public struct ConversationItem: Codable, Sendable, Equatable {
   /// Part 3: the caller's unread messages that mention it and are not deleted; nil from a
   /// server that does not count them.
   public var unreadMentions: Int?
+  /// Part 3: what the caller's mute does to mentions; nil from a server without the option.
+  public var mutedMentions: MentionPushes?
 
   public init(
     id: String, title: String, memberIds: [String], lastSequence: Int, readUpTo: Int,
     lastMessage: Item?, createdAt: String, visible: [VisibleRange]? = nil,
     membership: Membership? = nil, createdBy: String? = nil, mutedUntil: String? = nil,
-    unreadMentions: Int? = nil
+    unreadMentions: Int? = nil, mutedMentions: MentionPushes? = nil
   ) {
     self.id = id
     self.title = title
@@ -43,11 +45,12 @@ public struct ConversationItem: Codable, Sendable, Equatable {
     self.createdBy = createdBy
     self.mutedUntil = mutedUntil
     self.unreadMentions = unreadMentions
+    self.mutedMentions = mutedMentions
   }
 
   enum CodingKeys: String, CodingKey {
     case id, title, memberIds, lastSequence, readUpTo, lastMessage, createdAt, visible
-    case membership, createdBy, mutedUntil, unreadMentions
+    case membership, createdBy, mutedUntil, unreadMentions, mutedMentions
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -70,6 +73,7 @@ public struct ConversationItem: Codable, Sendable, Equatable {
     try container.encodeIfPresent(createdBy, forKey: .createdBy)
     try container.encodeIfPresent(mutedUntil, forKey: .mutedUntil)
     try container.encodeIfPresent(unreadMentions, forKey: .unreadMentions)
+    try container.encodeIfPresent(mutedMentions, forKey: .mutedMentions)
   }
 }
 
@@ -178,19 +182,29 @@ public struct ChangeTitle: Codable, Sendable, Equatable {
   }
 }
 
-/// `PUT /v1/conversations/{id}/mute`: `until` a time (RFC 3339), `forever`, or nil to unmute.
+/// `PUT /v1/conversations/{id}/mute`: `until` a time (RFC 3339), `forever`, or nil to unmute;
+/// Part 3's `mentions`, whether a muted conversation still pushes a mention (`push` when left
+/// out).
 public struct Mute: Codable, Sendable, Equatable {
   public var until: String?
+  public var mentions: MentionPushes?
 
-  public init(until: String?) {
+  public init(until: String?, mentions: MentionPushes? = nil) {
     self.until = until
+    self.mentions = mentions
   }
 
   public func encode(to encoder: any Encoder) throws {
     var container = encoder.container(keyedBy: CodingKeys.self)
     try container.encode(until, forKey: .until)
+    try container.encodeIfPresent(mentions, forKey: .mentions)
   }
 
   /// The value that mutes for good.
   public static let forever = "forever"
+}
+
+/// Whether a muted conversation still pushes a message that mentions the user (API.md Part 3).
+public enum MentionPushes: String, Codable, Sendable {
+  case push, silent
 }

@@ -27,7 +27,7 @@ extension ServerStore {
         id: id, title: title, memberIds: memberIds, lastSequence: 0, readUpTo: 0,
         lastMessage: nil, createdAt: createdAt.rfc3339,
         visible: [VisibleRange(first: 1, last: nil)], membership: .member, createdBy: creator,
-        unreadMentions: 0)
+        unreadMentions: 0, mutedMentions: .push)
     }
   }
 
@@ -42,17 +42,19 @@ extension ServerStore {
   }
 
   /// Mutes `conversation` for `user` (all its devices) until `until` (RFC 3339 or `forever`),
-  /// or unmutes it (nil); returns the conversation as `user` now sees it, for its own sockets.
-  /// Anyone who is or was a member mutes (else 404).
-  func mute(_ conversation: String, for user: String, until: String?) async throws(StoreError)
-    -> ConversationItem?
-  {
+  /// or unmutes it (nil), with what the mute does to mentions; returns the conversation as
+  /// `user` now sees it, for its own sockets. Anyone who is or was a member mutes (else 404).
+  func mute(
+    _ conversation: String, for user: String, until: String?, mentions: MentionPushes = .push
+  ) async throws(StoreError) -> ConversationItem? {
     try await writing { db in
       try db.lockConversation(conversation)
       _ = try Self.memberIds(db, of: conversation, formerAllowed: user)
       try db.run(
-        "UPDATE members SET muted_until = ? WHERE conversation_id = ? AND user_id = ?", until,
-        conversation, user)
+        """
+        UPDATE members SET muted_until = ?, muted_mentions = ?
+        WHERE conversation_id = ? AND user_id = ?
+        """, until, mentions.rawValue, conversation, user)
       try db.run(
         "UPDATE conversations SET \(db.dialect.markChanged) WHERE id = ?",
         conversation)
@@ -89,6 +91,7 @@ extension ServerStore {
               WHERE u.conversation_id = c.id AND u.sequence > me.read_up_to
                 AND u.kind = 'message' AND u.deleted = 0 AND u.mentions IS NOT NULL
                 AND \(dialect.contains("',' || u.mentions || ','", "',' || me.user_id || ','"))),
+             me.muted_mentions,
              \(messageColumns(table: "m"))
       FROM members AS me
       JOIN conversations AS c ON c.id = me.conversation_id
@@ -106,12 +109,12 @@ extension ServerStore {
         memberIds: (row.optionalString(5) ?? "").split(separator: ",").map(String.init)
           .sorted(),
         lastSequence: lastSequence, readUpTo: min(row.int(4), lastSequence),
-        lastMessage: row.isNull(12)
-          ? nil : hidingQuotes([message(from: row, at: 12)], from: standing).first,
+        lastMessage: row.isNull(13)
+          ? nil : hidingQuotes([message(from: row, at: 13)], from: standing).first,
         createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))).rfc3339,
         visible: standing.ranges, membership: standing.membership,
         createdBy: row.optionalString(7), mutedUntil: row.optionalString(9),
-        unreadMentions: row.int(11))
+        unreadMentions: row.int(11), mutedMentions: MentionPushes(rawValue: row.string(12)))
       return (item, standing, row.int(8))
     }
     // The newest message is one the caller cannot see (it joined later, or left): the

@@ -206,7 +206,8 @@ extension ServerStore {
     var pushes = PushQueueing()
     if new.kind == .message, let push = new.push {
       pushes = try queuePushes(
-        of: sequence, in: new.conversationId, from: new.senderId, skipping: push.skipping,
+        of: sequence, in: new.conversationId, from: new.senderId, mentioning: mentions,
+        skipping: push.skipping,
         at: new.sentAt, window: push.window, in: db)
     }
     return SendOutcome(

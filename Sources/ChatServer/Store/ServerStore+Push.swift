@@ -94,7 +94,7 @@ extension ServerStore {
   /// and keeps the time it was due); one that got a push less than `window` ago waits for the
   /// window's end; any other may be pushed at once.
   static func queuePushes(
-    of sequence: Int, in conversation: String, from sender: String,
+    of sequence: Int, in conversation: String, from sender: String, mentioning: [String],
     skipping: Set<DeviceKey>, at now: Timestamp, window: Duration, in db: any StoreDatabase
   ) throws -> PushQueueing {
     // Read what each device is owed only once no push of it can change meanwhile: on
@@ -110,9 +110,10 @@ extension ServerStore {
       LEFT JOIN push_queue AS q ON q.user_id = t.user_id AND q.device_id = t.device_id
         AND q.conversation_id = m.conversation_id
       WHERE m.conversation_id = ? AND m.membership = 'member' AND m.user_id != ?
-        AND \(unmuted("m"))
+        AND (\(unmuted("m")) OR (m.muted_mentions = 'push' AND m.user_id IN (\(
+          mentioning.isEmpty ? "NULL" : mentioning.map { _ in "?" }.joined(separator: ", ")))))
       ORDER BY t.user_id, t.device_id
-      """, conversation, sender, now.rfc3339
+      """, values: [conversation, sender, now.rfc3339] + mentioning
     ) { row in
       (
         device: DeviceKey(userId: row.string(0), deviceId: row.string(1)),
@@ -278,28 +279,34 @@ extension ServerStore {
   }
 
   /// API.md's payload of message `sequence` for `user`, or nil when it is owed no push any
-  /// more: the message is gone or deleted, or `user` left or muted the conversation. The
-  /// title is the conversation's (the sender's id when it has none), the body
-  /// "<sender>: <text>" cut to 100 characters (a photo, a document by name), the badge the
-  /// unread messages of the user's unmuted conversations.
+  /// more: the message is gone or deleted, or `user` left or muted the conversation (unless
+  /// it mentions `user` and the mute lets mentions push: Part 3). The title is the
+  /// conversation's (the sender's id when it has none), the body "<sender>: <text>" cut to
+  /// 100 characters (a photo, a document by name; "<sender> mentioned you: <text>" when it
+  /// mentions `user`), the badge the unread messages of the user's unmuted conversations.
   static func payload(
     of sequence: Int, in conversation: String, for user: String, at now: Timestamp,
     in db: any StoreDatabase
   ) throws -> PushPayload? {
+    let mentionsUser =
+      "(m.mentions IS NOT NULL AND "
+      + db.dialect.contains("',' || m.mentions || ','", "',' || me.user_id || ','") + ")"
     let found = try db.query(
       """
-      SELECT m.sender_id, m.text, m.media, c.title
+      SELECT m.sender_id, m.text, m.media, c.title,
+             CASE WHEN \(mentionsUser) THEN 1 ELSE 0 END
       FROM messages AS m
       JOIN conversations AS c ON c.id = m.conversation_id
       JOIN members AS me ON me.conversation_id = m.conversation_id AND me.user_id = ?
       WHERE m.conversation_id = ? AND m.sequence = ? AND m.kind = 'message' AND m.deleted = 0
-        AND me.membership = 'member' AND \(unmuted("me"))
+        AND me.membership = 'member'
+        AND (\(unmuted("me")) OR (me.muted_mentions = 'push' AND \(mentionsUser)))
       """, user, conversation, sequence, now.rfc3339
     ) { row in
       (
         sender: row.string(0), text: row.string(1),
         media: row.optionalString(2).flatMap { try? APICoding.decode(Media.self, from: $0) },
-        title: row.string(3)
+        title: row.string(3), mentioned: row.int(4) != 0
       )
     }.first
     guard let found else { return nil }
@@ -323,7 +330,8 @@ extension ServerStore {
       aps: PushPayload.APS(
         alert: PushPayload.Alert(
           title: found.title.isEmpty ? found.sender : found.title,
-          body: "\(found.sender): \(preview(text: found.text, media: found.media))"),
+          body: (found.mentioned ? "\(found.sender) mentioned you: " : "\(found.sender): ")
+            + preview(text: found.text, media: found.media)),
         badge: badge, threadId: conversation),
       conversationId: conversation, sequence: sequence)
   }

@@ -292,6 +292,12 @@ extension ServerStore {
         ALTER TABLE messages ADD COLUMN reaction_remove INTEGER NOT NULL DEFAULT 0;
         """)
     }
+    // API.md Part 3's mute option: whether a muted conversation still pushes a message that
+    // mentions the user (`push`, the default) or not (`silent`).
+    migrator.register("v11-mute-mentions") { db in
+      try db.execute(
+        "ALTER TABLE members ADD COLUMN muted_mentions TEXT NOT NULL DEFAULT 'push';")
+    }
     return migrator
   }
 }

@@ -241,6 +241,7 @@ def run(report):
             run_payload(report, context)
             run_badge(report, context)
             run_only_messages(report, context)
+            run_mentions(report, context)
             run_collapse(report, context)
             run_retries(report, context)
             run_gone(report, context)
@@ -464,6 +465,43 @@ def run_only_messages(report, context):
                  len(pushes) == 1 and pushes[0].sequence == message["sequence"], str(pushes))
     alice.close()
     bob.close()
+
+
+def run_mentions(report, context):
+    """API.md Part 3, "Mentions": a muted conversation still pushes a message that mentions the
+    user ("<sender> mentioned you: …") unless its mute is `silent`; a reaction never pushes. The
+    muted member's push of the mention is the sync point for the absences."""
+    report.start_group("push mentions")
+    server, webhook = context.server, context.webhook
+    alice = Device(server, "pm-alice")
+    bob = Device(server, "pm-bob")
+    carol = Device(server, "pm-carol")
+    conversation = alice.create(["pm-bob", "pm-carol"], title="Mentions")["id"]
+    bob_token, carol_token = context.register(bob), context.register(carol)
+    report.check("muting with mentions left out is 204", mute(bob, conversation, "forever").status_code == 204)
+    silent = carol.request("PUT", f"/v1/conversations/{conversation}/mute",
+                           {"until": "forever", "mentions": "silent"})
+    report.check("muting with mentions silent is 204", silent.status_code == 204, silent.text)
+    plain = context.send(alice, conversation, context.secret("not a mention"))
+    react = alice.request("POST", f"/v1/conversations/{conversation}/messages",
+                          {"clientMessageId": str(uuid.uuid4()), "kind": "reaction",
+                           "target": plain["clientMessageId"], "emoji": "👍"})
+    text = context.secret("the map")
+    named = context.send(alice, conversation, f"@pm-bob @pm-carol {text}")
+    pushes = webhook.wait_count(bob_token, 1)
+    report.check("a muted member mentioned gets a push, its body '<sender> mentioned you: <text>'",
+                 react.status_code == 201 and len(pushes) == 1
+                 and pushes[0].sequence == named["sequence"]
+                 and pushes[0].text == f"pm-alice mentioned you: @pm-bob @pm-carol {text}", str(pushes))
+    time.sleep(ABSENCE)  # one collapse window after the mention's push: proves the absences
+    report.check("a silent mute keeps mentions quiet, and neither the plain message nor the reaction "
+                 "pushed the muted member", webhook.pushes(carol_token) == []
+                 and len(webhook.pushes(bob_token)) == 1, str(webhook.pushes(carol_token)))
+    listed = next(c for c in bob.request("GET", "/v1/conversations").json()["items"]
+                  if c["id"] == conversation)
+    report.check("the conversation carries mutedMentions", listed["mutedMentions"] == "push", str(listed))
+    for device in (alice, bob, carol):
+        device.close()
 
 
 def run_collapse(report, context):
