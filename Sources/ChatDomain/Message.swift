@@ -30,13 +30,16 @@ public struct Message: Identifiable, Hashable, Sendable {
   public let group: GroupReceipt?
   /// A photo or document; nil for text alone (and once deleted).
   public let media: MessageMedia?
+  /// The emoji on it, in the order each first came (API.md Part 3); none once deleted.
+  public let reactions: [Reaction]
 
   public init(
     id: MessageID, conversationID: ConversationID, senderID: UserID, text: String, sentAt: Date,
     sequence: Int?, send: SendState, receipt: ReceiptState, editedAt: Date? = nil,
     isDeleted: Bool = false, event: ConversationEvent? = nil, group: GroupReceipt? = nil,
-    media: MessageMedia? = nil
+    media: MessageMedia? = nil, reactions: [Reaction] = []
   ) {
+    self.reactions = reactions
     self.group = group
     self.media = media
     self.editedAt = editedAt
@@ -102,4 +105,17 @@ public enum ReceiptState: Hashable, Sendable, Comparable {
   case notDelivered
   case delivered
   case read
+}
+
+/// One emoji on a message: how many put it there, and whether I am one of them.
+public struct Reaction: Hashable, Sendable {
+  public let emoji: String
+  public let count: Int
+  public let includesMe: Bool
+
+  public init(emoji: String, count: Int, includesMe: Bool) {
+    self.emoji = emoji
+    self.count = count
+    self.includesMe = includesMe
+  }
 }

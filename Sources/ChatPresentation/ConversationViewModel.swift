@@ -170,7 +170,10 @@ public final class ConversationViewModel {
         ticks: mine ? Ticks(send: message.send, receipt: message.receipt) : nil,
         sequence: message.sequence, isEdited: message.editedAt != nil && !message.isDeleted,
         isDeleted: message.isDeleted, groupReceipt: message.group.flatMap(Self.line(for:)),
-        media: message.isDeleted ? nil : message.media.map(MediaRow.init))
+        media: message.isDeleted ? nil : message.media.map(MediaRow.init),
+        reactions: message.reactions.map {
+          ReactionBadge(emoji: $0.emoji, count: $0.count, isMine: $0.includesMe)
+        })
       cache[message.id] = (message, row)
       return row
     }

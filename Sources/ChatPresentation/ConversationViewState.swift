@@ -62,6 +62,8 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   public let groupReceipt: String?
   /// A photo or document (its caption is `text`, perhaps empty).
   public let media: MediaRow?
+  /// Its reactions, each "👍 2", mine marked, in the order each emoji first came.
+  public let reactions: [ReactionBadge]
 
   /// What a deleted message shows instead of its text, which is gone from the device.
   public static let deletedText = "This message was deleted"
@@ -69,8 +71,9 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   public init(
     id: MessageID, text: String, isMine: Bool, sender: String?, time: String, ticks: Ticks?,
     sequence: Int?, isEdited: Bool = false, isDeleted: Bool = false, isEvent: Bool = false,
-    groupReceipt: String? = nil, media: MediaRow? = nil
+    groupReceipt: String? = nil, media: MediaRow? = nil, reactions: [ReactionBadge] = []
   ) {
+    self.reactions = reactions
     self.media = media
     self.groupReceipt = groupReceipt
     self.isEvent = isEvent
@@ -84,6 +87,22 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
     self.ticks = ticks
     self.sequence = sequence
   }
+}
+
+/// One emoji under a bubble: how many, and whether mine is among them (drawn highlighted).
+public struct ReactionBadge: Equatable, Sendable {
+  public let emoji: String
+  public let count: Int
+  public let isMine: Bool
+
+  public init(emoji: String, count: Int, isMine: Bool) {
+    self.emoji = emoji
+    self.count = count
+    self.isMine = isMine
+  }
+
+  /// "👍 2".
+  public var label: String { "\(emoji) \(count)" }
 }
 
 /// The status mark on my own bubble.

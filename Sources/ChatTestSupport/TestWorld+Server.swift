@@ -68,13 +68,13 @@ extension TestWorld {
   /// service as `user` (API.md Part 3); returns the status.
   @discardableResult
   public func react(
-    _ emoji: String, to target: String, in conversation: ConversationID, as user: String
+    _ emoji: String, to target: String, in conversation: ConversationID, as user: String,
+    remove: Bool = false
   ) async throws -> Int {
-    try await postItem(
-      [
-        "clientMessageId": UUID().uuidString.lowercased(), "kind": "reaction", "target": target,
-        "emoji": emoji,
-      ], in: conversation, as: user)
+    let item = PostItem(
+      clientMessageId: UUID().uuidString.lowercased(), text: nil, kind: .reaction,
+      target: target, emoji: emoji, remove: remove)
+    return try await post(APICoding.encode(item), in: conversation, as: user)
   }
 
   private func postItem(
@@ -82,13 +82,18 @@ extension TestWorld {
   )
     async throws -> Int
   {
+    try await post(Array(try JSONEncoder().encode(fields)), in: conversation, as: user)
+  }
+
+  private func post(_ body: [UInt8], in conversation: ConversationID, as user: String)
+    async throws -> Int
+  {
     let token = try await accessToken(for: user)
-    let body = try JSONEncoder().encode(fields)
     let response = await service.handle(
       APIRequest(
         method: "POST", path: "/v1/conversations/\(conversation)/messages",
         headers: ["authorization": "Bearer \(token)", "content-type": "application/json"],
-        body: Array(body)))
+        body: body))
     return response.status
   }
 

@@ -86,8 +86,8 @@ struct EngineReceivingTests {
     await p.close()
   }
 
-  /// Until the engine shows reactions (API.md Part 3), a reaction item is kept in the log, so
-  /// the sequences stay dense, and never shown as a message of its own.
+  /// A reaction item is kept in the log, so the sequences stay dense, and never shown as a
+  /// message of its own (API.md Part 3).
   @Test func aReactionItemIsKeptInTheLogAndNotShownAsAMessage() async throws {
     let p = try await Pair.make()
     let screen = p.watch(p.alice)
@@ -106,6 +106,45 @@ struct EngineReceivingTests {
     p.alice.network.isOnline = true
     await p.world.advance(by: .seconds(1))
     #expect(screen.latest?.texts == ["lunch?", "at one"])
+    await p.close()
+  }
+
+  /// The message shows its reactions as the server holds them, through a duplicated event, a
+  /// catch-up that brings the message after its reactions changed, and a delete.
+  @Test func aMessageShowsTheServersReactionsWhateverOrderTheyCameIn() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    let lunch = UUID().uuidString.lowercased()
+    try await p.world.post("lunch?", in: p.chat, as: "bob", clientMessageId: lunch)
+    await p.world.settle()
+    p.alice.network.disturbEvents(.duplicate(1))
+    #expect(try await p.world.react("👍", to: lunch, in: p.chat, as: "bob") == 201)
+    await p.world.settle()
+    #expect(
+      screen.latest?.first?.reactions == [Reaction(emoji: "👍", count: 1, includesMe: false)])
+    #expect(try await p.world.react("👍", to: lunch, in: p.chat, as: "alice") == 201)
+    #expect(try await p.world.react("❤️", to: lunch, in: p.chat, as: "bob") == 201)
+    await p.world.settle()
+    #expect(
+      screen.latest?.first?.reactions == [
+        Reaction(emoji: "👍", count: 2, includesMe: true),
+        Reaction(emoji: "❤️", count: 1, includesMe: false),
+      ])
+    // Offline while bob takes 👍 back and puts it again, and takes ❤️ back: the catch-up
+    // brings the message as it is now and the items again.
+    p.alice.network.isOnline = false
+    await p.world.settle()
+    #expect(try await p.world.react("👍", to: lunch, in: p.chat, as: "bob", remove: true) == 201)
+    #expect(try await p.world.react("❤️", to: lunch, in: p.chat, as: "bob", remove: true) == 201)
+    #expect(try await p.world.react("👍", to: lunch, in: p.chat, as: "bob") == 201)
+    p.alice.network.isOnline = true
+    await p.world.advance(by: .seconds(1))
+    #expect(
+      screen.latest?.first?.reactions == [Reaction(emoji: "👍", count: 2, includesMe: true)])
+    #expect(try await p.world.delete(lunch, in: p.chat, as: "bob") == 201)
+    await p.world.settle()
+    #expect(screen.latest?.first?.isDeleted == true)
+    #expect(screen.latest?.first?.reactions == [])
     await p.close()
   }
 

@@ -17,6 +17,23 @@ import Testing
       ticks: ticks, sequence: n)
   }
 
+  @Test func reactionsShowUnderTheBubbleMineInBold() {
+    let row = MessageRow(
+      id: MessageID(rawValue: "01900000-0000-7000-8000-000000000001")!, text: "lunch?",
+      isMine: false, sender: "bob", time: "14:01", ticks: nil, sequence: 1,
+      reactions: [
+        ReactionBadge(emoji: "👍", count: 2, isMine: true),
+        ReactionBadge(emoji: "❤️", count: 1, isMine: false),
+      ])
+    let lines = ScreenRenderer.bubble(row, width: 30, columns: 40)
+    #expect(lines.last?.plain == " 👍 2  ❤️ 1")
+    #expect(lines.last?.runs.first { $0.text == "👍 2" }?.style == Style.bold)
+    let bare = MessageRow(
+      id: row.id, text: "lunch?", isMine: false, sender: "bob", time: "14:01", ticks: nil,
+      sequence: 1)
+    #expect(ScreenRenderer.bubble(bare, width: 30, columns: 40).count == lines.count - 1)
+  }
+
   @Test func aFrameIsExactlyTheTerminalsSize() {
     var model = ScreenModel(user: "alice")
     model.mode = .conversation(ConversationID("c1"))

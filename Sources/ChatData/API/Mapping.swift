@@ -31,6 +31,9 @@ extension MessageRecord {
       added: (item.added ?? []).compactMap(UserID.init(rawValue:)),
       removed: (item.removed ?? []).compactMap(UserID.init(rawValue:)), title: item.title,
       media: kind == .message ? item.media : nil)
+    servedReactions = kind == .message ? item.reactions : nil
+    emoji = kind == .reaction ? item.emoji : nil
+    reactionRemove = kind == .reaction && item.remove == true
     if kind == .members
       && added.count + removed.count
         != (item.added?.count ?? 0) + (item.removed?.count ?? 0)

@@ -51,7 +51,12 @@ enum RecordMapping {
       editedAt: record.pendingEditedAt ?? record.editedAt, isDeleted: record.isDeleted,
       event: event(of: record), group: group,
       media: record.isDeleted
-        ? nil : record.media.map { media(of: record, $0, folder: mediaFolder) })
+        ? nil : record.media.map { media(of: record, $0, folder: mediaFolder) },
+      reactions: record.reactions.map { group in
+        Reaction(
+          emoji: group.emoji, count: group.userIds.count,
+          includesMe: group.userIds.contains(me.rawValue))
+      })
   }
 
   /// A message's media as the screen shows it: the thumbnail decoded, the bytes' path when

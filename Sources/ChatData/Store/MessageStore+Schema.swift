@@ -254,6 +254,22 @@ extension MessageStore {
             when: "old.text != '' OR old.media IS NOT NULL"))
       try db.execute("UPDATE erasure SET owed = 1")
     }
+    // API.md Part 3's reactions: a message's reactions as the server last served them
+    // (`reactions_served`, JSON) and as shown (`reactions`: the served ones with every held
+    // reaction item folded on top, kept at each save so the screen reads one column); a
+    // reaction item's `emoji` and whether it took it back; the reaction items of a message
+    // found by its ID (`messages_reactions`).
+    migrator.register("v11-reactions") { db in
+      try db.execute(
+        """
+        ALTER TABLE messages ADD COLUMN reactions TEXT;
+        ALTER TABLE messages ADD COLUMN reactions_served TEXT;
+        ALTER TABLE messages ADD COLUMN emoji TEXT;
+        ALTER TABLE messages ADD COLUMN reaction_remove INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX messages_reactions ON messages (conversation_id, target, sequence)
+          WHERE kind = 'reaction';
+        """)
+    }
     return migrator
   }
 }

@@ -51,6 +51,13 @@ package struct MessageRecord: Sendable, Equatable {
   /// My unsent message's upload: the bytes the store confirmed; nil once it completed (or for
   /// none).
   var uploadedBytes: Int? = nil
+  /// A message's reactions as shown (API.md Part 3), in the order each emoji first came.
+  var reactions: [ReactionGroup] = []
+  /// A message from the server: its reactions as served (nil from a server without them).
+  var servedReactions: [ReactionGroup]? = nil
+  /// A reaction item's emoji, and whether it took the emoji back.
+  var emoji: String? = nil
+  var reactionRemove = false
 
   /// The kinds of API.md's items, as the store spells them. A reaction is kept (the log stays
   /// dense, so no gap is seen where it is) and not shown; its effect on the message comes with

@@ -237,6 +237,11 @@ public enum ScreenRenderer {
       let pad = max(0, columns - TextWidth.of(metaText) - TextWidth.of(mark.text) - 1)
       meta.append(String(repeating: " ", count: pad) + metaText, style: Style.dim)
       meta.append(mark.text, style: mark.style)
+      if let badges = reactionLine(row.reactions) {
+        var line = StyledLine(String(repeating: " ", count: max(0, columns - badges.width - 1)))
+        line.append(badges)
+        lines.append(line)
+      }
       lines.append(meta)
     } else {
       var name = StyledLine(" ")
@@ -253,8 +258,24 @@ public enum ScreenRenderer {
         line.append(part, style: textStyle)
         lines.append(line)
       }
+      if let badges = reactionLine(row.reactions) {
+        var line = StyledLine(" ")
+        line.append(badges)
+        lines.append(line)
+      }
     }
     return lines
+  }
+
+  /// The reactions under a bubble, "👍 2  ❤️ 1", mine in bold; nil for none.
+  static func reactionLine(_ badges: [ReactionBadge]) -> StyledLine? {
+    guard !badges.isEmpty else { return nil }
+    var line = StyledLine()
+    for (index, badge) in badges.enumerated() {
+      if index > 0 { line.append("  ") }
+      line.append(badge.label, style: badge.isMine ? Style.bold : Style.dim)
+    }
+    return line
   }
 
   /// A photo's thumbnail in half blocks with its label under it, or a document's label; an

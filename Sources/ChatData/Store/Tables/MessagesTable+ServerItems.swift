@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import ChatIdentifiers
 import Foundation
@@ -67,19 +68,23 @@ extension MessagesTable {
       """
       INSERT INTO messages (conversation_id, client_id, sender_id, server_id, text,
                                       sequence, sent_at, state, kind, target, edited_at, deleted,
-                                      added, removed, item_title, media)
-      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      added, removed, item_title, media, reactions_served, emoji,
+                                      reaction_remove)
+      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
         server_id = excluded.server_id, sequence = excluded.sequence,
         sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL,
         posted_text = NULL, restore_text = NULL,
         media = CASE WHEN messages.deleted = 1 THEN NULL
-          ELSE coalesce(excluded.media, messages.media) END
+          ELSE coalesce(excluded.media, messages.media) END,
+        reactions_served = coalesce(excluded.reactions_served, messages.reactions_served)
       WHERE messages.sequence IS NULL
         OR (messages.sequence = excluded.sequence
           AND (messages.state != 1 OR messages.server_id IS NOT excluded.server_id
             OR messages.sent_at != excluded.sent_at OR messages.failure IS NOT NULL
-            OR messages.outbox_position IS NOT NULL))
+            OR messages.outbox_position IS NOT NULL
+            OR (excluded.reactions_served IS NOT NULL
+              AND messages.reactions_served IS NOT excluded.reactions_served)))
       """, message.conversationID.rawValue, message.clientID.rawValue,
       message.senderID.rawValue, message.serverID, message.kind == .delete ? "" : message.text,
       message.sequence, message.sentAt.timeIntervalSince1970, message.kind.rawValue,
@@ -87,7 +92,9 @@ extension MessagesTable {
       message.isDeleted ? 1 : 0,
       message.kind == .members ? message.added.map(\.rawValue).joined(separator: ",") : nil,
       message.kind == .members ? message.removed.map(\.rawValue).joined(separator: ",") : nil,
-      message.title, message.isDeleted ? nil : message.media.map(Self.stored(media:)))
+      message.title, message.isDeleted ? nil : message.media.map(Self.stored(media:)),
+      message.servedReactions.map { Self.stored(reactions: $0) ?? "[]" }, message.emoji,
+      message.reactionRemove ? 1 : 0)
   }
 
   /// Applies an item to the message it concerns (API.md Part 2): a message served in a newer
@@ -105,7 +112,7 @@ extension MessagesTable {
     switch item.kind {
     case .message:
       let id = item.clientID.rawValue
-      var changes = 0
+      var changes = try foldReactions(of: item.clientID, in: item.conversationID, db: db)
       if let editedAt = item.editedAt, !item.isDeleted {
         changes += try edit(conversation, sender, id, to: item.text, at: editedAt, db: db)
       }
@@ -142,9 +149,8 @@ extension MessagesTable {
       guard let target = item.target?.rawValue else { return 0 }
       return try erase(conversation, sender, target, tx: tx)
     case .reaction:
-      // Kept in the log, not shown; what it does to the message comes with the engine's
-      // reactions (issue 35).
-      return 0
+      guard let target = item.target else { return 0 }
+      return try foldReactions(of: target, in: item.conversationID, db: db)
     case .members:
       return try applyMembers(item, me: me, tx: tx)
     case .title:
@@ -232,9 +238,10 @@ extension MessagesTable {
     try db.run(
       """
       UPDATE messages SET text = '', deleted = 1, media_file = NULL,
-        media = CASE WHEN \(postedMedia) THEN media END
+        media = CASE WHEN \(postedMedia) THEN media END, reactions = NULL,
+        reactions_served = NULL
       WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
-        AND (deleted = 0 OR text != '' OR media_file IS NOT NULL
+        AND (deleted = 0 OR text != '' OR media_file IS NOT NULL OR reactions IS NOT NULL
           OR (media IS NOT NULL AND NOT (\(postedMedia))))
       """, conversation, sender, id)
     var changes = db.changes
@@ -250,5 +257,47 @@ extension MessagesTable {
       try db.run("INSERT INTO message_search (rowid, text) VALUES (?, ?)", row, text)
     }
     return changes
+  }
+
+  /// A message's reactions as shown (API.md Part 3): as the server last served them, with every
+  /// reaction item held for it folded on top in sequence order. Who holds an emoji is decided by
+  /// the last item of that user and emoji, so folding items the served state already reflects
+  /// changes nothing: the result converges whatever order pages and events came in. Items
+  /// apply as the server accepted them (a refusal only means the state already says so).
+  /// Returns the rows changed.
+  static func foldReactions(of message: MessageID, in conversation: ConversationID, db: Database)
+    throws -> Int
+  {
+    guard
+      let (served, shown, deleted) = try db.query(
+        """
+        SELECT reactions_served, reactions, deleted FROM messages
+        WHERE conversation_id = ? AND client_id = ? AND kind = 'message'
+        ORDER BY sequence IS NULL, sequence LIMIT 1
+        """, conversation.rawValue, message.rawValue,
+        map: { ($0.optionalString(0), $0.optionalString(1), $0.int(2) != 0) }
+      ).first
+    else { return 0 }
+    var reactions = Reactions(served.flatMap(Self.reactions(stored:)) ?? [])
+    if !deleted {
+      let items = try db.query(
+        """
+        SELECT sender_id, emoji, reaction_remove FROM messages
+        WHERE conversation_id = ? AND target = ? AND kind = 'reaction' AND sequence IS NOT NULL
+        ORDER BY sequence
+        """, conversation.rawValue, message.rawValue,
+        map: { ($0.string(0), $0.optionalString(1) ?? "", $0.int(2) != 0) })
+      for (user, emoji, remove) in items {
+        try? reactions.apply(emoji, by: user, remove: remove)
+      }
+    }
+    let folded = deleted ? nil : Self.stored(reactions: reactions.groups)
+    guard folded != shown else { return 0 }
+    try db.run(
+      """
+      UPDATE messages SET reactions = ?
+      WHERE conversation_id = ? AND client_id = ? AND kind = 'message'
+      """, folded, conversation.rawValue, message.rawValue)
+    return db.changes
   }
 }

@@ -22,7 +22,7 @@ enum MessagesTable {
     """
     conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure, \
     kind, target, edited_at, deleted, pending_edited_at, added, removed, item_title, media, \
-    media_file, upload_sent, upload_done
+    media_file, upload_sent, upload_done, reactions
     """
 
   /// How many columns `columns` names (what a query selects after them starts here).
@@ -61,7 +61,17 @@ enum MessagesTable {
       media: row.optionalString(offset + 17).flatMap(Self.media(stored:)),
       mediaFile: row.optionalString(offset + 18),
       uploadedBytes: row.isNull(offset + 17) || row.int(offset + 20) != 0
-        ? nil : row.int(offset + 19))
+        ? nil : row.int(offset + 19),
+      reactions: row.optionalString(offset + 21).flatMap(Self.reactions(stored:)) ?? [])
+  }
+
+  /// The `reactions` columns: API.md's array, as JSON.
+  static func reactions(stored: String) -> [ReactionGroup]? {
+    try? APICoding.decode([ReactionGroup].self, from: stored)
+  }
+
+  static func stored(reactions: [ReactionGroup]) -> String? {
+    reactions.isEmpty ? nil : String(decoding: APICoding.encode(reactions), as: UTF8.self)
   }
 
   /// A comma-separated list of user IDs (a members item's `added` or `removed`).
