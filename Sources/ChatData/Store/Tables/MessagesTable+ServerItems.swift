@@ -23,6 +23,14 @@ extension MessagesTable {
     var mineNewest = 0
     var clashes = 0
     var changed = 0
+    // A message shows its reactions as served until a reaction item is held for it; folding
+    // is needed only where this conversation holds some (one probe of `messages_reactions` a
+    // batch, not two queries a message: a catch-up's ingest is B1).
+    let heldReactions =
+      try db.scalarInt(
+        "SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ? AND kind = 'reaction')",
+        conversation.rawValue) ?? 0
+    let holdsReactions = heldReactions != 0 || messages.contains { $0.kind == .reaction }
     // In sequence order, so a change applies after the message it changes when both come.
     for message in messages.sorted(by: { ($0.sequence ?? 0) < ($1.sequence ?? 0) }) {
       guard let sequence = message.sequence else { continue }
@@ -36,7 +44,7 @@ extension MessagesTable {
         clashes += 1
         continue
       }
-      changed += try apply(message, me: me, tx: tx)
+      changed += try apply(message, me: me, foldingReactions: holdsReactions, tx: tx)
       newest = max(newest, sequence)
       if message.senderID == me { mineNewest = max(mineNewest, sequence) }
     }
@@ -68,16 +76,18 @@ extension MessagesTable {
       """
       INSERT INTO messages (conversation_id, client_id, sender_id, server_id, text,
                                       sequence, sent_at, state, kind, target, edited_at, deleted,
-                                      added, removed, item_title, media, reactions_served, emoji,
-                                      reaction_remove)
-      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      added, removed, item_title, media, reactions_served,
+                                      reactions, emoji, reaction_remove)
+      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
         server_id = excluded.server_id, sequence = excluded.sequence,
         sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL,
         posted_text = NULL, restore_text = NULL,
         media = CASE WHEN messages.deleted = 1 THEN NULL
           ELSE coalesce(excluded.media, messages.media) END,
-        reactions_served = coalesce(excluded.reactions_served, messages.reactions_served)
+        reactions_served = coalesce(excluded.reactions_served, messages.reactions_served),
+        reactions = CASE WHEN excluded.reactions_served IS NULL THEN messages.reactions
+          ELSE excluded.reactions END
       WHERE messages.sequence IS NULL
         OR (messages.sequence = excluded.sequence
           AND (messages.state != 1 OR messages.server_id IS NOT excluded.server_id
@@ -93,7 +103,8 @@ extension MessagesTable {
       message.kind == .members ? message.added.map(\.rawValue).joined(separator: ",") : nil,
       message.kind == .members ? message.removed.map(\.rawValue).joined(separator: ",") : nil,
       message.title, message.isDeleted ? nil : message.media.map(Self.stored(media:)),
-      message.servedReactions.map { Self.stored(reactions: $0) ?? "[]" }, message.emoji,
+      message.servedReactions.map { Self.stored(reactions: $0) ?? "[]" },
+      message.servedReactions.flatMap { Self.stored(reactions: $0) }, message.emoji,
       message.reactionRemove ? 1 : 0)
   }
 
@@ -103,8 +114,9 @@ extension MessagesTable {
   /// change can arrive before its message (out of order on the socket), so a message also
   /// takes the changes already held for it. Returns the rows changed. (What a change erases
   /// leaves the search indexes' pages in a pass of `MessageStore+Erasure.swift`.)
-  private static func apply(_ item: MessageRecord, me: UserID, tx: StoreTransaction) throws
-    -> Int
+  private static func apply(
+    _ item: MessageRecord, me: UserID, foldingReactions: Bool, tx: StoreTransaction
+  ) throws -> Int
   {
     let db = tx.db
     let conversation = item.conversationID.rawValue
@@ -112,7 +124,9 @@ extension MessagesTable {
     switch item.kind {
     case .message:
       let id = item.clientID.rawValue
-      var changes = try foldReactions(of: item.clientID, in: item.conversationID, db: db)
+      var changes =
+        foldingReactions
+        ? try foldReactions(of: item.clientID, in: item.conversationID, db: db) : 0
       if let editedAt = item.editedAt, !item.isDeleted {
         changes += try edit(conversation, sender, id, to: item.text, at: editedAt, db: db)
       }
