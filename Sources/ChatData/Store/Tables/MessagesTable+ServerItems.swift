@@ -116,8 +116,7 @@ extension MessagesTable {
   /// leaves the search indexes' pages in a pass of `MessageStore+Erasure.swift`.)
   private static func apply(
     _ item: MessageRecord, me: UserID, foldingReactions: Bool, tx: StoreTransaction
-  ) throws -> Int
-  {
+  ) throws -> Int {
     let db = tx.db
     let conversation = item.conversationID.rawValue
     let sender = item.senderID.rawValue
