@@ -68,7 +68,9 @@ def main():
         def doctor():
             report = alice.json("doctor")
             assert report["integrity"] == "ok", report
-            assert report["schemaVersion"] == report["migrations"][-1] == "v10-erasure", report
+            # The device runs the newest migration, whichever it is; the floor below needs v10.
+            assert report["schemaVersion"] == report["migrations"][-1], report
+            assert "v10-erasure" in report["migrations"], report
             assert report["messages"] == 3 and report["partialHistoryConversations"] == 1, report
             connection = sqlite3.connect(alice.database())
             try:
