@@ -28,6 +28,14 @@ public protocol MessageRepository: Sendable {
   /// not mine here, or one already deleted.
   func delete(_ id: MessageID, in conversation: ConversationID) async throws(ChatError)
 
+  /// Adds my reaction (one emoji) to a message of the conversation, or takes it back with
+  /// `remove` (API.md Part 3): it shows at once and is sent in order. Toggled again while
+  /// unsent, nothing is sent at all. Throws for something that is not one emoji, a message
+  /// that is not here or was deleted, or a conversation I left.
+  func react(
+    _ emoji: String, to target: MessageID, in conversation: ConversationID, remove: Bool
+  ) async throws(ChatError)
+
   /// Sends a failed message again with the same ID, at the back of the queue.
   func retry(_ id: MessageID) async
 

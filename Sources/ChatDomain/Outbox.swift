@@ -9,6 +9,8 @@ public struct OutboxEntry: Identifiable, Hashable, Sendable {
     case edit
     /// My delete of a message, queued behind it.
     case delete
+    /// My reaction to a message: `text` is the emoji, with "−" before it when I take it back.
+    case reaction
   }
 
   public enum State: Hashable, Sendable {

@@ -122,6 +122,7 @@ public final class ConversationListViewModel {
       case .message: "“\(entry.text.prefix(60))”"
       case .edit: "edit: “\(entry.text.prefix(60))”"
       case .delete: "delete"
+      case .reaction: "reaction \(entry.text)"
       }
     var status: String
     switch entry.state {

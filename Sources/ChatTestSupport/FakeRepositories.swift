@@ -14,6 +14,7 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     var discarded: [MessageID] = []
     var edited: [(MessageID, String)] = []
     var deleted: [MessageID] = []
+    var reacted: [Reacted] = []
     var markedRead: [Int] = []
     var typing = 0
     var older = 0
@@ -68,6 +69,13 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   public var retried: [MessageID] { calls.withLock { $0.retried } }
   public var edited: [(MessageID, String)] { calls.withLock { $0.edited } }
   public var deleted: [MessageID] { calls.withLock { $0.deleted } }
+  /// A reaction a screen asked for.
+  public struct Reacted: Sendable, Equatable {
+    public var emoji: String
+    public var target: MessageID
+    public var remove: Bool
+  }
+  public var reacted: [Reacted] { calls.withLock { $0.reacted } }
   public var markedRead: [Int] { calls.withLock { $0.markedRead } }
   public var typingCalls: Int { calls.withLock { $0.typing } }
   public var olderCalls: Int { calls.withLock { $0.older } }
@@ -95,6 +103,13 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   public func delete(_ id: MessageID, in conversation: ConversationID) async throws(ChatError) {
     if let error = sendError { throw error }
     calls.withLock { $0.deleted.append(id) }
+  }
+
+  public func react(
+    _ emoji: String, to target: MessageID, in conversation: ConversationID, remove: Bool
+  ) async throws(ChatError) {
+    if let error = sendError { throw error }
+    calls.withLock { $0.reacted.append(Reacted(emoji: emoji, target: target, remove: remove)) }
   }
 
   public func retry(_ id: MessageID) async {

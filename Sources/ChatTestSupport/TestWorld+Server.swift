@@ -15,6 +15,10 @@ public struct ServerMessage: Decodable, Equatable, Sendable {
   public let target: String?
   public let editedAt: String?
   public let deleted: Bool?
+  /// Part 3's fields (nil from an older shape).
+  public let reactions: [ReactionGroup]?
+  public let replyTo: ReplyTo?
+  public let mentions: [String]?
 }
 
 extension TestWorld {

@@ -199,5 +199,6 @@ public struct PostItem: Codable, Sendable, Equatable {
     self.media = media
     self.emoji = emoji
     self.remove = remove
+    self.replyTo = replyTo
   }
 }

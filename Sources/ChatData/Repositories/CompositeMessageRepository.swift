@@ -110,6 +110,12 @@ actor CompositeMessageRepository: MessageRepository {
     try await messagesSource.delete(id, in: conversation)
   }
 
+  func react(
+    _ emoji: String, to target: MessageID, in conversation: ConversationID, remove: Bool
+  ) async throws(ChatError) {
+    try await messagesSource.react(emoji, to: target, in: conversation, remove: remove)
+  }
+
   func retry(_ id: MessageID) async {
     await messagesSource.retry(id)
   }

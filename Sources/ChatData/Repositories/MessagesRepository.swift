@@ -163,6 +163,30 @@ actor MessagesRepository {
     try await changed(id, in: conversation, outcome: outcome, event: "delete")
   }
 
+  /// Adds my reaction to a message of the conversation, or takes it back (API.md Part 3):
+  /// shown at once, queued in the conversation's order; toggled again before its post starts,
+  /// it is cancelled in place. Throws for something that is not one emoji, a message not here
+  /// or deleted, or a conversation I left.
+  func react(
+    _ emoji: String, to target: MessageID, in conversation: ConversationID, remove: Bool
+  ) async throws(ChatError) {
+    guard Reactions.isEmoji(emoji) else {
+      throw .invalidInput("a reaction is one emoji (at most \(Reactions.maxEmojiBytes) bytes)")
+    }
+    let outcome: LocalChangeOutcome
+    do {
+      outcome = try await store.react(
+        emoji, to: target, in: conversation, sender: context.me, remove: remove,
+        id: context.ids.next(), at: context.clock.now().date)
+    } catch {
+      throw ChatError(error)
+    }
+    if outcome == .notFound {
+      throw .notFound("no message \(target) in conversation \(conversation)")
+    }
+    try await changed(target, in: conversation, outcome: outcome, event: "react")
+  }
+
   /// Discards my held message (`OutboxRepository.discard`): see `MessagesTable.discardHeld`;
   /// any other message of mine is deleted as `delete` does.
   func discard(_ id: MessageID, in conversation: ConversationID) async throws(ChatError) {

@@ -24,7 +24,8 @@ import Support
 ///   conversation's queue pauses (`RetryPause`: backoff with jitter, never shorter than
 ///   `Retry-After`) and then posts the same row again, same ID; when the network comes back,
 ///   every pause the network caused ends at once;
-/// - any other 4xx → only that message turns failed; its queue moves on to the next;
+/// - any other 4xx → only that message turns failed; its queue moves on to the next (a
+///   refused reaction has no bubble: it goes, and the message shows the server's state);
 /// - a tapped retry puts a failed message at the back of its conversation's queue, same ID
 ///   (`MessagesRepository.retry`).
 /// A message with media runs its upload steps first (`MediaUpload`: create, parts, complete,
@@ -281,7 +282,9 @@ actor Outbox {
       let body = PostItem(
         clientMessageId: postedID.rawValue, text: message.kind == .delete ? nil : message.text,
         kind: message.kind == .message ? nil : ItemKind(rawValue: message.kind.rawValue),
-        target: message.target?.rawValue, media: media)
+        target: message.target?.rawValue, media: media,
+        emoji: message.kind == .reaction ? message.emoji : nil,
+        remove: message.kind == .reaction ? message.reactionRemove : nil)
       let item = try await context.api.postMessage(body, in: message.conversationID)
       guard var record = MessageRecord(item), record.clientID == postedID else {
         context.log.write(LogRecord(.error, "send.unreadable_reply"))
@@ -317,6 +320,10 @@ actor Outbox {
     } catch {
       await context.metrics.recordRejected()
       context.log.write(LogRecord(.warning, "send.rejected", [("reason", error.label)]))
+      if message.kind == .reaction {
+        await dropRefused(message)
+        return .rejected
+      }
       do {
         if let conversation = try await store.markFailed(
           message.clientID, sender: context.me, reason: reason(error))
@@ -328,6 +335,15 @@ actor Outbox {
       }
       await context.metrics.recordNeverSent(message.clientID)
       return .rejected
+    }
+  }
+
+  /// A refused reaction of mine goes without a trace (`MessagesTable.dropRefusedReaction`).
+  private func dropRefused(_ reaction: MessageRecord) async {
+    do {
+      _ = try await store.dropRefusedReaction(reaction.clientID, sender: context.me)
+    } catch {
+      context.log.write(LogRecord(.error, "send.mark_failed", [("error", "\(error)")]))
     }
   }
 

@@ -56,7 +56,9 @@ struct OutboxEntries: OutboxRepository {
     return OutboxEntry(
       id: record.clientID, conversationID: record.conversationID,
       conversationTitle: row.conversationTitle,
-      kind: OutboxEntry.Kind(rawValue: record.kind.rawValue) ?? .message, text: record.text,
+      kind: OutboxEntry.Kind(rawValue: record.kind.rawValue) ?? .message,
+      text: record.kind == .reaction
+        ? (record.reactionRemove ? "−" : "") + (record.emoji ?? "") : record.text,
       state: state, createdAt: record.sentAt, attempts: row.attempts,
       nextAttempt: row.nextAttemptAt, lastError: row.lastError,
       mediaBytesLeft: row.mediaBytesLeft)

@@ -59,4 +59,21 @@ extension MessageStore {
         target, in: conversation, sender: sender, id: id, at: now, queuedAt: queuedAt, tx: $0)
     }
   }
+
+  // MARK: - My reactions
+
+  func react(
+    _ emoji: String, to target: MessageID, in conversation: ConversationID, sender: UserID,
+    remove: Bool, id: MessageID, at now: Date
+  ) throws(StoreError) -> LocalChangeOutcome {
+    try write {
+      try MessagesTable.react(
+        emoji, to: target, in: conversation, sender: sender, remove: remove, id: id, at: now,
+        tx: $0)
+    }
+  }
+
+  func dropRefusedReaction(_ id: MessageID, sender: UserID) throws(StoreError) -> Bool {
+    try write { try MessagesTable.dropRefusedReaction(id, sender: sender, tx: $0) }
+  }
 }

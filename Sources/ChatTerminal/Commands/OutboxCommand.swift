@@ -90,6 +90,7 @@ struct OutboxCommand: ChatCommand {
       case .message: "\"\(entry.text.prefix(40))\""
       case .edit: "edit: \"\(entry.text.prefix(40))\""
       case .delete: "delete"
+      case .reaction: "reaction \(entry.text)"
       }
     let state =
       switch entry.state {

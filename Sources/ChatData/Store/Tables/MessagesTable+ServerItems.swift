@@ -271,46 +271,4 @@ extension MessagesTable {
     }
     return changes
   }
-
-  /// A message's reactions as shown (API.md Part 3): as the server last served them, with every
-  /// reaction item held for it folded on top in sequence order. Who holds an emoji is decided by
-  /// the last item of that user and emoji, so folding items the served state already reflects
-  /// changes nothing: the result converges whatever order pages and events came in. Items
-  /// apply as the server accepted them (a refusal only means the state already says so).
-  /// Returns the rows changed.
-  static func foldReactions(of message: MessageID, in conversation: ConversationID, db: Database)
-    throws -> Int
-  {
-    guard
-      let (served, shown, deleted) = try db.query(
-        """
-        SELECT reactions_served, reactions, deleted FROM messages
-        WHERE conversation_id = ? AND client_id = ? AND kind = 'message'
-        ORDER BY sequence IS NULL, sequence LIMIT 1
-        """, conversation.rawValue, message.rawValue,
-        map: { ($0.optionalString(0), $0.optionalString(1), $0.int(2) != 0) }
-      ).first
-    else { return 0 }
-    var reactions = Reactions(served.flatMap(Self.reactions(stored:)) ?? [])
-    if !deleted {
-      let items = try db.query(
-        """
-        SELECT sender_id, emoji, reaction_remove FROM messages
-        WHERE conversation_id = ? AND target = ? AND kind = 'reaction' AND sequence IS NOT NULL
-        ORDER BY sequence
-        """, conversation.rawValue, message.rawValue,
-        map: { ($0.string(0), $0.optionalString(1) ?? "", $0.int(2) != 0) })
-      for (user, emoji, remove) in items {
-        try? reactions.apply(emoji, by: user, remove: remove)
-      }
-    }
-    let folded = deleted ? nil : Self.stored(reactions: reactions.groups)
-    guard folded != shown else { return 0 }
-    try db.run(
-      """
-      UPDATE messages SET reactions = ?
-      WHERE conversation_id = ? AND client_id = ? AND kind = 'message'
-      """, folded, conversation.rawValue, message.rawValue)
-    return db.changes
-  }
 }

@@ -113,15 +113,21 @@ enum OutboxRows {
         var record = try db.query(
           """
           UPDATE messages SET posted_text = coalesce(posted_text, text) WHERE id = ?
-          RETURNING \(MessagesTable.columns), posted_text
+          RETURNING \(MessagesTable.columns), posted_text, emoji, reaction_remove
           """, rowID,
           map: { row in
-            MessagesTable.record(row).map { ($0, row.string(MessagesTable.columnCount)) }
+            MessagesTable.record(row).map { record in
+              var record = record
+              let next = MessagesTable.columnCount
+              record.text = row.string(next)
+              record.emoji = row.optionalString(next + 1)
+              record.reactionRemove = row.int(next + 2) != 0
+              return record
+            }
           }
         ).first ?? nil
       else { return nil }
-      record.0.text = record.1
-      return (record.0, isFirst)
+      return (record, isFirst)
     }
   }
 
@@ -252,7 +258,8 @@ enum OutboxRows {
       SELECT \(MessagesTable.columnsOfM), coalesce(c.title, ''), m.send_attempts,
         m.next_attempt_at, m.last_error,
         CASE WHEN m.media IS NOT NULL AND m.upload_done = 0
-          THEN json_extract(m.media, '$.byteCount') - m.upload_sent END
+          THEN json_extract(m.media, '$.byteCount') - m.upload_sent END,
+        m.emoji, m.reaction_remove
       FROM messages m INDEXED BY messages_unsent
       LEFT JOIN conversations c ON c.id = m.conversation_id
       WHERE m.sequence IS NULL AND m.sender_id = ?
@@ -260,8 +267,10 @@ enum OutboxRows {
       ORDER BY m.outbox_position IS NULL, m.outbox_position, m.id
       """, sender.rawValue
     ) { row -> OutboxRow? in
-      guard let record = MessagesTable.record(row) else { return nil }
+      guard var record = MessagesTable.record(row) else { return nil }
       let next = MessagesTable.columnCount
+      record.emoji = row.optionalString(next + 5)
+      record.reactionRemove = row.int(next + 6) != 0
       return OutboxRow(
         record: record, conversationTitle: row.string(next), attempts: row.int(next + 1),
         nextAttemptAt: row.isNull(next + 2)
