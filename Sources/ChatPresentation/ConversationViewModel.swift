@@ -91,6 +91,17 @@ public final class ConversationViewModel {
     }
   }
 
+  /// Toggles my reaction on a message: takes `emoji` back when the message shows it as mine,
+  /// else adds it. It shows at once; toggled back before it is sent, nothing is sent.
+  public func toggleReaction(_ emoji: String, on id: MessageID) async {
+    let mine =
+      messages.first { $0.id == id }?.reactions.contains { $0.emoji == emoji && $0.includesMe }
+      ?? false
+    await perform { model throws(ChatError) in
+      try await model.repository.react(emoji, to: id, in: model.conversation, remove: mine)
+    }
+  }
+
   /// Runs one action of the user's: a refusal shows as the alert, a success clears it.
   private func perform(
     _ action: @MainActor (ConversationViewModel) async throws(ChatError) -> Void

@@ -36,6 +36,12 @@ public struct ConversationViewState: Equatable, Sendable {
     guard readOnly == nil else { return nil }
     return rows.last { $0.isMine && !$0.isDeleted && !$0.isEvent }
   }
+
+  /// The newest message that still stands, anyone's (what the screen's reaction key acts on).
+  public var lastReactable: MessageRow? {
+    guard readOnly == nil else { return nil }
+    return rows.last { !$0.isDeleted && !$0.isEvent }
+  }
 }
 
 /// One bubble.

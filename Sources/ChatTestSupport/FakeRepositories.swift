@@ -74,6 +74,12 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     public var emoji: String
     public var target: MessageID
     public var remove: Bool
+
+    public init(emoji: String, target: MessageID, remove: Bool) {
+      self.emoji = emoji
+      self.target = target
+      self.remove = remove
+    }
   }
   public var reacted: [Reacted] { calls.withLock { $0.reacted } }
   public var markedRead: [Int] { calls.withLock { $0.markedRead } }

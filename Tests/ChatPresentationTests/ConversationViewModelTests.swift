@@ -145,6 +145,37 @@ struct ConversationViewModelTests {
     #expect(model.viewState.alert == nil)
   }
 
+  @Test func aReactionTogglesAddingWhatIsNotMineAndTakingBackWhatIs() async throws {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let lunch = message(1, from: bob, sequence: 1)
+    repository.emit([
+      Message(
+        id: lunch.id, conversationID: chat, senderID: bob, text: "lunch?", sentAt: lunch.sentAt,
+        sequence: 1, send: .sent, receipt: .unknown,
+        reactions: [
+          Reaction(emoji: "👍", count: 2, includesMe: true),
+          Reaction(emoji: "❤️", count: 1, includesMe: false),
+        ])
+    ])
+    try await waitUntil("one row", in: model.viewState) { $0.rows.count == 1 }
+    await model.toggleReaction("👍", on: lunch.id)
+    await model.toggleReaction("❤️", on: lunch.id)
+    await model.toggleReaction("🎉", on: lunch.id)
+    #expect(
+      repository.reacted == [
+        .init(emoji: "👍", target: lunch.id, remove: true),
+        .init(emoji: "❤️", target: lunch.id, remove: false),
+        .init(emoji: "🎉", target: lunch.id, remove: false),
+      ])
+    repository.sendError = .invalidInput("the message was deleted")
+    await model.toggleReaction("👍", on: lunch.id)
+    #expect(model.viewState.alert == "invalid input: the message was deleted")
+  }
+
   @Test func myMessageInAGroupSaysReadByNOfM() {
     let none = GroupReceipt(readBy: [], deliveredTo: [], memberCount: 3)
     let delivered = GroupReceipt(readBy: [], deliveredTo: [bob], memberCount: 3)

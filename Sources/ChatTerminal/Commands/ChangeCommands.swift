@@ -60,6 +60,40 @@ struct DeleteCommand: ChatCommand {
   }
 }
 
+/// `chat react`: puts an emoji on a message (anyone's), or takes mine back.
+struct ReactCommand: ChatCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "react",
+    abstract:
+      "React to a message with one emoji, or take your reaction back: saved at once, sent now or at the next sync.",
+    discussion:
+      "Adding one you already have, or removing one you have not, changes nothing and sends nothing."
+  )
+
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp("The conversation.", valueName: "conversationId"),
+    transform: conversationID)
+  var conversation: ConversationID
+  @Argument(
+    help: ArgumentHelp("The message (from `chat messages --json`).", valueName: "clientMessageId"),
+    transform: messageID)
+  var message: MessageID
+  @Argument(help: "One emoji, e.g. 👍.") var emoji: String
+  @Flag(help: "Take your reaction back.") var remove = false
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await context.withEngine { engine throws(CommandFailure) in
+      try await attempt {
+        try await engine.messages.react(emoji, to: message, in: conversation, remove: remove)
+      }
+      return await reportChange(
+        remove ? "Reaction taken back" : "Reacted", of: message, in: conversation,
+        engine: engine, context: context)
+    }
+  }
+}
+
 /// Sends what waits, then says what the server has: `sent` when nothing is left in the outbox,
 /// else `queued` (it goes at the next sync). JSON: the message as `chat messages --json` shows
 /// it (absent once an unsent message was deleted), with the state.

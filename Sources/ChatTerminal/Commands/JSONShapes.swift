@@ -30,9 +30,20 @@ struct MessageJSON: Encodable, Equatable {
   let deliveredTo: [String]?
   /// A photo or document.
   let media: MediaJSON?
+  /// Its reactions, in the order each emoji first came; `mine` when I am among them.
+  let reactions: [ReactionJSON]
+
+  struct ReactionJSON: Encodable, Equatable {
+    let emoji: String
+    let count: Int
+    let mine: Bool
+  }
 
   init(_ message: Message) {
     media = message.media.map(MediaJSON.init)
+    reactions = message.reactions.map {
+      ReactionJSON(emoji: $0.emoji, count: $0.count, mine: $0.includesMe)
+    }
     readBy = message.group?.readBy.map(\.rawValue)
     deliveredTo = message.group?.deliveredTo.map(\.rawValue)
     switch message.event {

@@ -327,7 +327,8 @@ public enum ScreenRenderer {
       lines.append(StyledLine("› " + model.input + "▏", style: Style.bold))
       lines.append(
         StyledLine(
-          " Enter send · ^E edit last · ^X delete last · ↑ older · ^R retry · ^N network · "
+          " Enter send · ^E edit last · ^X delete last · ^G 👍 last · ↑ older · ^R retry · "
+            + "^N network · "
             + (model.offersBackground ? "^B background · " : "") + "Esc back",
           style: Style.dim))
     case .search:
@@ -386,7 +387,8 @@ public enum ScreenRenderer {
       "",
       "In a conversation, Ctrl-E edits your last message (Enter saves, Esc cancels) and Ctrl-X",
       "twice deletes it for everyone. Offline, the change shows at once and goes out later; a",
-      "message not sent yet is changed before it goes.",
+      "message not sent yet is changed before it goes. Ctrl-G puts 👍 on the newest message",
+      "(or takes yours back); pressed twice before it is sent, nothing is sent.",
       "",
       "Keys: ↑↓ select · Enter open/send · / search · n new conversation · Esc back · q quit",
     ]

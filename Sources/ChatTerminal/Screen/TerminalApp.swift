@@ -21,6 +21,8 @@ public final class TerminalApp {
   private var model: ScreenModel
   private var needsRender = false
   private var quitting = false
+  /// The emoji Ctrl-G toggles on the newest message.
+  private static let quickReaction = "👍"
   /// The demo's push gateway: Ctrl-B sends the app to the background and back.
   private let notifications: DemoNotifications?
 
@@ -233,6 +235,15 @@ public final class TerminalApp {
         model.confirmingDelete = row.id
         model.notice = "Delete your last message for everyone? ^X again."
       }
+    case .control("g"):
+      guard let row = conversation.viewState.lastReactable else {
+        model.notice = "No message to react to."
+        return
+      }
+      let mine = row.reactions.contains { $0.emoji == Self.quickReaction && $0.isMine }
+      model.notice =
+        mine ? "Took your \(Self.quickReaction) back." : "Reacted \(Self.quickReaction)."
+      Task { await conversation.toggleReaction(Self.quickReaction, on: row.id) }
     case .control("r"):
       // Refused ones, and those held because they waited too long ("send now").
       let failed = conversation.viewState.rows.filter {
