@@ -32,13 +32,20 @@ public struct Message: Identifiable, Hashable, Sendable {
   public let media: MessageMedia?
   /// The emoji on it, in the order each first came (API.md Part 3); none once deleted.
   public let reactions: [Reaction]
+  /// A reply: what it answers, as that message is now.
+  public let replyTo: QuotedMessage?
+  /// The members it names as `@user` (the server finds them; never parsed here).
+  public let mentions: [UserID]
 
   public init(
     id: MessageID, conversationID: ConversationID, senderID: UserID, text: String, sentAt: Date,
     sequence: Int?, send: SendState, receipt: ReceiptState, editedAt: Date? = nil,
     isDeleted: Bool = false, event: ConversationEvent? = nil, group: GroupReceipt? = nil,
-    media: MessageMedia? = nil, reactions: [Reaction] = []
+    media: MessageMedia? = nil, reactions: [Reaction] = [], replyTo: QuotedMessage? = nil,
+    mentions: [UserID] = []
   ) {
+    self.mentions = mentions
+    self.replyTo = replyTo
     self.reactions = reactions
     self.group = group
     self.media = media
@@ -117,5 +124,41 @@ public struct Reaction: Hashable, Sendable {
     self.emoji = emoji
     self.count = count
     self.includesMe = includesMe
+  }
+}
+
+/// What a reply shows of the message it answers (API.md Part 3, "Replies"): that message's
+/// current state (an edit shows the new text, a delete says so), or that the reader cannot see
+/// it (a member added later: nothing of it leaks).
+public struct QuotedMessage: Hashable, Sendable {
+  /// The answered message's client message ID (to open the conversation at it).
+  public let id: MessageID
+  /// Nil when the reader cannot see it.
+  public let quote: Quote?
+
+  public struct Quote: Hashable, Sendable {
+    public let senderID: UserID
+    /// Nil while it is my unsent message.
+    public let sequence: Int?
+    /// Its first 100 Unicode scalars; "" once deleted.
+    public let text: String
+    public let mediaKind: MessageMedia.Kind?
+    public let isDeleted: Bool
+
+    public init(
+      senderID: UserID, sequence: Int?, text: String, mediaKind: MessageMedia.Kind?,
+      isDeleted: Bool
+    ) {
+      self.senderID = senderID
+      self.sequence = sequence
+      self.text = text
+      self.mediaKind = mediaKind
+      self.isDeleted = isDeleted
+    }
+  }
+
+  public init(id: MessageID, quote: Quote?) {
+    self.id = id
+    self.quote = quote
   }
 }

@@ -17,6 +17,13 @@ public protocol MessageRepository: Sendable {
   @discardableResult
   func send(_ text: String, in conversation: ConversationID) async throws(ChatError) -> MessageID
 
+  /// Saves my reply to a message of the conversation as `send` does: it shows at once with a
+  /// quote of that message (as it is now, on every device). Throws also for a message that is
+  /// not here or was deleted.
+  @discardableResult
+  func reply(_ text: String, to target: MessageID, in conversation: ConversationID)
+    async throws(ChatError) -> MessageID
+
   /// Edits my message for everyone (it shows at once). A message still unsent is changed in
   /// place; once its post has started, the edit is sent after it. Throws for a text that can
   /// never be sent, a message that is not mine here, or one that was deleted.

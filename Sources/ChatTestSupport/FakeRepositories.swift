@@ -15,6 +15,7 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     var edited: [(MessageID, String)] = []
     var deleted: [MessageID] = []
     var reacted: [Reacted] = []
+    var replies: [Reply] = []
     var markedRead: [Int] = []
     var typing = 0
     var older = 0
@@ -82,6 +83,17 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     }
   }
   public var reacted: [Reacted] { calls.withLock { $0.reacted } }
+  /// A reply a screen sent.
+  public struct Reply: Sendable, Equatable {
+    public var text: String
+    public var target: MessageID
+
+    public init(text: String, target: MessageID) {
+      self.text = text
+      self.target = target
+    }
+  }
+  public var replies: [Reply] { calls.withLock { $0.replies } }
   public var markedRead: [Int] { calls.withLock { $0.markedRead } }
   public var typingCalls: Int { calls.withLock { $0.typing } }
   public var olderCalls: Int { calls.withLock { $0.older } }
@@ -109,6 +121,15 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   public func delete(_ id: MessageID, in conversation: ConversationID) async throws(ChatError) {
     if let error = sendError { throw error }
     calls.withLock { $0.deleted.append(id) }
+  }
+
+  @discardableResult
+  public func reply(_ text: String, to target: MessageID, in conversation: ConversationID)
+    async throws(ChatError) -> MessageID
+  {
+    if let error = sendError { throw error }
+    calls.withLock { $0.replies.append(Reply(text: text, target: target)) }
+    return MessageID(rawValue: UUID().uuidString.lowercased())!
   }
 
   public func react(

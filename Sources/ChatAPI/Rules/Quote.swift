@@ -23,12 +23,21 @@ public struct Quote: Codable, Sendable, Equatable {
 
   /// The quote of `message`, an item of kind `message` in its current state.
   public init(of message: Item) {
-    let deleted = message.deleted ?? false
-    var scalars = String.UnicodeScalarView()
-    if !deleted { scalars.append(contentsOf: message.text.unicodeScalars.prefix(Self.maxScalars)) }
     self.init(
-      senderId: message.senderId, sequence: message.sequence, text: String(scalars),
-      mediaKind: deleted ? nil : message.media?.kind, deleted: deleted)
+      senderId: message.senderId, sequence: message.sequence, currentText: message.text,
+      mediaKind: message.media?.kind, deleted: message.deleted ?? false)
+  }
+
+  /// The quote of a message whose current text is `currentText`: its first `maxScalars`
+  /// scalars, nothing of it (text or media) once deleted.
+  public init(
+    senderId: String, sequence: Int, currentText: String, mediaKind: MediaKind?, deleted: Bool
+  ) {
+    var scalars = String.UnicodeScalarView()
+    if !deleted { scalars.append(contentsOf: currentText.unicodeScalars.prefix(Self.maxScalars)) }
+    self.init(
+      senderId: senderId, sequence: sequence, text: String(scalars),
+      mediaKind: deleted ? nil : mediaKind, deleted: deleted)
   }
 
   public func encode(to encoder: any Encoder) throws {

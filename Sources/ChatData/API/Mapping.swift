@@ -34,6 +34,15 @@ extension MessageRecord {
     servedReactions = kind == .message ? item.reactions : nil
     emoji = kind == .reaction ? item.emoji : nil
     reactionRemove = kind == .reaction && item.remove == true
+    if kind == .message, let reply = item.replyTo {
+      guard let answered = MessageID(rawValue: reply.clientMessageId) else { return nil }
+      replyTo = answered
+      quote = reply.quote.map { .shown($0) } ?? .hidden
+    }
+    if kind == .message, let named = item.mentions {
+      mentions = named.compactMap(UserID.init(rawValue:))
+      guard mentions.count == named.count else { return nil }
+    }
     if kind == .members
       && added.count + removed.count
         != (item.added?.count ?? 0) + (item.removed?.count ?? 0)

@@ -100,6 +100,13 @@ actor CompositeMessageRepository: MessageRepository {
     try await messagesSource.send(text, in: conversation)
   }
 
+  @discardableResult
+  func reply(_ text: String, to target: MessageID, in conversation: ConversationID)
+    async throws(ChatError) -> MessageID
+  {
+    try await messagesSource.reply(text, to: target, in: conversation)
+  }
+
   func edit(_ id: MessageID, in conversation: ConversationID, to text: String)
     async throws(ChatError)
   {

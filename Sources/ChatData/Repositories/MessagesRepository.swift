@@ -90,6 +90,33 @@ actor MessagesRepository {
     return id
   }
 
+  /// Saves my reply to a message of the conversation (anyone's, held here and not deleted), as
+  /// `send` does; it quotes that message as this device holds it until the server's copy
+  /// comes (API.md Part 3, "Replies").
+  func reply(_ text: String, to target: MessageID, in conversation: ConversationID)
+    async throws(ChatError) -> MessageID
+  {
+    try Self.check(text)
+    let answered: MessageRecord?
+    do {
+      answered = try await store.message(target, in: conversation)
+    } catch {
+      throw ChatError(error)
+    }
+    guard let answered else {
+      throw .notFound("no message \(target) in conversation \(conversation)")
+    }
+    guard !answered.isDeleted else { throw .invalidInput("the message was deleted") }
+    let id = context.ids.next()
+    var record = MessageRecord(
+      conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
+      text: text, sequence: nil, sentAt: context.clock.now().date, state: .sending,
+      failure: nil)
+    record.replyTo = target
+    try await save(record)
+    return id
+  }
+
   /// Saves my new message (text, or media with its caption) at the back of the outbox and
   /// lets the outbox post it. Throws when I am no longer a member, or the conversation is not
   /// here.

@@ -284,7 +284,8 @@ actor Outbox {
         kind: message.kind == .message ? nil : ItemKind(rawValue: message.kind.rawValue),
         target: message.target?.rawValue, media: media,
         emoji: message.kind == .reaction ? message.emoji : nil,
-        remove: message.kind == .reaction ? message.reactionRemove : nil)
+        remove: message.kind == .reaction ? message.reactionRemove : nil,
+        replyTo: message.kind == .message ? message.replyTo?.rawValue : nil)
       let item = try await context.api.postMessage(body, in: message.conversationID)
       guard var record = MessageRecord(item), record.clientID == postedID else {
         context.log.write(LogRecord(.error, "send.unreadable_reply"))

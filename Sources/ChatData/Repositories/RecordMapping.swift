@@ -56,7 +56,22 @@ enum RecordMapping {
         Reaction(
           emoji: group.emoji, count: group.userIds.count,
           includesMe: group.userIds.contains(me.rawValue))
-      })
+      }, replyTo: record.isDeleted ? nil : record.replyTo.map { quoted($0, record.quote) },
+      mentions: record.isDeleted ? [] : record.mentions)
+  }
+
+  /// A reply's quote as the screen shows it; no quote when the reader cannot see the target
+  /// (or nothing of it is known here, which does not happen: a reply is sent to a held one).
+  static func quoted(_ target: MessageID, _ quote: MessageRecord.ServedQuote?) -> QuotedMessage {
+    guard case .shown(let quote)? = quote, let sender = UserID(rawValue: quote.senderId) else {
+      return QuotedMessage(id: target, quote: nil)
+    }
+    return QuotedMessage(
+      id: target,
+      quote: QuotedMessage.Quote(
+        senderID: sender, sequence: quote.sequence > 0 ? quote.sequence : nil, text: quote.text,
+        mediaKind: quote.mediaKind.map { $0 == .image ? .image : .file },
+        isDeleted: quote.deleted))
   }
 
   /// A message's media as the screen shows it: the thumbnail decoded, the bytes' path when

@@ -29,6 +29,12 @@ extension MessageStore {
     try read { try MessagesTable.message(id, sender: sender, db: $0) }
   }
 
+  func message(_ id: MessageID, in conversation: ConversationID) throws(StoreError)
+    -> MessageRecord?
+  {
+    try read { try MessagesTable.message(id, in: conversation, db: $0) }
+  }
+
   // MARK: - My own edits and deletes
 
   func editOwn(

@@ -270,6 +270,21 @@ extension MessageStore {
           WHERE kind = 'reaction';
         """)
     }
+    // API.md Part 3's replies and mentions: a reply's target (`reply_to`) and its quote as
+    // the server served it (`quote`: JSON, 'null' when the reader cannot see the target; a
+    // screen rebuilds it from the target when this device holds it); the members a message's
+    // text names (`mentions`, comma-separated); a conversation's unread mentions as the server
+    // last counted them and the mute's mentions option.
+    migrator.register("v12-replies-mentions") { db in
+      try db.execute(
+        """
+        ALTER TABLE messages ADD COLUMN reply_to TEXT;
+        ALTER TABLE messages ADD COLUMN quote TEXT;
+        ALTER TABLE messages ADD COLUMN mentions TEXT;
+        ALTER TABLE conversations ADD COLUMN unread_mentions INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN muted_mentions TEXT NOT NULL DEFAULT 'push';
+        """)
+    }
     return migrator
   }
 }

@@ -58,6 +58,19 @@ package struct MessageRecord: Sendable, Equatable {
   /// A reaction item's emoji, and whether it took the emoji back.
   var emoji: String? = nil
   var reactionRemove = false
+  /// A reply: the client message ID of the message it answers.
+  var replyTo: MessageID? = nil
+  /// A reply's quote: as the server served it, until a snapshot rebuilds it from the answered
+  /// message when this device holds it (its current state here); nil for my unsent reply.
+  @Indirect var quote: ServedQuote? = nil
+  /// The members its current text names (the server's `mentions`).
+  var mentions: [UserID] = []
+
+  /// A reply's quote as served: the quote, or hidden (the reader cannot see the target).
+  enum ServedQuote: Sendable, Equatable {
+    case shown(Quote)
+    case hidden
+  }
 
   /// The kinds of API.md's items, as the store spells them. A reaction is kept (the log stays
   /// dense, so no gap is seen where it is) and not shown; its effect on the message comes with

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import ChatIdentifiers
 import Foundation
@@ -41,6 +42,7 @@ package enum SnapshotQuery {
         """, conversation.rawValue
       ) { MessagesTable.record($0, in: conversation) }.compactMap { $0 }
     }
+    try requote(&messages, in: conversation, db: db)
     let receipts = try head.map(\.receipts) ?? ReceiptsTable.receipts(conversation, db: db)
     // "Read by N of M" is for groups only: a one-to-one conversation reads no more.
     var memberReceipts: [MemberReceiptRecord] = []
@@ -53,6 +55,31 @@ package enum SnapshotQuery {
       conversation: record, messages: messages, receipts: receipts,
       hasOlderHeld: hasOlder, memberReceipts: memberReceipts, joinedAt: joinedAt,
       mediaFolder: media)
+  }
+
+  /// Each reply quotes the message it answers as this device holds it now (its edits and its
+  /// delete applied: the quote is of the **current** state, API.md Part 3), else as the server
+  /// last served it (hidden stays hidden). One lookup by client ID per reply in the window.
+  static func requote(
+    _ messages: inout [MessageRecord], in conversation: ConversationID, db: Database
+  ) throws {
+    for index in messages.indices {
+      guard let target = messages[index].replyTo else { continue }
+      let held = try db.query(
+        """
+        SELECT sender_id, coalesce(sequence, 0), text, deleted, json_extract(media, '$.kind')
+        FROM messages INDEXED BY messages_by_client_id
+        WHERE client_id = ? AND conversation_id = ? AND kind = 'message'
+        ORDER BY sequence IS NULL, sequence LIMIT 1
+        """, target.rawValue, conversation.rawValue
+      ) { row in
+        Quote(
+          senderId: row.string(0), sequence: row.int(1), currentText: row.string(2),
+          mediaKind: row.optionalString(4).flatMap(MediaKind.init(rawValue:)),
+          deleted: row.int(3) != 0)
+      }.first
+      if let held { messages[index].quote = .shown(held) }
+    }
   }
 
   /// The window of a conversation screen: the newest `?` (limit) held messages at or above `?`

@@ -77,8 +77,9 @@ extension MessagesTable {
       INSERT INTO messages (conversation_id, client_id, sender_id, server_id, text,
                                       sequence, sent_at, state, kind, target, edited_at, deleted,
                                       added, removed, item_title, media, reactions_served,
-                                      reactions, emoji, reaction_remove)
-      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      reactions, emoji, reaction_remove, reply_to, quote,
+                                      mentions)
+      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
         server_id = excluded.server_id, sequence = excluded.sequence,
         sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL,
@@ -87,14 +88,20 @@ extension MessagesTable {
           ELSE coalesce(excluded.media, messages.media) END,
         reactions_served = coalesce(excluded.reactions_served, messages.reactions_served),
         reactions = CASE WHEN excluded.reactions_served IS NULL THEN messages.reactions
-          ELSE excluded.reactions END
+          ELSE excluded.reactions END,
+        reply_to = coalesce(excluded.reply_to, messages.reply_to),
+        quote = coalesce(excluded.quote, messages.quote),
+        mentions = CASE WHEN excluded.reactions_served IS NULL THEN messages.mentions
+          ELSE excluded.mentions END
       WHERE messages.sequence IS NULL
         OR (messages.sequence = excluded.sequence
           AND (messages.state != 1 OR messages.server_id IS NOT excluded.server_id
             OR messages.sent_at != excluded.sent_at OR messages.failure IS NOT NULL
             OR messages.outbox_position IS NOT NULL
             OR (excluded.reactions_served IS NOT NULL
-              AND messages.reactions_served IS NOT excluded.reactions_served)))
+              AND (messages.reactions_served IS NOT excluded.reactions_served
+                OR messages.quote IS NOT excluded.quote
+                OR messages.mentions IS NOT excluded.mentions))))
       """, message.conversationID.rawValue, message.clientID.rawValue,
       message.senderID.rawValue, message.serverID, message.kind == .delete ? "" : message.text,
       message.sequence, message.sentAt.timeIntervalSince1970, message.kind.rawValue,
@@ -105,7 +112,8 @@ extension MessagesTable {
       message.title, message.isDeleted ? nil : message.media.map(Self.stored(media:)),
       message.servedReactions.map { Self.stored(reactions: $0) ?? "[]" },
       message.servedReactions.flatMap { Self.stored(reactions: $0) }, message.emoji,
-      message.reactionRemove ? 1 : 0)
+      message.reactionRemove ? 1 : 0, message.replyTo?.rawValue,
+      message.quote.map(Self.stored(quote:)), Self.stored(users: message.mentions))
   }
 
   /// Applies an item to the message it concerns (API.md Part 2): a message served in a newer

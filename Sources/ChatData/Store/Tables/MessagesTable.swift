@@ -22,7 +22,7 @@ enum MessagesTable {
     """
     conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure, \
     kind, target, edited_at, deleted, pending_edited_at, added, removed, item_title, media, \
-    media_file, upload_sent, upload_done, reactions
+    media_file, upload_sent, upload_done, reactions, reply_to, quote, mentions
     """
 
   /// How many columns `columns` names (what a query selects after them starts here).
@@ -62,7 +62,28 @@ enum MessagesTable {
       mediaFile: row.optionalString(offset + 18),
       uploadedBytes: row.isNull(offset + 17) || row.int(offset + 20) != 0
         ? nil : row.int(offset + 19),
-      reactions: row.optionalString(offset + 21).flatMap(Self.reactions(stored:)) ?? [])
+      reactions: row.optionalString(offset + 21).flatMap(Self.reactions(stored:)) ?? [],
+      replyTo: row.optionalString(offset + 22).flatMap(MessageID.init(rawValue:)),
+      quote: row.optionalString(offset + 23).flatMap(Self.quote(stored:)),
+      mentions: users(row.optionalString(offset + 24)))
+  }
+
+  /// The `quote` column: the server's quote as JSON, or `null` when it is hidden.
+  static func quote(stored: String) -> MessageRecord.ServedQuote? {
+    if stored == "null" { return .hidden }
+    return (try? APICoding.decode(Quote.self, from: stored)).map { .shown($0) }
+  }
+
+  static func stored(quote: MessageRecord.ServedQuote) -> String {
+    switch quote {
+    case .hidden: "null"
+    case .shown(let quote): String(decoding: APICoding.encode(quote), as: UTF8.self)
+    }
+  }
+
+  /// A list of user IDs as stored: comma-separated, NULL when empty.
+  static func stored(users: [UserID]) -> String? {
+    users.isEmpty ? nil : users.map(\.rawValue).joined(separator: ",")
   }
 
   /// The `reactions` columns: API.md's array, as JSON.
@@ -75,7 +96,7 @@ enum MessagesTable {
   }
 
   /// A comma-separated list of user IDs (a members item's `added` or `removed`).
-  private static func users(_ list: String?) -> [UserID] {
+  static func users(_ list: String?) -> [UserID] {
     guard let list, !list.isEmpty else { return [] }
     return list.split(separator: ",").compactMap { UserID(rawValue: String($0)) }
   }
@@ -103,6 +124,20 @@ enum MessagesTable {
       "SELECT \(columns) FROM messages WHERE client_id = ? AND sender_id = ?",
       id.rawValue, sender.rawValue
     ) { record($0) }.first ?? nil
+  }
+
+  /// The message with this client ID in a conversation, anyone's (what a reply or a reaction
+  /// names), the server's copy first.
+  static func message(_ id: MessageID, in conversation: ConversationID, db: Database) throws
+    -> MessageRecord?
+  {
+    try db.query(
+      """
+      SELECT \(columns) FROM messages INDEXED BY messages_by_client_id
+      WHERE client_id = ? AND conversation_id = ? AND kind = 'message'
+      ORDER BY sequence IS NULL, sequence LIMIT 1
+      """, id.rawValue, conversation.rawValue
+    ) { record($0, in: conversation) }.first ?? nil
   }
 
   /// The newest sequence held in a conversation (seed 000 §6.7).
