@@ -27,12 +27,18 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable {
   /// Muted (by me, on any of my devices) until then; `Date.distantFuture` for good; nil when
   /// not muted.
   public let mutedUntil: Date?
+  /// Unread messages that mention me (API.md Part 3): the list shows "@" by the count.
+  public let unreadMentions: Int
+  /// Muted, a message that mentions me still pushes (the mute's `mentions` option).
+  public let mentionsPushThroughMute: Bool
 
   public init(
     id: ConversationID, title: String, memberIDs: [UserID], lastMessage: Message?,
     unreadCount: Int, lastActivity: Date, participation: Participation = .member,
-    mutedUntil: Date? = nil
+    mutedUntil: Date? = nil, unreadMentions: Int = 0, mentionsPushThroughMute: Bool = true
   ) {
+    self.unreadMentions = unreadMentions
+    self.mentionsPushThroughMute = mentionsPushThroughMute
     self.participation = participation
     self.mutedUntil = mutedUntil
     self.id = id

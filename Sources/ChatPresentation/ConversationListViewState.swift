@@ -38,11 +38,14 @@ public struct ConversationListRow: Equatable, Identifiable, Sendable {
   public let ticks: Ticks?
   /// Muted now: shown dimmed, and outside the total unread count.
   public let isMuted: Bool
+  /// Some unread message mentions me: "@" beside the count (even when muted).
+  public let mentionsMe: Bool
 
   public init(
     id: ConversationID, title: String, preview: String, time: String, unreadCount: Int,
-    ticks: Ticks?, isMuted: Bool = false
+    ticks: Ticks?, isMuted: Bool = false, mentionsMe: Bool = false
   ) {
+    self.mentionsMe = mentionsMe
     self.isMuted = isMuted
     self.id = id
     self.title = title

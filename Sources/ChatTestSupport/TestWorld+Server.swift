@@ -101,6 +101,23 @@ extension TestWorld {
     return response.status
   }
 
+  /// The conversation as `GET /v1/conversations` serves it to `user`, straight from the service.
+  public func conversationItem(_ conversation: ConversationID, as user: String) async throws
+    -> ConversationItem
+  {
+    let token = try await accessToken(for: user)
+    let response = await service.handle(
+      APIRequest(
+        method: "GET", path: "/v1/conversations",
+        headers: ["authorization": "Bearer \(token)"]))
+    guard response.status == 200 else { throw ServerLogError(status: response.status) }
+    let page = try APICoding.decode(ConversationList.self, from: response.body)
+    guard let item = page.items.first(where: { $0.id == conversation.rawValue }) else {
+      throw ServerLogError(status: 404)
+    }
+    return item
+  }
+
   /// Raises `user`'s read number straight on the service.
   public func markRead(upTo sequence: Int, in conversation: ConversationID, as user: String)
     async throws

@@ -28,7 +28,7 @@ struct EngineGroupsTests {
   private func summary(_ device: TestDevice, _ conversation: ConversationID) async throws
     -> ConversationSummary?
   {
-    try await device.engine.context.store.listRow(conversation).map {
+    try await device.engine.context.store.listRow(conversation, me: device.engine.context.me).map {
       RecordMapping.summary($0, me: device.engine.context.me)
     }
   }

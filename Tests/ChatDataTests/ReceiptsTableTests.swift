@@ -22,10 +22,10 @@ import Testing
   @Test func myOwnReceiptFromAnotherDeviceLowersTheUnreadCount() async throws {
     let f = try await StoreFixture.make()
     try await f.addConversation(lastSequence: 5, readUpTo: 0)
-    #expect(try await f.store.listRows().first?.unreadCount == 5)
+    #expect(try await f.store.listRows(me: f.me).first?.unreadCount == 5)
     try await f.store.saveMemberReceipt(
       MemberReceiptRecord(userID: f.me, deliveredUpTo: 5, readUpTo: 3), in: f.chat, me: f.me)
-    #expect(try await f.store.listRows().first?.unreadCount == 2)
+    #expect(try await f.store.listRows(me: f.me).first?.unreadCount == 2)
     #expect(try await f.store.unacknowledgedReads().isEmpty)
   }
 

@@ -26,7 +26,7 @@ import Testing
     defer { withExtendedLifetime(file) {} }
     let session = try #require(try await store.session())
     #expect(session.userID == UserID("alice"))
-    let rows = try await store.listRows()
+    let rows = try await store.listRows(me: UserID("alice"))
     #expect(rows.map(\.conversation.title).sorted() == ["Lunch", "Sunday hike"])
     let group = try #require(rows.first { $0.conversation.title == "Sunday hike" })
     #expect(group.conversation.memberIDs.map(\.rawValue).sorted() == ["alice", "bob", "carol"])
@@ -184,7 +184,7 @@ import Testing
     let file = try StoreFixtureFile()
     try SchemaFixtures.copy("v2", "client-alice.sqlite", to: file.path)
     let store = try await MessageStore.open(.file(file.path), executor: file.executor)
-    let rows = try await store.listRows()
+    let rows = try await store.listRows(me: UserID("alice"))
     let group = try #require(rows.first { $0.conversation.title == "Sunday hike" })
     let lunch = try #require(rows.first { $0.conversation.title == "Lunch" })
     let groupMessages = try await store.snapshot(group.conversation.id, limit: 50).messages
@@ -235,7 +235,9 @@ final class StoreFixtureFile {
     let rowsAfter = try await store.read { db in try db.scalarInt("SELECT count(*) FROM messages") }
     #expect(rowsAfter == rowsBefore)
     #expect(
-      try await store.listRows().map(\.conversation.title).sorted() == ["Lunch", "Sunday hike"])
+      try await store.listRows(me: UserID("alice")).map(\.conversation.title).sorted() == [
+        "Lunch", "Sunday hike",
+      ])
     #expect(try await store.unsent().map(\.text) == ["Running ten minutes late"])
     #expect(try await store.search("lighthouse", limit: 10).count == 1)
     #expect(try await store.search("trailhead nine", limit: 10).count == 1)

@@ -70,7 +70,8 @@ extension ServerConversation {
       knowsMute: item.membership != nil,
       mutedUntil: item.mutedUntil.flatMap {
         $0 == Mute.forever ? Date.distantFuture : Timestamp(rfc3339: $0)?.date
-      })
+      }, unreadMentions: item.unreadMentions.map { max(0, $0) },
+      mentionsPushThroughMute: item.mutedMentions.map { $0 == .push })
   }
 }
 

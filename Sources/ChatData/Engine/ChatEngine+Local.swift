@@ -27,7 +27,9 @@ extension ChatEngine {
   /// The conversation list as this device holds it, without asking the server.
   public func localConversations() async throws(ChatError) -> [ConversationSummary] {
     do {
-      return try await context.store.listRows().map { RecordMapping.summary($0, me: context.me) }
+      return try await context.store.listRows(me: context.me).map {
+        RecordMapping.summary($0, me: context.me)
+      }
     } catch {
       throw error.chatError
     }

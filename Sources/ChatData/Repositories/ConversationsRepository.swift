@@ -246,7 +246,9 @@ actor ConversationsRepository: ConversationListRepository {
     return context.observe(
       relevant: { _ in true },
       query: {
-        guard let rows = await context.readOrLog({ try await context.store.listRows() }) else {
+        guard
+          let rows = await context.readOrLog({ try await context.store.listRows(me: context.me) })
+        else {
           return nil
         }
         return rows.map { RecordMapping.summary($0, me: context.me) }
@@ -261,7 +263,10 @@ actor ConversationsRepository: ConversationListRepository {
     return context.observe(
       relevant: { $0.conversations.contains(conversation) },
       query: {
-        guard let row = await context.readOrLog({ try await context.store.listRow(conversation) })
+        guard
+          let row = await context.readOrLog({
+            try await context.store.listRow(conversation, me: context.me)
+          })
         else { return nil }
         return .some(row.map { RecordMapping.summary($0, me: context.me) })
       })

@@ -117,7 +117,9 @@ enum RecordMapping {
       lastMessage: row.lastMessage.map { message($0, receipts: row.receipts, me: me) },
       unreadCount: row.unreadCount,
       lastActivity: row.lastMessage?.sentAt ?? row.conversation.createdAt,
-      participation: row.conversation.participation, mutedUntil: row.conversation.mutedUntil)
+      participation: row.conversation.participation, mutedUntil: row.conversation.mutedUntil,
+      unreadMentions: row.unreadMentions,
+      mentionsPushThroughMute: row.conversation.mentionsPushThroughMute)
   }
 
   static func hit(_ record: SearchResultRecord, me: UserID) -> SearchHit {

@@ -21,12 +21,13 @@ extension MessageStore {
     }
   }
 
-  func listRows() throws(StoreError) -> [ConversationListRow] {
-    try read { try ConversationListQuery.rows(db: $0) }
+  /// The list as `me` sees it (the mentions it counts are of me).
+  func listRows(me: UserID) throws(StoreError) -> [ConversationListRow] {
+    try read { try ConversationListQuery.rows(me: me, db: $0) }
   }
 
-  func listRow(_ id: ConversationID) throws(StoreError) -> ConversationListRow? {
-    try read { try ConversationListQuery.row(id, db: $0) }
+  func listRow(_ id: ConversationID, me: UserID) throws(StoreError) -> ConversationListRow? {
+    try read { try ConversationListQuery.row(id, me: me, db: $0) }
   }
 
   /// Searches every message on the device; input with nothing to search for is

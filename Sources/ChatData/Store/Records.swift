@@ -113,6 +113,11 @@ package struct ConversationRecord: Sendable, Equatable {
   package var visible = VisibleSequences.all
   /// Muted until then (`Date.distantFuture`: for good); nil when not muted.
   var mutedUntil: Date? = nil
+  /// The server's count of my unread messages that mention me, as of its last answer (the
+  /// list counts them here when it holds every unread message: `ConversationListQuery`).
+  var unreadMentions = 0
+  /// Muted, a message that mentions me still pushes (API.md's `mutedMentions` "push").
+  var mentionsPushThroughMute = true
 }
 
 /// The sequences a member can see: inclusive ranges, oldest first, the last open while still a
@@ -210,6 +215,7 @@ struct ConversationListRow: Sendable, Equatable {
   var lastMessage: MessageRecord?
   var receipts: ReceiptsRecord?
   var unreadCount: Int
+  var unreadMentions = 0
 }
 
 /// The signed-in session: who this device is and its tokens.

@@ -97,6 +97,8 @@ public enum ScreenRenderer {
       if row.unreadCount > 0 {
         title.append("  \(row.unreadCount) unread", style: row.isMuted ? Style.dim : Style.green)
       }
+      // A mention is never dimmed: it is what a mute lets through.
+      if row.mentionsMe { title.append(" @", style: Style.bold + Style.yellow) }
       if row.isMuted { title.append("  muted", style: Style.dim) }
       title.append("  \(row.time)", style: Style.dim)
       var preview = StyledLine("    ")

@@ -10,11 +10,11 @@ import SQLite
 /// raises my read number (API.md, Messages).
 enum ConversationListQuery {
   /// Every conversation's row, newest activity first.
-  static func rows(db: Database) throws -> [ConversationListRow] {
+  static func rows(me: UserID, db: Database) throws -> [ConversationListRow] {
     let conversations = try db.query("SELECT \(ConversationsTable.columns) FROM conversations") {
       ConversationsTable.record($0)
     }.compactMap { $0 }
-    return try conversations.map { try row(for: $0, db: db) }.sorted { lhs, rhs in
+    return try conversations.map { try row(for: $0, me: me, db: db) }.sorted { lhs, rhs in
       let left = lhs.lastMessage?.sentAt ?? lhs.conversation.createdAt
       let right = rhs.lastMessage?.sentAt ?? rhs.conversation.createdAt
       return left != right ? left > right : lhs.conversation.id < rhs.conversation.id
@@ -22,12 +22,12 @@ enum ConversationListQuery {
   }
 
   /// One conversation's row; nil when the conversation is unknown.
-  static func row(_ id: ConversationID, db: Database) throws -> ConversationListRow? {
+  static func row(_ id: ConversationID, me: UserID, db: Database) throws -> ConversationListRow? {
     guard let conversation = try ConversationsTable.conversation(id, db: db) else { return nil }
-    return try row(for: conversation, db: db)
+    return try row(for: conversation, me: me, db: db)
   }
 
-  private static func row(for conversation: ConversationRecord, db: Database) throws
+  private static func row(for conversation: ConversationRecord, me: UserID, db: Database) throws
     -> ConversationListRow
   {
     // Two index lookups, not a sort of the whole conversation: my newest unsent message, and
@@ -52,16 +52,29 @@ enum ConversationListQuery {
     // Unread counts messages (API.md Part 2): every sequence above my read number, less the
     // held items that are not messages (an edit, a delete). One not yet held counts, as the
     // newest-first list cannot know its kind.
-    let changesAbove =
-      try db.scalarInt(
+    // The unread messages that mention me (API.md Part 3) are counted in the same walk.
+    let (changesAbove, mentionsAbove) =
+      try db.query(
         """
-        SELECT count(*) FROM messages WHERE conversation_id = ? AND sequence > ?
-          AND kind != 'message'
-        """, conversation.id.rawValue, conversation.readUpTo) ?? 0
+        SELECT count(*) FILTER (WHERE kind != 'message'),
+          count(*) FILTER (WHERE kind = 'message' AND deleted = 0 AND mentions IS NOT NULL
+            AND instr(',' || mentions || ',', ',' || ? || ',') > 0)
+        FROM messages WHERE conversation_id = ? AND sequence > ?
+        """, me.rawValue, conversation.id.rawValue, conversation.readUpTo,
+        map: { ($0.int(0), $0.int(1)) }
+      ).first ?? (0, 0)
     let receipts = try ReceiptsTable.receipts(conversation.id, db: db)
     let newest = max(conversation.lastSequence, newestHeld)
+    // Held up to the newest: counted here, so reading here lowers it at once. Otherwise some
+    // unread messages are not here yet: the server's count as of its last answer, until I
+    // have read everything.
+    let holdsAllUnread = (conversation.syncedUpTo ?? 0) >= newest
+    let unreadMentions =
+      holdsAllUnread || conversation.readUpTo >= newest
+      ? mentionsAbove : max(mentionsAbove, conversation.unreadMentions)
     return ConversationListRow(
       conversation: conversation, lastMessage: last, receipts: receipts,
-      unreadCount: max(0, newest - conversation.readUpTo - changesAbove))
+      unreadCount: max(0, newest - conversation.readUpTo - changesAbove),
+      unreadMentions: unreadMentions)
   }
 }

@@ -18,12 +18,19 @@ package struct ServerConversation: Sendable, Equatable {
   /// Whether `mutedUntil` is the server's word (a Part 2 server; nil then means not muted).
   var knowsMute = false
   var mutedUntil: Date? = nil
+  /// Part 3 (nil from a server without it): my unread messages that mention me, and whether a
+  /// mention pushes through the mute.
+  var unreadMentions: Int? = nil
+  var mentionsPushThroughMute: Bool? = nil
 
   package init(
     id: ConversationID, title: String, memberIDs: [UserID], createdAt: Date, lastSequence: Int,
     readUpTo: Int, participation: Participation? = nil, visible: VisibleSequences? = nil,
-    knowsMute: Bool = false, mutedUntil: Date? = nil
+    knowsMute: Bool = false, mutedUntil: Date? = nil, unreadMentions: Int? = nil,
+    mentionsPushThroughMute: Bool? = nil
   ) {
+    self.unreadMentions = unreadMentions
+    self.mentionsPushThroughMute = mentionsPushThroughMute
     self.id = id
     self.title = title
     self.memberIDs = memberIDs
@@ -50,7 +57,8 @@ package struct ServerConversation: Sendable, Equatable {
 enum ConversationsTable {
   static let columns = """
     id, title, member_ids, created_at, last_sequence, read_up_to, read_acknowledged,
-    synced_up_to, history_floor, membership, visible, muted_until
+    synced_up_to, history_floor, membership, visible, muted_until, unread_mentions,
+    muted_mentions
     """
 
   /// How many columns `columns` names (what a query selects after them starts here).
@@ -71,7 +79,8 @@ enum ConversationsTable {
       historyFloor: row.optionalInt(8),
       participation: Participation(rawValue: row.string(9)) ?? .member,
       visible: VisibleSequences(stored: row.string(10)),
-      mutedUntil: row.isNull(11) ? nil : Date(timeIntervalSince1970: row.double(11)))
+      mutedUntil: row.isNull(11) ? nil : Date(timeIntervalSince1970: row.double(11)),
+      unreadMentions: row.int(12), mentionsPushThroughMute: row.string(13) != "silent")
   }
 
   static func conversation(_ id: ConversationID, db: Database) throws -> ConversationRecord? {
@@ -101,12 +110,17 @@ enum ConversationsTable {
         INSERT INTO conversations (id, title, member_ids, created_at, last_sequence,
                                    read_up_to, read_acknowledged, synced_up_to, history_floor,
                                    membership, visible, members_as_of, title_as_of,
-                                   muted_until)
+                                   muted_until, unread_mentions, muted_mentions)
         VALUES (?, ?, ?, ?, ?, ?, ?,
                 CASE WHEN ? = 0 THEN 0 END, CASE WHEN ? = 0 THEN 1 END,
-                coalesce(?, 'member'), coalesce(?, '1:'), ?, ?, ?)
+                coalesce(?, 'member'), coalesce(?, '1:'), ?, ?, ?, coalesce(?, 0),
+                coalesce(?, 'push'))
         ON CONFLICT (id) DO UPDATE SET
           muted_until = CASE WHEN ? THEN excluded.muted_until ELSE muted_until END,
+          unread_mentions = CASE WHEN ? IS NOT NULL THEN excluded.unread_mentions
+                                 ELSE unread_mentions END,
+          muted_mentions = CASE WHEN ? IS NOT NULL THEN excluded.muted_mentions
+                                ELSE muted_mentions END,
           title = CASE WHEN excluded.title_as_of >= title_as_of THEN excluded.title
                        ELSE title END,
           title_as_of = max(title_as_of, excluded.title_as_of),
@@ -126,8 +140,11 @@ enum ConversationsTable {
         conversation.readUpTo, conversation.readUpTo, conversation.lastSequence,
         conversation.lastSequence, conversation.participation?.rawValue,
         conversation.visible?.stored, conversation.lastSequence, conversation.lastSequence,
-        conversation.mutedUntil?.timeIntervalSince1970, conversation.knowsMute,
-        conversation.participation?.rawValue, conversation.visible?.stored)
+        conversation.mutedUntil?.timeIntervalSince1970, conversation.unreadMentions,
+        conversation.mentionsPushThroughMute.map { $0 ? "push" : "silent" },
+        conversation.knowsMute, conversation.unreadMentions,
+        conversation.mentionsPushThroughMute, conversation.participation?.rawValue,
+        conversation.visible?.stored)
       tx.touch(conversation.id)
     }
     for message in lastMessages {
@@ -136,13 +153,14 @@ enum ConversationsTable {
     }
   }
 
-  /// Mutes a conversation here, once the server took it (nil: unmuted).
-  static func setMuted(_ conversation: ConversationID, until: Date?, tx: StoreTransaction)
-    throws
-  {
+  /// Mutes a conversation here, once the server took it (nil: unmuted); `mentionsPush`: a
+  /// message that mentions me still pushes through the mute.
+  static func setMuted(
+    _ conversation: ConversationID, until: Date?, mentionsPush: Bool = true, tx: StoreTransaction
+  ) throws {
     try tx.db.run(
-      "UPDATE conversations SET muted_until = ? WHERE id = ?", until?.timeIntervalSince1970,
-      conversation.rawValue)
+      "UPDATE conversations SET muted_until = ?, muted_mentions = ? WHERE id = ?",
+      until?.timeIntervalSince1970, mentionsPush ? "push" : "silent", conversation.rawValue)
     tx.touch(conversation)
   }
 
