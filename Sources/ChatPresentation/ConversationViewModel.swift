@@ -76,6 +76,13 @@ public final class ConversationViewModel {
     }
   }
 
+  /// Sends my reply to a message of the conversation: it shows at once with its quote.
+  public func replyNow(_ text: String, to target: MessageID) async {
+    await perform { model throws(ChatError) in
+      try await model.repository.reply(text, to: target, in: model.conversation)
+    }
+  }
+
   /// Edits my message for everyone (the screen offers `viewState.lastEditable`): it shows at
   /// once; an unsent one is changed before it goes.
   public func editNow(_ id: MessageID, to text: String) async {
@@ -184,11 +191,32 @@ public final class ConversationViewModel {
         media: message.isDeleted ? nil : message.media.map(MediaRow.init),
         reactions: message.reactions.map {
           ReactionBadge(emoji: $0.emoji, count: $0.count, isMine: $0.includesMe)
-        })
+        }, quote: message.replyTo.map { Self.quoteRow($0, me: me) },
+        mentionsMe: message.mentions.contains(me))
       cache[message.id] = (message, row)
       return row
     }
     rowCache = cache
+  }
+
+  /// A reply's quote line: the answered message as it is now, a photo or file by its kind, a
+  /// delete as a tombstone, and nothing of a message the reader cannot see.
+  public static func quoteRow(_ quoted: QuotedMessage, me: UserID) -> QuoteRow {
+    guard let quote = quoted.quote else {
+      return QuoteRow(target: quoted.id, author: nil, text: QuoteRow.hiddenText)
+    }
+    let author = quote.senderID == me ? "You" : quote.senderID.rawValue
+    if quote.isDeleted {
+      return QuoteRow(target: quoted.id, author: author, text: MessageRow.deletedText)
+    }
+    let kind = quote.mediaKind.map { $0 == .image ? "Photo" : "File" }
+    let text =
+      switch (kind, quote.text.isEmpty) {
+      case (let kind?, true): kind
+      case (let kind?, false): "\(kind) · \(quote.text)"
+      case (nil, _): quote.text
+      }
+    return QuoteRow(target: quoted.id, author: author, text: text)
   }
 
   /// A change's line: "carol added dave", "You removed bob", "bob left", "carol named the

@@ -70,6 +70,10 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   public let media: MediaRow?
   /// Its reactions, each "👍 2", mine marked, in the order each emoji first came.
   public let reactions: [ReactionBadge]
+  /// A reply: the line quoting what it answers (tapping it opens the conversation there).
+  public let quote: QuoteRow?
+  /// It names me (`@me`): highlighted.
+  public let mentionsMe: Bool
 
   /// What a deleted message shows instead of its text, which is gone from the device.
   public static let deletedText = "This message was deleted"
@@ -77,8 +81,11 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   public init(
     id: MessageID, text: String, isMine: Bool, sender: String?, time: String, ticks: Ticks?,
     sequence: Int?, isEdited: Bool = false, isDeleted: Bool = false, isEvent: Bool = false,
-    groupReceipt: String? = nil, media: MediaRow? = nil, reactions: [ReactionBadge] = []
+    groupReceipt: String? = nil, media: MediaRow? = nil, reactions: [ReactionBadge] = [],
+    quote: QuoteRow? = nil, mentionsMe: Bool = false
   ) {
+    self.quote = quote
+    self.mentionsMe = mentionsMe
     self.reactions = reactions
     self.media = media
     self.groupReceipt = groupReceipt
@@ -96,6 +103,28 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
 }
 
 /// One emoji under a bubble: how many, and whether mine is among them (drawn highlighted).
+/// What a reply shows of the message it answers: "bob: lunch at noon?", "You: Photo", "bob: This
+/// message was deleted", or, for a reader who cannot see it, no author and a line saying so.
+public struct QuoteRow: Equatable, Sendable {
+  /// The answered message (to open the conversation at it).
+  public let target: MessageID
+  /// "bob", "You"; nil when the reader cannot see it.
+  public let author: String?
+  public let text: String
+
+  /// What a quote of a message the reader cannot see says.
+  public static let hiddenText = "A message from before you joined"
+
+  public init(target: MessageID, author: String?, text: String) {
+    self.target = target
+    self.author = author
+    self.text = text
+  }
+
+  /// "bob: lunch at noon?".
+  public var line: String { author.map { "\($0): \(text)" } ?? text }
+}
+
 public struct ReactionBadge: Equatable, Sendable {
   public let emoji: String
   public let count: Int

@@ -176,6 +176,27 @@ struct ConversationViewModelTests {
     #expect(model.viewState.alert == "invalid input: the message was deleted")
   }
 
+  @Test func aQuoteShowsWhatItAnswersAsItIsNowAndNothingOfWhatTheReaderCannotSee() {
+    let target = MessageID(rawValue: "01900000-0000-7000-8000-000000000009")!
+    func row(_ quote: QuotedMessage.Quote?) -> QuoteRow {
+      ConversationViewModel.quoteRow(QuotedMessage(id: target, quote: quote), me: me)
+    }
+    func quote(
+      _ text: String, by sender: UserID, media: MessageMedia.Kind? = nil, deleted: Bool = false
+    )
+      -> QuotedMessage.Quote
+    {
+      QuotedMessage.Quote(
+        senderID: sender, sequence: 3, text: text, mediaKind: media, isDeleted: deleted)
+    }
+    #expect(row(quote("lunch?", by: bob)).line == "bob: lunch?")
+    #expect(row(quote("lunch?", by: me)).line == "You: lunch?")
+    #expect(row(quote("", by: bob, media: .image)).line == "bob: Photo")
+    #expect(row(quote("the route", by: bob, media: .file)).line == "bob: File · the route")
+    #expect(row(quote("", by: bob, deleted: true)).line == "bob: \(MessageRow.deletedText)")
+    #expect(row(nil) == QuoteRow(target: target, author: nil, text: QuoteRow.hiddenText))
+  }
+
   @Test func myMessageInAGroupSaysReadByNOfM() {
     let none = GroupReceipt(readBy: [], deliveredTo: [], memberCount: 3)
     let delivered = GroupReceipt(readBy: [], deliveredTo: [bob], memberCount: 3)

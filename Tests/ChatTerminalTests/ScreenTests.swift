@@ -34,6 +34,23 @@ import Testing
     #expect(ScreenRenderer.bubble(bare, width: 30, columns: 40).count == lines.count - 1)
   }
 
+  @Test func aReplyShowsItsQuoteAboveItsTextAndAMentionOfMeStandsOut() {
+    let target = MessageID(rawValue: "01900000-0000-7000-8000-000000000001")!
+    let row = MessageRow(
+      id: MessageID(rawValue: "01900000-0000-7000-8000-000000000002")!, text: "yes @alice",
+      isMine: false, sender: "bob", time: "14:02", ticks: nil, sequence: 2,
+      quote: QuoteRow(target: target, author: "You", text: "lunch at noon?"), mentionsMe: true)
+    let lines = ScreenRenderer.bubble(row, width: 30, columns: 40)
+    #expect(lines.map(\.plain) == [" bob  14:02", " ┃ You: lunch at noon?", " yes @alice"])
+    #expect(lines.last?.runs.first { $0.text == "yes @alice" }?.style == Style.yellow)
+    let mine = MessageRow(
+      id: row.id, text: "see you", isMine: true, sender: nil, time: "14:02", ticks: .dimmed,
+      sequence: 2, quote: QuoteRow(target: target, author: nil, text: QuoteRow.hiddenText))
+    let drawn = ScreenRenderer.bubble(mine, width: 44, columns: 50).map(\.plain)
+    #expect(drawn.first?.hasSuffix("┃ \(QuoteRow.hiddenText)") == true)
+    #expect(drawn.first.map(TextWidth.of) == 49)
+  }
+
   @Test func aFrameIsExactlyTheTerminalsSize() {
     var model = ScreenModel(user: "alice")
     model.mode = .conversation(ConversationID("c1"))

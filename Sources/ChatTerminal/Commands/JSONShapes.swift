@@ -32,6 +32,23 @@ struct MessageJSON: Encodable, Equatable {
   let media: MediaJSON?
   /// Its reactions, in the order each emoji first came; `mine` when I am among them.
   let reactions: [ReactionJSON]
+  /// A reply: what it answers, as that message is now; `quote` null when I cannot see it.
+  let replyTo: ReplyJSON?
+  /// The members it names.
+  let mentions: [String]
+
+  struct ReplyJSON: Encodable, Equatable {
+    let clientMessageId: String
+    let quote: Nullable<QuoteJSON>
+  }
+
+  struct QuoteJSON: Encodable, Equatable {
+    let senderId: String
+    let sequence: Int?
+    let text: String
+    let mediaKind: String?
+    let deleted: Bool
+  }
 
   struct ReactionJSON: Encodable, Equatable {
     let emoji: String
@@ -44,6 +61,17 @@ struct MessageJSON: Encodable, Equatable {
     reactions = message.reactions.map {
       ReactionJSON(emoji: $0.emoji, count: $0.count, mine: $0.includesMe)
     }
+    replyTo = message.replyTo.map { quoted in
+      ReplyJSON(
+        clientMessageId: quoted.id.rawValue,
+        quote: Nullable(
+          quoted.quote.map {
+            QuoteJSON(
+              senderId: $0.senderID.rawValue, sequence: $0.sequence, text: $0.text,
+              mediaKind: $0.mediaKind?.rawValue, deleted: $0.isDeleted)
+          }))
+    }
+    mentions = message.mentions.map(\.rawValue)
     readBy = message.group?.readBy.map(\.rawValue)
     deliveredTo = message.group?.deliveredTo.map(\.rawValue)
     switch message.event {
@@ -210,3 +238,5 @@ struct Nullable<Value: Encodable>: Encodable {
     if let value { try container.encode(value) } else { try container.encodeNil() }
   }
 }
+
+extension Nullable: Equatable where Value: Equatable {}

@@ -39,8 +39,17 @@ struct SendCommand: ChatCommand {
     case (_?, _?):
       return context.report(.usage(ValidationError("give --photo or --file, not both")))
     }
-    return await context.withEngine { engine throws(CommandFailure) in
-      let id = try await Self.save(text, attachment, in: conversation, engine)
+    return await Self.send(text, attachment, replyTo: nil, in: conversation, context)
+  }
+
+  /// Saves a message (or a reply to `replyTo`), sends what waits, and says where it stands:
+  /// `chat send` and `chat reply`.
+  static func send(
+    _ text: String, _ attachment: Attachment?, replyTo: MessageID?,
+    in conversation: ConversationID, _ context: CommandContext
+  ) async -> ExitCode {
+    await context.withEngine { engine throws(CommandFailure) in
+      let id = try await Self.save(text, attachment, replyTo: replyTo, in: conversation, engine)
       let watcher =
         attachment == nil ? nil : Self.showUpload(of: id, engine, conversation, context.output)
       _ = await engine.drainOutbox()
@@ -80,12 +89,15 @@ struct SendCommand: ChatCommand {
   /// conversation the server does not list either is "not found", and one that cannot be looked
   /// up says so (exit 75: nothing was saved, try again online).
   private static func save(
-    _ text: String, _ attachment: Attachment?, in conversation: ConversationID,
-    _ engine: ChatEngine
+    _ text: String, _ attachment: Attachment?, replyTo: MessageID?,
+    in conversation: ConversationID, _ engine: ChatEngine
   ) async throws(CommandFailure) -> MessageID {
     func save() async throws(ChatError) -> MessageID {
       if let attachment {
         return try await engine.media.send(attachment, caption: text, in: conversation)
+      }
+      if let replyTo {
+        return try await engine.messages.reply(text, to: replyTo, in: conversation)
       }
       return try await engine.messages.send(text, in: conversation)
     }
@@ -138,5 +150,32 @@ struct SendCommand: ChatCommand {
     let clientMessageId: String
     let state: String
     let sequence: Int?
+  }
+}
+
+/// `chat reply`: answers a message with a quote of it; saved at once, delivered now or later.
+struct ReplyCommand: ChatCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "reply",
+    abstract: "Reply to a message, quoting it: saved at once, delivered now or later.",
+    discussion: """
+      The quote shows the message as it is now on every device (edited, or deleted), and
+      nothing of it to a member who cannot see it. A text that starts with -- goes after --.
+      """)
+
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp("The conversation.", valueName: "conversationId"),
+    transform: conversationID)
+  var conversation: ConversationID
+  @Argument(
+    help: ArgumentHelp(
+      "The message answered (from `chat messages --json`).", valueName: "clientMessageId"),
+    transform: messageID)
+  var message: MessageID
+  @Argument(help: "The reply.") var text: String
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await SendCommand.send(text, nil, replyTo: message, in: conversation, context)
   }
 }

@@ -30,6 +30,8 @@ public struct ScreenModel: Equatable, Sendable {
   public var notice: String?
   /// The message whose new text is being typed (Ctrl-E); Enter saves the edit.
   public var editing: MessageID?
+  /// The message being answered (Ctrl-Y): Enter sends the line as a reply to it.
+  public var replyingTo: QuoteRow?
   /// The message a first Ctrl-X offered to delete; a second Ctrl-X deletes it.
   public var confirmingDelete: MessageID?
   /// Ctrl-B works (the demo, with its push gateway): the hints and help say so.

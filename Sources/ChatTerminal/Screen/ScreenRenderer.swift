@@ -217,10 +217,23 @@ public enum ScreenRenderer {
     let text =
       row.text.isEmpty && row.media != nil ? [] : TextWidth.wrap(row.text, columns: width - 2)
     let time = row.isEdited ? "\(row.time) · edited" : row.time
-    let textStyle = row.isDeleted ? Style.dim : ""
+    let textStyle = row.isDeleted ? Style.dim : row.mentionsMe ? Style.yellow : ""
     var lines: [StyledLine] = []
     let media = row.media.map { mediaLines($0, width: width - 2) } ?? []
+    // A reply's quote, above its text: "┃ bob: lunch at noon?", one line, dim.
+    let quote = row.quote.map { quote in
+      var line = StyledLine()
+      line.append("┃ ", style: Style.cyan)
+      line.append(
+        TextWidth.wrap(quote.line, columns: max(1, width - 4)).first ?? "", style: Style.dim)
+      return line
+    }
     if row.isMine {
+      if let quote {
+        var line = StyledLine(String(repeating: " ", count: max(0, columns - quote.width - 1)))
+        line.append(quote)
+        lines.append(line)
+      }
       for part in media {
         let pad = max(0, columns - part.width - 1)
         var line = StyledLine(String(repeating: " ", count: pad))
@@ -250,6 +263,11 @@ public enum ScreenRenderer {
       name.append(row.sender ?? "", style: Style.bold + Style.cyan)
       name.append("  \(time)", style: Style.dim)
       lines.append(name)
+      if let quote {
+        var line = StyledLine(" ")
+        line.append(quote)
+        lines.append(line)
+      }
       for part in media {
         var line = StyledLine(" ")
         line.append(part)
@@ -322,6 +340,10 @@ public enum ScreenRenderer {
     case .conversation where conversation?.readOnly != nil:
       lines.append(StyledLine(" " + (conversation?.readOnly ?? ""), style: Style.dim))
       lines.append(StyledLine(" ↑/PgUp older · Esc back", style: Style.dim))
+    case .conversation where model.replyingTo != nil:
+      lines.append(
+        StyledLine("↩ " + (model.replyingTo?.line ?? "").prefix(60), style: Style.dim))
+      lines.append(StyledLine("› " + model.input + "▏", style: Style.bold))
     case .conversation where model.editing != nil:
       lines.append(StyledLine("✎ " + model.input + "▏", style: Style.bold))
       lines.append(StyledLine(" Enter save the edit · Esc cancel", style: Style.dim))
@@ -329,7 +351,7 @@ public enum ScreenRenderer {
       lines.append(StyledLine("› " + model.input + "▏", style: Style.bold))
       lines.append(
         StyledLine(
-          " Enter send · ^E edit last · ^X delete last · ^G 👍 last · ↑ older · ^R retry · "
+          " Enter send · ^Y reply · ^E edit · ^X delete · ^G 👍 · ↑ older · ^R retry · "
             + "^N network · "
             + (model.offersBackground ? "^B background · " : "") + "Esc back",
           style: Style.dim))
@@ -390,7 +412,8 @@ public enum ScreenRenderer {
       "In a conversation, Ctrl-E edits your last message (Enter saves, Esc cancels) and Ctrl-X",
       "twice deletes it for everyone. Offline, the change shows at once and goes out later; a",
       "message not sent yet is changed before it goes. Ctrl-G puts 👍 on the newest message",
-      "(or takes yours back); pressed twice before it is sent, nothing is sent.",
+      "(or takes yours back); pressed twice before it is sent, nothing is sent. Ctrl-Y replies",
+      "to the newest message: the reply quotes it as it is now, on every device.",
       "",
       "Keys: ↑↓ select · Enter open/send · / search · n new conversation · Esc back · q quit",
     ]

@@ -202,6 +202,9 @@ public final class TerminalApp {
       model.editing = nil
       model.input = ""
       model.notice = "Edit cancelled."
+    case .escape where model.replyingTo != nil:
+      model.replyingTo = nil
+      model.notice = "Reply cancelled."
     case .escape:
       close()
     case .enter:
@@ -212,6 +215,9 @@ public final class TerminalApp {
       if let id = model.editing {
         model.editing = nil
         Task { await conversation.editNow(id, to: text) }
+      } else if let answered = model.replyingTo {
+        model.replyingTo = nil
+        Task { await conversation.replyNow(text, to: answered.target) }
       } else {
         conversation.send(text)
       }
@@ -235,6 +241,16 @@ public final class TerminalApp {
         model.confirmingDelete = row.id
         model.notice = "Delete your last message for everyone? ^X again."
       }
+    case .control("y"):
+      guard let row = conversation.viewState.lastReactable else {
+        model.notice = "No message to reply to."
+        return
+      }
+      model.editing = nil
+      model.replyingTo = QuoteRow(
+        target: row.id, author: row.sender ?? "You",
+        text: row.text.isEmpty ? (row.media?.label ?? "") : row.text)
+      model.notice = "Replying to the newest message: Enter sends, Esc cancels."
     case .control("g"):
       guard let row = conversation.viewState.lastReactable else {
         model.notice = "No message to react to."
