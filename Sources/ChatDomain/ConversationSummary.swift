@@ -31,12 +31,16 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable {
   public let unreadMentions: Int
   /// Muted, a message that mentions me still pushes (the mute's `mentions` option).
   public let mentionsPushThroughMute: Bool
+  /// My read number: the first unread message is the first above it.
+  public let readUpTo: Int
 
   public init(
     id: ConversationID, title: String, memberIDs: [UserID], lastMessage: Message?,
     unreadCount: Int, lastActivity: Date, participation: Participation = .member,
-    mutedUntil: Date? = nil, unreadMentions: Int = 0, mentionsPushThroughMute: Bool = true
+    mutedUntil: Date? = nil, unreadMentions: Int = 0, mentionsPushThroughMute: Bool = true,
+    readUpTo: Int = 0
   ) {
+    self.readUpTo = readUpTo
     self.unreadMentions = unreadMentions
     self.mentionsPushThroughMute = mentionsPushThroughMute
     self.participation = participation

@@ -50,6 +50,14 @@ public protocol MessageRepository: Sendable {
   /// Returns false at the beginning of the conversation.
   func loadOlder(in conversation: ConversationID) async throws(ChatError) -> Bool
 
+  /// Shows the conversation centred on `sequence` (a quote, a search hit, the first unread):
+  /// from the database when it holds it, else after one page from the server around it. The
+  /// next value of `messages(in:)` is that window; `loadOlder` widens it; `showNewest` goes back.
+  func open(at sequence: Int, in conversation: ConversationID) async throws(ChatError)
+
+  /// Back to the newest messages after `open(at:)`.
+  func showNewest(in conversation: ConversationID) async
+
   /// The newest message visible: mark read up to its sequence. Only ever raises the number, and
   /// tells the server at most every two seconds.
   func markRead(upTo sequence: Int, in conversation: ConversationID)

@@ -97,7 +97,7 @@ public final class ConversationListViewModel {
     SearchResultRow(
       id: hit.messageID, conversationID: hit.conversationID, title: hit.conversationTitle,
       sender: hit.senderID == currentUserID ? "You" : hit.senderID.rawValue,
-      time: formatter.string(for: hit.sentAt), snippet: hit.snippet)
+      time: formatter.string(for: hit.sentAt), snippet: hit.snippet, sequence: hit.sequence)
   }
 
   /// Sends a held or refused message now (nil: all of them, and whatever waits tries now).

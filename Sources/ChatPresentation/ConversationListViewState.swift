@@ -126,11 +126,14 @@ public struct SearchResultRow: Equatable, Identifiable, Sendable {
   public let sender: String
   public let time: String
   public let snippet: Snippet
+  /// Where the conversation opens for this hit (nil: a message not sent yet: at the newest).
+  public let sequence: Int?
 
   public init(
     id: MessageID, conversationID: ConversationID, title: String, sender: String, time: String,
-    snippet: Snippet
+    snippet: Snippet, sequence: Int? = nil
   ) {
+    self.sequence = sequence
     self.id = id
     self.conversationID = conversationID
     self.title = title

@@ -26,6 +26,13 @@ public final class ConversationViewModel {
   private var typingUsers: [UserID] = []
   private var history: HistoryState = .idle
   private var alert: String?
+  /// My read number when the screen opened, while something was unread then (nil: nothing
+  /// was): where "new messages" goes, and where the screen opens.
+  private var unreadAbove: Int?
+  private var sawSummary = false
+  /// Whether the screen has asked to open at the first unread (once).
+  private var openedAtFirstUnread = false
+  private var isAwayFromNewest = false
 
   public init(
     conversation: ConversationID, sources: ChatSources, formatter: TimeFormatter = TimeFormatter()
@@ -46,9 +53,15 @@ public final class ConversationViewModel {
         await self.follow(messages) { @MainActor in
           $0.messages = $1
           $0.updateRows()
+          $0.openAtFirstUnreadIfAbove()
         }
       }
-      group.addTask { await self.follow(summaries) { @MainActor in $0.summary = $1 } }
+      group.addTask {
+        await self.follow(summaries) { @MainActor in
+          $0.summary = $1
+          $0.noteFirstUnread()
+        }
+      }
       group.addTask { await self.follow(typing) { @MainActor in $0.typingUsers = $1 } }
       group.addTask { await self.follow(connection) { @MainActor in $0.connection = $1 } }
     }
@@ -107,6 +120,56 @@ public final class ConversationViewModel {
     await perform { model throws(ChatError) in
       try await model.repository.react(emoji, to: id, in: model.conversation, remove: mine)
     }
+  }
+
+  /// Opens the conversation at a message (a search hit, a pin): the rows around it, from the
+  /// device or the server; `showNewest` goes back.
+  public func open(at sequence: Int) async {
+    await perform { model throws(ChatError) in
+      try await model.repository.open(at: sequence, in: model.conversation)
+      model.isAwayFromNewest = true
+    }
+  }
+
+  /// Opens the conversation at the message a reply quotes. Returns false when there is
+  /// nowhere to go: it is on screen already, or the reader cannot see it (the alert says so).
+  @discardableResult
+  public func openQuote(of reply: MessageID) async -> Bool {
+    guard let quote = rows.first(where: { $0.id == reply })?.quote else { return false }
+    if rows.contains(where: { $0.id == quote.target }) { return false }
+    guard let sequence = quote.sequence else {
+      alert = "That message cannot be shown here."
+      render()
+      return false
+    }
+    await open(at: sequence)
+    return true
+  }
+
+  /// Back to the newest messages.
+  public func showNewest() async {
+    guard isAwayFromNewest else { return }
+    isAwayFromNewest = false
+    await repository.showNewest(in: conversation)
+    render()
+  }
+
+  /// The first summary says what was unread when the screen opened.
+  private func noteFirstUnread() {
+    guard !sawSummary, let summary else { return }
+    sawSummary = true
+    if summary.unreadCount > 0 { unreadAbove = summary.readUpTo }
+    openAtFirstUnreadIfAbove()
+  }
+
+  /// Opens at the first unread message when the newest rows start after it (more unread than
+  /// the window holds), once.
+  private func openAtFirstUnreadIfAbove() {
+    guard let unreadAbove, !openedAtFirstUnread, let oldest = rows.compactMap(\.sequence).min(),
+      oldest > unreadAbove + 1
+    else { return }
+    openedAtFirstUnread = true
+    Task { await open(at: unreadAbove + 1) }
   }
 
   /// Runs one action of the user's: a refusal shows as the alert, a success clears it.
@@ -207,7 +270,8 @@ public final class ConversationViewModel {
     }
     let author = quote.senderID == me ? "You" : quote.senderID.rawValue
     if quote.isDeleted {
-      return QuoteRow(target: quoted.id, author: author, text: MessageRow.deletedText)
+      return QuoteRow(
+        target: quoted.id, author: author, text: MessageRow.deletedText, sequence: quote.sequence)
     }
     let kind = quote.mediaKind.map { $0 == .image ? "Photo" : "File" }
     let text =
@@ -216,7 +280,7 @@ public final class ConversationViewModel {
       case (let kind?, false): "\(kind) · \(quote.text)"
       case (nil, _): quote.text
       }
-    return QuoteRow(target: quoted.id, author: author, text: text)
+    return QuoteRow(target: quoted.id, author: author, text: text, sequence: quote.sequence)
   }
 
   /// A change's line: "carol added dave", "You removed bob", "bob left", "carol named the
@@ -261,6 +325,9 @@ public final class ConversationViewModel {
     viewState = ConversationViewState(
       title: summary?.title ?? "", rows: rows, banner: Banner.text(for: connection),
       history: history, typing: readOnly == nil ? Banner.typing(typingUsers) : nil,
-      alert: alert, readOnly: readOnly)
+      alert: alert, readOnly: readOnly,
+      firstUnread: unreadAbove.flatMap { above in
+        rows.first { ($0.sequence ?? 0) > above && !$0.isMine && !$0.isEvent }?.id
+      }, isAwayFromNewest: isAwayFromNewest)
   }
 }

@@ -16,12 +16,20 @@ public struct ConversationViewState: Equatable, Sendable {
   public var alert: String?
   /// Set when I am no longer a member ("You were removed"): the conversation is read-only.
   public var readOnly: String?
+  /// The first message that was unread when the screen opened: "new messages" shows above it
+  /// (where it stays while I read).
+  public var firstUnread: MessageID?
+  /// Opened at a message (a quote, a search hit, the first unread) rather than the newest:
+  /// the screen offers to go to the newest.
+  public var isAwayFromNewest: Bool
 
   public init(
     title: String = "", rows: [MessageRow] = [], banner: String? = nil,
     history: HistoryState = .idle, typing: String? = nil, alert: String? = nil,
-    readOnly: String? = nil
+    readOnly: String? = nil, firstUnread: MessageID? = nil, isAwayFromNewest: Bool = false
   ) {
+    self.firstUnread = firstUnread
+    self.isAwayFromNewest = isAwayFromNewest
     self.readOnly = readOnly
     self.title = title
     self.rows = rows
@@ -111,11 +119,14 @@ public struct QuoteRow: Equatable, Sendable {
   /// "bob", "You"; nil when the reader cannot see it.
   public let author: String?
   public let text: String
+  /// Its sequence, to open the conversation at it; nil while unsent, or when unseen.
+  public let sequence: Int?
 
   /// What a quote of a message the reader cannot see says.
   public static let hiddenText = "A message from before you joined"
 
-  public init(target: MessageID, author: String?, text: String) {
+  public init(target: MessageID, author: String?, text: String, sequence: Int? = nil) {
+    self.sequence = sequence
     self.target = target
     self.author = author
     self.text = text

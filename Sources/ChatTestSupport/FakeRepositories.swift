@@ -16,6 +16,7 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     var deleted: [MessageID] = []
     var reacted: [Reacted] = []
     var replies: [Reply] = []
+    var openedAt: [Int?] = []
     var markedRead: [Int] = []
     var typing = 0
     var older = 0
@@ -94,6 +95,8 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     }
   }
   public var replies: [Reply] { calls.withLock { $0.replies } }
+  /// Each `open(at:)` asked for; nil for each `showNewest`.
+  public var openedAt: [Int?] { calls.withLock { $0.openedAt } }
   public var markedRead: [Int] { calls.withLock { $0.markedRead } }
   public var typingCalls: Int { calls.withLock { $0.typing } }
   public var olderCalls: Int { calls.withLock { $0.older } }
@@ -137,6 +140,15 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   ) async throws(ChatError) {
     if let error = sendError { throw error }
     calls.withLock { $0.reacted.append(Reacted(emoji: emoji, target: target, remove: remove)) }
+  }
+
+  public func open(at sequence: Int, in conversation: ConversationID) async throws(ChatError) {
+    if let error = sendError { throw error }
+    calls.withLock { $0.openedAt.append(sequence) }
+  }
+
+  public func showNewest(in conversation: ConversationID) async {
+    calls.withLock { $0.openedAt.append(nil) }
   }
 
   public func retry(_ id: MessageID) async {

@@ -197,6 +197,86 @@ struct ConversationViewModelTests {
     #expect(row(nil) == QuoteRow(target: target, author: nil, text: QuoteRow.hiddenText))
   }
 
+  private func unread(_ count: Int, readUpTo: Int) -> ConversationSummary {
+    ConversationSummary(
+      id: chat, title: "Hiking", memberIDs: [me, bob], lastMessage: nil, unreadCount: count,
+      lastActivity: Date(timeIntervalSince1970: 0), readUpTo: readUpTo)
+  }
+
+  @Test func theScreenOpensAtTheFirstUnreadWhenMoreAreUnreadThanItShows() async throws {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    repository.emit(unread(60, readUpTo: 40))
+    repository.emit((51...100).map { message($0, from: bob, sequence: $0) })
+    try await waitUntil("opened at the first unread", in: model.viewState) {
+      $0.isAwayFromNewest
+    }
+    #expect(repository.openedAt == [41])
+    // The window around it: "new messages" above the first unread, where it stays.
+    repository.emit((16...65).map { message($0, from: bob, sequence: $0) })
+    try await waitUntil("the window around it", in: model.viewState) {
+      $0.rows.count == 50 && $0.rows.first?.sequence == 16
+    }
+    #expect(model.viewState.firstUnread == message(41, from: bob, sequence: 41).id)
+    repository.emit(unread(0, readUpTo: 65))
+    await model.showNewest()
+    #expect(repository.openedAt == [41, nil])
+    #expect(model.viewState.firstUnread == message(41, from: bob, sequence: 41).id)
+    #expect(model.viewState.isAwayFromNewest == false)
+  }
+
+  @Test func aFewUnreadShowTheDividerWithoutMovingAndNoneShowNoDivider() async throws {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    repository.emit(unread(2, readUpTo: 98))
+    repository.emit((51...100).map { message($0, from: bob, sequence: $0) })
+    try await waitUntil("the divider", in: model.viewState) { $0.firstUnread != nil }
+    #expect(model.viewState.firstUnread == message(99, from: bob, sequence: 99).id)
+    #expect(repository.openedAt.isEmpty)
+    let read = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    #expect(read.viewState.firstUnread == nil)
+  }
+
+  @Test func aQuoteOpensTheConversationAtWhatItAnswersUnlessShownOrUnseen() async throws {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let shown = message(60, from: bob, sequence: 60)
+    func reply(_ n: Int, to target: MessageID, sequence: Int?) -> Message {
+      Message(
+        id: message(n, from: bob, sequence: n).id, conversationID: chat, senderID: bob,
+        text: "re", sentAt: shown.sentAt, sequence: n, send: .sent, receipt: .unknown,
+        replyTo: QuotedMessage(
+          id: target,
+          quote: sequence.map {
+            QuotedMessage.Quote(
+              senderID: bob, sequence: $0, text: "old", mediaKind: nil, isDeleted: false)
+          }))
+    }
+    let far = message(7, from: bob, sequence: 7).id
+    let hidden = message(3, from: bob, sequence: 3).id
+    repository.emit([
+      shown, reply(61, to: shown.id, sequence: 60), reply(62, to: far, sequence: 7),
+      reply(63, to: hidden, sequence: nil),
+    ])
+    try await waitUntil("four rows", in: model.viewState) { $0.rows.count == 4 }
+    #expect(await model.openQuote(of: message(61, from: bob, sequence: 61).id) == false)
+    #expect(repository.openedAt.isEmpty)
+    #expect(await model.openQuote(of: message(62, from: bob, sequence: 62).id))
+    #expect(repository.openedAt == [7])
+    #expect(await model.openQuote(of: message(63, from: bob, sequence: 63).id) == false)
+    #expect(model.viewState.alert == "That message cannot be shown here.")
+  }
+
   @Test func myMessageInAGroupSaysReadByNOfM() {
     let none = GroupReceipt(readBy: [], deliveredTo: [], memberCount: 3)
     let delivered = GroupReceipt(readBy: [], deliveredTo: [bob], memberCount: 3)

@@ -15,14 +15,17 @@ struct APIClient: Sendable {
 
   // MARK: - Messages
 
-  /// One page of messages: the newest (`before` and `after` nil), older than `before`, or
-  /// newer than `after`. Items are in ascending sequence order.
+  /// One page of messages: the newest (`before`, `after` and `around` nil), older than
+  /// `before`, newer than `after`, or centred on `around` (API.md Part 3). Items are in
+  /// ascending sequence order.
   func messages(
-    in conversation: ConversationID, before: Int? = nil, after: Int? = nil, limit: Int
+    in conversation: ConversationID, before: Int? = nil, after: Int? = nil, around: Int? = nil,
+    limit: Int
   ) async throws(RequestFailure) -> ItemPage {
     var query: QueryItems = ["limit": String(limit)]
     if let before { query.append("before", String(before)) }
     if let after { query.append("after", String(after)) }
+    if let around { query.append("around", String(around)) }
     return try await decode(
       ItemPage.self, APIRequest(.listItems(conversation: conversation.rawValue), query: query))
   }

@@ -24,6 +24,25 @@ extension ChatEngine {
     }
   }
 
+  /// Up to `limit` messages centred on `sequence` (API.md Part 3's `around`), in display
+  /// order: from the database, after one `?around=` page from the server when the device does
+  /// not hold that item (saved like any page).
+  public func messages(in conversation: ConversationID, around sequence: Int, limit: Int = 50)
+    async throws(ChatError) -> [Message]
+  {
+    guard try await localConversations().contains(where: { $0.id == conversation }) else {
+      throw ChatError.notFound("conversation \(conversation)")
+    }
+    try await messagesSource.fetch(around: sequence, in: conversation)
+    do {
+      let snapshot = try await context.store.snapshot(
+        conversation, around: sequence, limit: max(1, limit))
+      return RecordMapping.messages(snapshot, me: context.me)
+    } catch {
+      throw error.chatError
+    }
+  }
+
   /// The conversation list as this device holds it, without asking the server.
   public func localConversations() async throws(ChatError) -> [ConversationSummary] {
     do {

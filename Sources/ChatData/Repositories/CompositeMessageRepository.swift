@@ -12,7 +12,9 @@ import Support
 ///   up to `deliveredUpTo` → delivered; else not delivered.
 /// - Order: by sequence; messages still sending go last, in client-ID order.
 /// - A screen sees a window of the newest 50 held messages; `loadOlder` widens it by 50, from
-///   the database first and from the server only when the database has no more.
+///   the database first and from the server only when the database has no more. Opened at a
+///   message (`open(at:)`), the window is centred on it instead, fetched with `?around=` when
+///   the device does not hold it, until `showNewest`.
 actor CompositeMessageRepository: MessageRepository {
   nonisolated let context: EngineContext
   nonisolated var unownedExecutor: UnownedSerialExecutor {
@@ -23,7 +25,13 @@ actor CompositeMessageRepository: MessageRepository {
 
   private let messagesSource: MessagesRepository
   private let receiptsSource: ReceiptsRepository
-  private var windows: [ConversationID: Int] = [:]
+  /// What each watched conversation's screen sees: its newest rows, or rows centred on one.
+  private struct Window {
+    var limit = CompositeMessageRepository.windowStep
+    /// The sequence it is centred on; nil: the newest.
+    var around: Int?
+  }
+  private var windows: [ConversationID: Window] = [:]
   private var watchers: [ConversationID: Int] = [:]
 
   init(
@@ -67,7 +75,7 @@ actor CompositeMessageRepository: MessageRepository {
   /// On watch, ask both sources to sync; the database answers the screen meanwhile.
   private func beginWatching(_ conversation: ConversationID) async {
     // A screen that opens shows the newest 50, however far an earlier one scrolled back.
-    if watchers[conversation, default: 0] == 0 { windows[conversation] = Self.windowStep }
+    if watchers[conversation, default: 0] == 0 { windows[conversation] = Window() }
     watchers[conversation, default: 0] += 1
     await messagesSource.watch(conversation)
     let receipts = receiptsSource
@@ -80,10 +88,10 @@ actor CompositeMessageRepository: MessageRepository {
   }
 
   private func current(_ conversation: ConversationID) async -> [Message]? {
-    let window = windows[conversation] ?? Self.windowStep
+    let window = windows[conversation] ?? Window()
     guard
       let snapshot = await context.readOrLog({
-        try await context.store.snapshot(conversation, limit: window)
+        try await self.snapshot(conversation, window)
       })
     else {
       return nil
@@ -128,22 +136,54 @@ actor CompositeMessageRepository: MessageRepository {
   }
 
   func loadOlder(in conversation: ConversationID) async throws(ChatError) -> Bool {
-    let window = windows[conversation] ?? Self.windowStep
+    var window = windows[conversation] ?? Window()
     let snapshot: ConversationSnapshot
     do {
-      snapshot = try await context.store.snapshot(conversation, limit: window)
+      snapshot = try await self.snapshot(conversation, window)
     } catch {
       throw error.chatError
     }
+    window.limit += Self.windowStep
     if snapshot.hasOlderHeld {
-      windows[conversation] = window + Self.windowStep
+      windows[conversation] = window
       await context.store.invalidate(conversation)
       return true
     }
-    let more = try await messagesSource.loadOlder(in: conversation)
-    windows[conversation] = window + Self.windowStep
+    let more: Bool
+    if window.around != nil, let lowest = snapshot.messages.compactMap(\.sequence).min() {
+      // Opened at a message: older pages from the server below what the window shows.
+      more = lowest > 1 ? try await messagesSource.fetch(before: lowest, in: conversation) : false
+    } else {
+      more = try await messagesSource.loadOlder(in: conversation)
+    }
+    windows[conversation] = window
     await context.store.invalidate(conversation)
     return more
+  }
+
+  /// Opens the conversation at `sequence` (a quote, a search hit, the first unread): the
+  /// window is centred on it, from the database when the device holds it, else after one
+  /// `?around=` page from the server. Rows keep their identities, so nothing jumps.
+  func open(at sequence: Int, in conversation: ConversationID) async throws(ChatError) {
+    try await messagesSource.fetch(around: sequence, in: conversation)
+    windows[conversation] = Window(around: sequence)
+    await context.store.invalidate(conversation)
+  }
+
+  /// Back to the newest messages.
+  func showNewest(in conversation: ConversationID) async {
+    guard windows[conversation]?.around != nil else { return }
+    windows[conversation] = Window()
+    await context.store.invalidate(conversation)
+  }
+
+  private func snapshot(_ conversation: ConversationID, _ window: Window) async throws(StoreError)
+    -> ConversationSnapshot
+  {
+    if let around = window.around {
+      return try await context.store.snapshot(conversation, around: around, limit: window.limit)
+    }
+    return try await context.store.snapshot(conversation, limit: window.limit)
   }
 
   nonisolated func markRead(upTo sequence: Int, in conversation: ConversationID) {

@@ -276,4 +276,14 @@ actor MessagesRepository {
   func loadOlder(in conversation: ConversationID) async throws(ChatError) -> Bool {
     try await catchUp.loadOlder(in: conversation)
   }
+
+  func fetch(around sequence: Int, in conversation: ConversationID) async throws(ChatError) {
+    _ = try await catchUp.fetch(around: sequence, in: conversation)
+  }
+
+  func fetch(before sequence: Int, in conversation: ConversationID) async throws(ChatError)
+    -> Bool
+  {
+    try await catchUp.fetch(before: sequence, in: conversation)
+  }
 }

@@ -119,7 +119,8 @@ enum RecordMapping {
       lastActivity: row.lastMessage?.sentAt ?? row.conversation.createdAt,
       participation: row.conversation.participation, mutedUntil: row.conversation.mutedUntil,
       unreadMentions: row.unreadMentions,
-      mentionsPushThroughMute: row.conversation.mentionsPushThroughMute)
+      mentionsPushThroughMute: row.conversation.mentionsPushThroughMute,
+      readUpTo: row.conversation.readUpTo)
   }
 
   static func hit(_ record: SearchResultRecord, me: UserID) -> SearchHit {

@@ -29,6 +29,15 @@ extension MessageStore {
     try read { try MessagesTable.message(id, sender: sender, db: $0) }
   }
 
+  /// Whether an item with this sequence is held.
+  func holds(_ sequence: Int, in conversation: ConversationID) throws(StoreError) -> Bool {
+    try read { db in
+      try db.scalarInt(
+        "SELECT EXISTS (SELECT 1 FROM messages WHERE conversation_id = ? AND sequence = ?)",
+        conversation.rawValue, sequence) == 1
+    }
+  }
+
   func message(_ id: MessageID, in conversation: ConversationID) throws(StoreError)
     -> MessageRecord?
   {

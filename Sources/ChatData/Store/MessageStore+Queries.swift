@@ -10,6 +10,15 @@ extension MessageStore {
     try read { try SnapshotQuery.snapshot(conversation, limit: limit, media: media, db: $0) }
   }
 
+  /// The window of `limit` held rows centred on `sequence` (`SnapshotQuery.snapshot(around:)`).
+  func snapshot(_ conversation: ConversationID, around sequence: Int, limit: Int)
+    throws(StoreError) -> ConversationSnapshot
+  {
+    try read {
+      try SnapshotQuery.snapshot(conversation, around: sequence, limit: limit, media: media, db: $0)
+    }
+  }
+
   /// Every row of `messages`, by conversation, then sequence (unsent last): for the
   /// package's tools and tests that read a device's whole state (`ChatDataInspection`).
   package func allMessages() throws(StoreError) -> [MessageRecord] {

@@ -19,11 +19,20 @@ struct MessagesCommand: ChatCommand {
     help: ArgumentHelp("How many of the newest to show.", valueName: "N"),
     transform: Int.inRange(1...))
   var limit = 50
+  @Option(
+    help: ArgumentHelp(
+      "Show the messages around this sequence instead (a quote's, a search hit's), asking the server for them when this device does not hold them.",
+      valueName: "SEQUENCE"),
+    transform: Int.inRange(1...))
+  var around: Int?
 
   func run(_ context: CommandContext) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in
       let messages: [Message] = try await attempt {
-        try await engine.localMessages(in: conversation, limit: limit)
+        if let around {
+          return try await engine.messages(in: conversation, around: around, limit: limit)
+        }
+        return try await engine.localMessages(in: conversation, limit: limit)
       }
       if context.output.json {
         context.output.json(messages.map(MessageJSON.init))

@@ -174,16 +174,28 @@ public enum ScreenRenderer {
   /// How many lines the conversation takes at this width: the screen asks for older messages
   /// only when the scroll reaches the top.
   public static func conversationLineCount(_ state: ConversationViewState, columns: Int) -> Int {
-    let columns = max(columns, 20)
-    let bubbleWidth = max(10, columns * 3 / 4)
-    return 1 + state.rows.reduce(0) { $0 + bubble($1, width: bubbleWidth, columns: columns).count }
-      + (state.typing == nil ? 0 : 1)
+    conversationLines(state, columns: max(columns, 20)).count
   }
+
+  /// The line "new messages" draws above the first message unread when the screen opened.
+  static let newMessagesLine = "── new messages ──"
 
   /// Newest at the bottom, older above, like a phone's chat.
   static func conversationBody(
     _ state: ConversationViewState, model: ScreenModel, height: Int, columns: Int
   ) -> [StyledLine] {
+    let lines = conversationLines(state, columns: columns)
+    let scroll = min(model.scroll, max(0, lines.count - height))
+    let end = lines.count - scroll
+    let visible = Array(lines[max(0, end - height)..<end])
+    // Anchored to the bottom, newest last (seed 000 §6.1).
+    return Array(repeating: StyledLine(), count: max(0, height - visible.count)) + visible
+  }
+
+  /// Every line of the conversation, oldest first: where the history stands, the bubbles (with
+  /// "new messages" above the first unread), who is typing, and the way back to the newest when
+  /// the screen was opened at a message.
+  static func conversationLines(_ state: ConversationViewState, columns: Int) -> [StyledLine] {
     var lines: [StyledLine] = []
     switch state.history {
     case .beginning:
@@ -195,14 +207,18 @@ public enum ScreenRenderer {
     }
     let bubbleWidth = max(10, columns * 3 / 4)
     for row in state.rows {
+      if row.id == state.firstUnread {
+        let pad = max(0, (columns - TextWidth.of(newMessagesLine)) / 2)
+        lines.append(
+          StyledLine(String(repeating: " ", count: pad) + newMessagesLine, style: Style.yellow))
+      }
       lines += bubble(row, width: bubbleWidth, columns: columns)
     }
     if let typing = state.typing { lines.append(StyledLine("  \(typing)", style: Style.dim)) }
-    let scroll = min(model.scroll, max(0, lines.count - height))
-    let end = lines.count - scroll
-    let visible = Array(lines[max(0, end - height)..<end])
-    // Anchored to the bottom, newest last (seed 000 §6.1).
-    return Array(repeating: StyledLine(), count: max(0, height - visible.count)) + visible
+    if state.isAwayFromNewest {
+      lines.append(StyledLine("  ↓ newer messages: ^L to the newest", style: Style.dim))
+    }
+    return lines
   }
 
   static func bubble(_ row: MessageRow, width: Int, columns: Int) -> [StyledLine] {
@@ -351,7 +367,8 @@ public enum ScreenRenderer {
       lines.append(StyledLine("› " + model.input + "▏", style: Style.bold))
       lines.append(
         StyledLine(
-          " Enter send · ^Y reply · ^E edit · ^X delete · ^G 👍 · ↑ older · ^R retry · "
+          " Enter send · ^Y reply · ^T to quoted · ^E edit · ^X delete · ^G 👍 · ↑ older · "
+            + "^R retry · "
             + "^N network · "
             + (model.offersBackground ? "^B background · " : "") + "Esc back",
           style: Style.dim))
@@ -359,7 +376,8 @@ public enum ScreenRenderer {
       lines.append(StyledLine("/ " + model.input + "▏", style: Style.bold))
       lines.append(
         StyledLine(
-          " Enter search · ↑↓ select · ^O older, on the server · Esc back", style: Style.dim))
+          " Enter search · ↑↓ select · Tab open at the hit · ^O older, on the server · Esc back",
+          style: Style.dim))
     case .outbox:
       lines.append(StyledLine())
       lines.append(
@@ -413,7 +431,10 @@ public enum ScreenRenderer {
       "twice deletes it for everyone. Offline, the change shows at once and goes out later; a",
       "message not sent yet is changed before it goes. Ctrl-G puts 👍 on the newest message",
       "(or takes yours back); pressed twice before it is sent, nothing is sent. Ctrl-Y replies",
-      "to the newest message: the reply quotes it as it is now, on every device.",
+      "to the newest message: the reply quotes it as it is now, on every device; Ctrl-T opens",
+      "the conversation at the message the newest reply quotes, and Ctrl-L goes back to the",
+      "newest. A conversation with more unread than fits opens at the first unread, under",
+      "\"new messages\". In search, Tab opens the selected hit's conversation at that message.",
       "",
       "Keys: ↑↓ select · Enter open/send · / search · n new conversation · Esc back · q quit",
     ]

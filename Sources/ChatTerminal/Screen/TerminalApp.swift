@@ -251,6 +251,24 @@ public final class TerminalApp {
         target: row.id, author: row.sender ?? "You",
         text: row.text.isEmpty ? (row.media?.label ?? "") : row.text)
       model.notice = "Replying to the newest message: Enter sends, Esc cancels."
+    case .control("t"):
+      // To the message the newest reply quotes.
+      guard let reply = conversation.viewState.rows.last(where: { $0.quote != nil }) else {
+        model.notice = "No reply to follow."
+        return
+      }
+      model.scroll = 0
+      model.notice = "Opening at the quoted message."
+      Task {
+        if await !conversation.openQuote(of: reply.id) {
+          model.notice = conversation.viewState.alert ?? "The quoted message is on screen."
+          setNeedsRender()
+        }
+      }
+    case .control("l"):
+      model.scroll = 0
+      model.notice = nil
+      Task { await conversation.showNewest() }
     case .control("g"):
       guard let row = conversation.viewState.lastReactable else {
         model.notice = "No message to react to."
@@ -307,6 +325,15 @@ public final class TerminalApp {
     case .backspace: if !model.input.isEmpty { model.input.removeLast() }
     case .character(let character): model.input.append(character)
     case .control("o"): Task { await list.searchOlder() }
+    case .tab:
+      // The selected hit: its conversation, opened at the message.
+      guard let results = list.viewState.search?.results, results.indices.contains(model.selected)
+      else { return }
+      let hit = results[model.selected]
+      open(hit.conversationID)
+      if let sequence = hit.sequence, let opened = conversation {
+        Task { await opened.open(at: sequence) }
+      }
     case .control("c"): quit()
     default: break
     }

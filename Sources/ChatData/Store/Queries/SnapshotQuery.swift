@@ -34,7 +34,51 @@ package enum SnapshotQuery {
     var messages: [MessageRecord] = []
     messages.reserveCapacity(newestFirst.count + 4)
     while let record = newestFirst.popLast() { messages.append(record) }
-    if head?.hasUnsent ?? true {
+    return try finish(
+      conversation, head: head, messages: &messages, atNewest: true, hasOlder: hasOlder,
+      media: media, db: db)
+  }
+
+  /// The held rows around `sequence` (opening at a quote, a search hit, the first unread), as
+  /// `AroundPage` picks them (the same rule as the server's `?around=`): that row, then older
+  /// and newer ones by turns, up to `limit`; the history floor does not bound it (an island
+  /// of history fetched around a message lies below it). My unsent rows follow when the window
+  /// reaches the newest held row.
+  static func snapshot(
+    _ conversation: ConversationID, around sequence: Int, limit: Int, media: MediaFolder?,
+    db: Database
+  ) throws -> ConversationSnapshot {
+    let head = try db.query(headSQL, conversation.rawValue) { Head(row: $0) }.first
+    let shown = "conversation_id = ? AND kind IN ('message', 'members', 'title')"
+    let older = try db.query(
+      """
+      SELECT \(MessagesTable.columns) FROM messages
+      WHERE \(shown) AND sequence <= ? ORDER BY sequence DESC LIMIT ?
+      """, conversation.rawValue, sequence, limit + 1
+    ) { MessagesTable.record($0, in: conversation) }.compactMap { $0 }
+    let newer = try db.query(
+      """
+      SELECT \(MessagesTable.columns) FROM messages
+      WHERE \(shown) AND sequence > ? ORDER BY sequence ASC LIMIT ?
+      """, conversation.rawValue, sequence, limit + 1
+    ) { MessagesTable.record($0, in: conversation) }.compactMap { $0 }
+    let page = AroundPage.pick(
+      older: older.compactMap(\.sequence), newer: newer.compactMap(\.sequence), limit: limit)
+    let picked = Set(page.sequences)
+    var messages = (older.reversed() + newer).filter { picked.contains($0.sequence ?? 0) }
+    return try finish(
+      conversation, head: head, messages: &messages, atNewest: !page.hasMoreAfter,
+      hasOlder: page.hasMoreBefore, media: media, db: db)
+  }
+
+  /// What both windows add to their rows: my unsent ones when the window reaches the newest,
+  /// the quotes, the receipt numbers.
+  private static func finish(
+    _ conversation: ConversationID, head: Head?, messages: inout [MessageRecord],
+    atNewest: Bool, hasOlder: Bool, media: MediaFolder?, db: Database
+  ) throws -> ConversationSnapshot {
+    let record = head?.conversation
+    if atNewest, head?.hasUnsent ?? true {
       messages += try db.query(
         """
         SELECT \(MessagesTable.columns) FROM messages
