@@ -24,8 +24,10 @@ public protocol ConversationListRepository: Sendable {
   func rename(_ conversation: ConversationID, to title: String) async throws(ChatError)
 
   /// Mutes a conversation on all my devices until `until` (`Date.distantFuture`: for good),
-  /// or unmutes it (nil). Needs the network.
-  func mute(_ conversation: ConversationID, until: Date?) async throws(ChatError)
+  /// or unmutes it (nil). `mentionsPush`: a message that mentions me still pushes through the
+  /// mute (API.md Part 3); false: silent too. Needs the network.
+  func mute(_ conversation: ConversationID, until: Date?, mentionsPush: Bool)
+    async throws(ChatError)
 
   /// Searches the messages on this device, newest first, and says whether older matches may
   /// lie past what the device holds. Works offline.

@@ -196,7 +196,9 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     throw .invalidInput("the fake renames nothing")
   }
 
-  public func mute(_ conversation: ConversationID, until: Date?) async throws(ChatError) {
+  public func mute(_ conversation: ConversationID, until: Date?, mentionsPush: Bool)
+    async throws(ChatError)
+  {
     throw .invalidInput("the fake mutes nothing")
   }
 

@@ -59,9 +59,10 @@ import Testing
     let f = try await StoreFixture.make()
     try await f.addConversation()
     let until = Date(timeIntervalSince1970: 90_000)
-    try await f.store.setMuted(f.chat, until: until)
+    try await f.store.setMuted(f.chat, until: until, mentionsPush: false)
     try await f.addConversation()
     #expect(try await f.store.conversation(f.chat)?.mutedUntil == until)
+    #expect(try await f.store.conversation(f.chat)?.mentionsPushThroughMute == false)
     var answer = ServerConversation(
       id: f.chat, title: "Hiking", memberIDs: [f.me, f.bob],
       createdAt: Date(timeIntervalSince1970: 1_000), lastSequence: 0, readUpTo: 0)

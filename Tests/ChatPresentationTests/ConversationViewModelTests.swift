@@ -463,7 +463,9 @@ struct ConversationListViewModelTests {
     func rename(_ conversation: ConversationID, to title: String) async throws(ChatError) {
       throw .offline
     }
-    func mute(_ conversation: ConversationID, until: Date?) async throws(ChatError) {
+    func mute(_ conversation: ConversationID, until: Date?, mentionsPush: Bool)
+      async throws(ChatError)
+    {
       throw .offline
     }
     func search(_ query: String, limit: Int) async throws(ChatError) -> LocalSearch {

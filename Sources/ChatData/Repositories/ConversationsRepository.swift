@@ -193,16 +193,19 @@ actor ConversationsRepository: ConversationListRepository {
   }
 
   /// Tells the server, then saves it here (my other devices hear of it from the server).
-  func mute(_ conversation: ConversationID, until: Date?) async throws(ChatError) {
+  func mute(_ conversation: ConversationID, until: Date?, mentionsPush: Bool)
+    async throws(ChatError)
+  {
     let value: String? =
       until.map { $0 == .distantFuture ? Mute.forever : Timestamp($0).rfc3339 }
     do {
-      try await context.api.mute(Mute(until: value), in: conversation)
+      try await context.api.mute(
+        Mute(until: value, mentions: mentionsPush ? .push : .silent), in: conversation)
     } catch {
       throw error.chatError
     }
     do {
-      try await store.setMuted(conversation, until: until)
+      try await store.setMuted(conversation, until: until, mentionsPush: mentionsPush)
     } catch {
       throw ChatError(error)
     }

@@ -24,8 +24,13 @@ extension MessageStore {
     }
   }
 
-  func setMuted(_ conversation: ConversationID, until: Date?) throws(StoreError) {
-    try write { try ConversationsTable.setMuted(conversation, until: until, tx: $0) }
+  func setMuted(_ conversation: ConversationID, until: Date?, mentionsPush: Bool)
+    throws(StoreError)
+  {
+    try write {
+      try ConversationsTable.setMuted(
+        conversation, until: until, mentionsPush: mentionsPush, tx: $0)
+    }
   }
 
   func raiseLastSequence(_ conversation: ConversationID, to sequence: Int) throws(StoreError) {

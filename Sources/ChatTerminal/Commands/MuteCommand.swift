@@ -11,7 +11,7 @@ struct MuteCommand: ChatCommand {
     commandName: "mute",
     abstract: "Mute a conversation on all your devices, or unmute it (needs the server).",
     discussion:
-      "A muted conversation is dimmed in the list and outside its total unread count. Give one of --until, --forever, --off; an RFC 3339 time, e.g. 2026-12-24T08:00:00Z."
+      "A muted conversation is dimmed in the list and outside its total unread count; a message that mentions you still pushes unless --silent-mentions. Give one of --until, --forever, --off; an RFC 3339 time, e.g. 2026-12-24T08:00:00Z."
   )
 
   @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
@@ -25,6 +25,8 @@ struct MuteCommand: ChatCommand {
   var until: Date?
   @Flag(help: "Muted for good.") var forever = false
   @Flag(help: "Not muted any more.") var off = false
+  @Flag(help: "While muted, a message that mentions you is silent too (by default it pushes).")
+  var silentMentions = false
 
   @Sendable static func time(_ text: String) throws -> Date {
     guard let time = Timestamp(rfc3339: text) else {
@@ -41,13 +43,17 @@ struct MuteCommand: ChatCommand {
   func run(_ context: CommandContext) async -> ExitCode {
     let until = forever ? Date.distantFuture : off ? nil : self.until
     return await context.withEngine { engine throws(CommandFailure) in
-      try await attempt { try await engine.conversationList.mute(conversation, until: until) }
+      try await attempt {
+        try await engine.conversationList.mute(
+          conversation, until: until, mentionsPush: !silentMentions)
+      }
       if context.output.json {
         context.output.json(
           MuteJSON(
             conversationId: conversation.rawValue,
             mutedUntil: Nullable(
-              until.map { $0 == .distantFuture ? "forever" : MessageJSON.format($0) })))
+              until.map { $0 == .distantFuture ? "forever" : MessageJSON.format($0) }),
+            mutedMentions: silentMentions ? "silent" : "push"))
       } else {
         context.output.line(
           until == nil
@@ -63,5 +69,7 @@ struct MuteCommand: ChatCommand {
     let conversationId: String
     /// A time, `forever`, or null when not muted.
     let mutedUntil: Nullable<String>
+    /// `push` (a mention pushes through the mute) or `silent`.
+    let mutedMentions: String
   }
 }

@@ -156,7 +156,7 @@ enum ConversationsTable {
   /// Mutes a conversation here, once the server took it (nil: unmuted); `mentionsPush`: a
   /// message that mentions me still pushes through the mute.
   static func setMuted(
-    _ conversation: ConversationID, until: Date?, mentionsPush: Bool = true, tx: StoreTransaction
+    _ conversation: ConversationID, until: Date?, mentionsPush: Bool, tx: StoreTransaction
   ) throws {
     try tx.db.run(
       "UPDATE conversations SET muted_until = ?, muted_mentions = ? WHERE id = ?",
