@@ -3,6 +3,7 @@ WSS with a certificate the demo makes for the run): the same story, every messag
 queued one delivered after the network returns, exit 0."""
 
 import os
+import re
 import subprocess
 
 from harness import ROOT, Results, bin_path
@@ -17,11 +18,16 @@ def run_demo(*flags):
 
 def check_story(transcript):
     for line in ['alice → bob: "hello bob"', 'alice → bob: "sent from a tunnel"', "back online",
-                 "3  alice: sent from a tunnel", "In Sunday hike, photos and documents:",
+                 "In Sunday hike, photos and documents:",
                  'carol: Photo · 1600×1067, thumbnail', "bob: File · route.pdf · ",
                  "downloaded on demand: ", "sha256 checked"]:
         assert line in transcript, f"missing {line!r} in:\n{transcript}"
     assert transcript.count("✓✓ read") == 2, transcript
+    # The server's order: alice's two messages, in the order sent, with their sequences (bob's
+    # 👍 on the first, an item of its own, may sit between them).
+    order = re.findall(r"^  (\d+)  alice: (hello bob|sent from a tunnel)", transcript, re.M)
+    assert [text for _, text in order] == ["hello bob", "sent from a tunnel"], transcript
+    assert int(order[0][0]) < int(order[1][0]), transcript
 
 
 def main():

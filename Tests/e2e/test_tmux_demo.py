@@ -19,6 +19,10 @@ SESSION = f"chat-e2e-{uuid.uuid4().hex[:8]}"
 READ_TICK = re.compile(r"((?:\x1b\[[0-9;]*m)+)✓✓")
 
 
+# A reactions line under a bubble: emoji and counts only ("👍 1  ❤️ 2"), styles aside.
+REACTIONS = re.compile(r"^\s*(?:\x1b\[[0-9;]*m)*[^\w\s✓◷!]+ \d+(?:\x1b\[[0-9;]*m)*\s*(?:\x1b\[[0-9;]*m)*$")
+
+
 def is_read(line):
     match = READ_TICK.search(line)
     return bool(match) and any(
@@ -47,10 +51,14 @@ def text(line):
 
 
 def line_after(marker, screen):
+    """The line under the text `marker`, past its reactions line ("👍 1") if it has one."""
     lines = screen.splitlines()
     for index, line in enumerate(lines):
         if marker in line and index + 1 < len(lines):
-            return lines[index + 1]
+            after = lines[index + 1]
+            if REACTIONS.search(after) and index + 2 < len(lines):
+                return lines[index + 2]
+            return after
     return ""
 
 
@@ -100,6 +108,9 @@ def main():
                 "delivery, then read",
                 lambda: is_read(line_after("sent in a tunnel", pane(colors=True))),
             )
+            # And bob's answer, before anything else: arriving later, while the app is in the
+            # background, it would be a second notification line.
+            wait_for("bob's answer", lambda: "Got it." in pane())
 
         results.check("back online the queued message is delivered and read", back_online)
 

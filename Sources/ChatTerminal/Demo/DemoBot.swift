@@ -4,15 +4,21 @@ import ChatIdentifiers
 import Foundation
 
 /// A participant played by the program: it reads what you send, types, and answers, so the
-/// ticks on your messages move from clock to read.
+/// ticks on your messages move from clock to read. It puts 👍 on every other message of yours,
+/// answers a question with a reply that quotes it, and in a group names you (`@you`), so the
+/// list shows "@" by the unread count.
 actor DemoBot {
   let engine: ChatEngine
   /// Whose messages it answers (only yours: two bots never talk to each other).
   let answers: UserID
   private var watching: Set<ConversationID> = []
+  /// The conversations with more than two members.
+  private var groups: Set<ConversationID> = []
   private var handled: [ConversationID: Int] = [:]
   private var tasks: [Task<Void, Never>] = []
   private var replyIndex = 0
+  /// Messages of yours answered so far (every other one gets 👍).
+  private var answered = 0
 
   init(engine: ChatEngine, answers: UserID) {
     self.engine = engine
@@ -25,7 +31,7 @@ actor DemoBot {
     tasks.append(
       Task {
         for await list in conversations {
-          for summary in list { self.watch(summary.id) }
+          for summary in list { self.watch(summary.id, isGroup: summary.memberIDs.count > 2) }
         }
       })
   }
@@ -61,16 +67,17 @@ actor DemoBot {
     await engine.close()
   }
 
-  private func watch(_ conversation: ConversationID) {
+  private func watch(_ conversation: ConversationID, isGroup: Bool) {
+    if isGroup { groups.insert(conversation) }
     guard watching.insert(conversation).inserted else { return }
     let messages = engine.messages.messages(in: conversation)
     tasks.append(
       Task {
-        for await list in messages { await self.react(to: list, in: conversation) }
+        for await list in messages { await self.answer(list, in: conversation) }
       })
   }
 
-  private func react(to messages: [Message], in conversation: ConversationID) async {
+  private func answer(_ messages: [Message], in conversation: ConversationID) async {
     let theirs = messages.filter { $0.senderID == answers && $0.sequence != nil }
     let newestSequence = theirs.last?.sequence ?? 0
     guard let last = handled[conversation] else {
@@ -82,15 +89,25 @@ actor DemoBot {
     handled[conversation] = sequence
     let text = newest.text
     let engine = engine
-    let reply = nextReply(to: text)
+    let answer = (groups.contains(conversation) ? "@\(answers) " : "") + nextReply(to: text)
+    let thumbsUp = answered % 2 == 0
+    answered += 1
+    let quotes = text.hasSuffix("?")
     tasks.append(
       Task {
         try? await Task.sleep(for: .milliseconds(700))
         engine.messages.markRead(upTo: sequence, in: conversation)
+        if thumbsUp {
+          try? await engine.messages.react("👍", to: newest.id, in: conversation, remove: false)
+        }
         try? await Task.sleep(for: .milliseconds(500))
         engine.typing.userIsTyping(in: conversation)
         try? await Task.sleep(for: .milliseconds(1_500))
-        _ = try? await engine.messages.send(reply, in: conversation)
+        if quotes {
+          _ = try? await engine.messages.reply(answer, to: newest.id, in: conversation)
+        } else {
+          _ = try? await engine.messages.send(answer, in: conversation)
+        }
       })
   }
 

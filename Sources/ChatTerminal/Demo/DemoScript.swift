@@ -37,7 +37,10 @@ struct DemoScript {
     output.line("The conversation with bob, in the server's order:")
     for message in messages {
       let sequence = message.sequence.map { "\($0)" } ?? "-"
-      output.line("  \(sequence)  \(message.senderID): \(message.text)")
+      let reactions = message.reactions.map { "\($0.emoji) \($0.count)" }.joined(separator: " ")
+      output.line(
+        "  \(sequence)  \(message.senderID): \(message.text)"
+          + (reactions.isEmpty ? "" : "  [\(reactions)]"))
     }
     output.line("")
     await showMedia()
