@@ -71,6 +71,9 @@ extension Checker {
           .divergent,
           "\(name) \(label) shows \(sent.count) messages, the server holds \(expected.count)",
           keys: [name, missing])
+      } else {
+        checkPartThree(
+          final, shown: sent, served: expected, in: conversation, simulation: simulation)
       }
     }
     guard let held = final.held else {

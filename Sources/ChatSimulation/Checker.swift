@@ -63,6 +63,15 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
     /// A held message its user discarded is still a message on the server (a tombstone is
     /// right: its post may have reached the server before it was held).
     case discardKept = "discard-kept"
+    /// A device shows other reactions on a message than the server's current ones (one lost,
+    /// one doubled), or any on a deleted message (API.md Part 3).
+    case reactions
+    /// A reply's quote on a device is not the server's current quote for that reader: stale
+    /// (an edit or delete not shown), or showing what the reader cannot see.
+    case quote
+    /// A device counts other unread mentions than the server's `unreadMentions`, or shows
+    /// other mentions on a message than the server found.
+    case mentions
   }
 
   public let invariant: Invariant

@@ -97,6 +97,9 @@ public struct SimulationOptions: Sendable {
   /// Users also add members to their groups, remove them and leave; on by default, off with
   /// `chat-sim --without-member-changes`.
   public var memberChanges = true
+  /// Users also react, reply (quoting) and mention each other (API.md Part 3), beside their
+  /// other actions; on by default, off with `chat-sim --without-part-three`.
+  public var partThree = true
   /// Users also send photos and documents (uploads as outbox steps, through every fault) and
   /// download others'; on by default, off with `chat-sim --without-media`.
   public var media = true

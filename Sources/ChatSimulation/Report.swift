@@ -34,6 +34,7 @@ public struct RunSummary: Sendable {
   public let sends: Int
   public let mediaSends: Int
   public let downloads: Int
+  public let partThree: (reactions: Int, replies: Int, mentions: Int)
   public let retention: (pruned: Int, searched: Int, found: Int)
   public let stale: (held: Int, sentNow: Int, discarded: Int)
 
@@ -51,6 +52,9 @@ public struct RunSummary: Sendable {
     sends = results.reduce(0) { $0 + $1.sends }
     mediaSends = results.reduce(0) { $0 + $1.media.sends }
     downloads = results.reduce(0) { $0 + $1.media.downloads }
+    partThree = results.reduce((0, 0, 0)) {
+      ($0.0 + $1.partThree.reactions, $0.1 + $1.partThree.replies, $0.2 + $1.partThree.mentions)
+    }
     retention = results.reduce((0, 0, 0)) {
       ($0.0 + $1.retention.pruned, $0.1 + $1.retention.searched, $0.2 + $1.retention.found)
     }
@@ -70,6 +74,11 @@ public struct RunSummary: Sendable {
       "sends:            \(sends) (\(mediaSends) with a photo or document; \(downloads) downloads checked)",
       "scheduler steps:  \(steps)",
     ]
+    if partThree.reactions + partThree.replies > 0 {
+      lines.append(
+        "part three:       \(partThree.reactions) reactions asked for, \(partThree.replies) replies, "
+          + "\(partThree.mentions) messages naming a member")
+    }
     if retention.pruned > 0 || retention.searched > 0 {
       lines.append(
         "pruned:           \(retention.pruned) items; at the end \(retention.searched) messages "

@@ -23,6 +23,8 @@ struct LoggedConversation {
     let visible: [VisibleRange]
     /// The items it may see, in order.
     let items: [Item]
+    /// Its unread messages that mention it, as the server counts them (API.md Part 3).
+    var unreadMentions: Int? = nil
 
     func sees(_ sequence: Int) -> Bool {
       visible.contains { sequence >= $0.first && $0.last.map { sequence <= $0 } ?? true }
@@ -105,7 +107,8 @@ extension Simulation {
         }
         views[key, default: [:]][UserID(user)] = LoggedConversation.UserView(
           membership: item.membership ?? .member,
-          visible: item.visible ?? [VisibleRange(first: 1, last: nil)], items: items)
+          visible: item.visible ?? [VisibleRange(first: 1, last: nil)], items: items,
+          unreadMentions: item.unreadMentions)
       }
     }
     return conversations.keys.sorted().compactMap { key in

@@ -92,6 +92,9 @@ extension Simulation {
     let conversations = incarnation.known.map(\.id).sorted()
     guard !conversations.isEmpty else { return }
     let conversation = workloadRandom.pick(conversations)
+    if options.partThree, partThreeRandom.chance(0.2) {
+      actOnPartThree(device, incarnation, engine, in: conversation)
+    }
     let roll = workloadRandom.below(100)
     switch roll {
     case 0..<40:
@@ -144,7 +147,7 @@ extension Simulation {
     on device: SimDevice, _ incarnation: Incarnation, _ engine: ChatEngine,
     in conversation: ConversationID
   ) {
-    let text = makeText(for: device)
+    let text = mentioningSomeone(in: makeText(for: device), on: device, incarnation, conversation)
     let tag = Self.tag(of: text)
     let attachment = options.media ? pickMedia(on: device) : nil
     let number = history.invokeSend(

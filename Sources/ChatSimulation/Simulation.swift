@@ -36,6 +36,9 @@ final class Simulation: @unchecked Sendable {
   var faults = FaultPlan.none
   var faultRandom: SimRandom
   var workloadRandom: SimRandom
+  /// Part 3's actions (reactions, replies, mentions) draw from a stream of their own, so a
+  /// seed's other actions are the ones it made before they came.
+  var partThreeRandom: SimRandom
   var faultCounts: [FaultKind: Int] = [:]
   var phase = Phase.setup
 
@@ -89,6 +92,7 @@ final class Simulation: @unchecked Sendable {
     self.plan = plan
     faultRandom = SimRandom(seed: seed, stream: "faults")
     workloadRandom = SimRandom(seed: seed, stream: "workload")
+    partThreeRandom = SimRandom(seed: seed, stream: "part three")
     let ttl = Duration.seconds(planRandom.int(in: 60...900))
     server = try ServerNode(
       path: folder + "/server.sqlite", world: world, seed: seed, accessTokenTTL: ttl,
@@ -127,10 +131,12 @@ final class Simulation: @unchecked Sendable {
 
   /// A short, unique and recognisable message text. Every text holds the word "sim" (so a
   /// search finds every message on a device) and a number no other send uses.
-  func makeText(for device: SimDevice) -> String {
+  /// `partThree`: drawn from Part 3's own stream (`partThreeRandom`).
+  func makeText(for device: SimDevice, partThree: Bool = false) -> String {
     nextText += 1
     let tag = "sim \(device.name)-\(nextText) \(Self.marker(nextText))"
-    switch workloadRandom.below(20) {
+    let variant = partThree ? partThreeRandom.below(20) : workloadRandom.below(20)
+    switch variant {
     case 0: return tag + " café"  // precomposed é
     case 1: return tag + " cafe\u{301}"  // e + combining acute: other bytes, same glyph
     case 2: return tag + " 👩‍👩‍👧 \u{0}"  // a family emoji and a NUL
@@ -138,7 +144,9 @@ final class Simulation: @unchecked Sendable {
       // Exactly the longest text the contract allows, in Unicode scalars.
       let filler = String(repeating: "x", count: 4096 - tag.unicodeScalars.count - 1)
       return tag + " " + filler
-    default: return tag + " " + workloadRandom.pick(Self.words)
+    default:
+      return tag + " "
+        + (partThree ? partThreeRandom.pick(Self.words) : workloadRandom.pick(Self.words))
     }
   }
 
@@ -168,7 +176,7 @@ final class Simulation: @unchecked Sendable {
     return Array(String(word.unicodeScalars.dropFirst()).utf8)
   }
 
-  private static let words = [
+  static let words = [
     "on my way", "see you", "ok", "lunch?", "running late", "🚲", "call me", "hiking tomorrow",
   ]
 }

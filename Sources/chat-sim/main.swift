@@ -60,6 +60,8 @@ struct ChatSim: ParsableCommand {
   var withoutMemberChanges = false
   @Flag(help: "Leave out photos and documents: no uploads, no downloads (before media).")
   var withoutMedia = false
+  @Flag(help: "Leave out reactions, replies and mentions (API.md Part 3; before issue 35).")
+  var withoutPartThree = false
   @Option(
     help: ArgumentHelp(
       "Devices keep a window of N messages per conversation and prune (retention).",
@@ -95,6 +97,7 @@ struct ChatSim: ParsableCommand {
     options.focus = focus
     options.editsAndDeletes = !withoutEdits
     options.memberChanges = !withoutMemberChanges
+    options.partThree = !withoutPartThree
     options.media = !withoutMedia
     options.retainMessages = retainMessages
     options.staleAfter = staleAfter.map { .seconds($0) }

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatDomain
 import ChatIdentifiers
 import ChatTestSupport
@@ -154,6 +155,44 @@ import Testing
     try await save([delete(f, 3)], f)
     await f.store.finishErasure()
     #expect(!filesHold("pier"))
+  }
+
+  /// A reply's stored quote is text of another message: it follows that message's edit and
+  /// delete, so no file keeps a deleted text through a quote of it.
+  @Test func aQuoteStoredWithAReplyFollowsItsMessagesEditAndDelete() async throws {
+    let folder = try TemporaryFolder()
+    let path = folder.path + "/chat.sqlite"
+    let f = try await StoreFixture.make(.file(path))
+    try await f.addConversation()
+    var reply = f.serverMessage(2, from: f.me, text: "on my way")
+    reply.replyTo = original(f).clientID
+    reply.quote = .shown(
+      Quote(
+        senderId: f.bob.rawValue, sequence: 1, text: "Meet at the old lighthouse",
+        mediaKind: nil, deleted: false))
+    // The reply first, its target later (a page of history): the quote is the server's.
+    try await save([reply], f)
+    func storedQuote() async throws -> String? {
+      try await f.store.read { db in
+        try db.query("SELECT quote FROM messages WHERE reply_to IS NOT NULL") {
+          $0.optionalString(0)
+        }.first ?? nil
+      }
+    }
+    #expect(try await storedQuote()?.contains("lighthouse") == true)
+    try await save([original(f), edit(f, 3, text: "Meet at the new pier")], f)
+    #expect(try await storedQuote()?.contains("new pier") == true)
+    #expect(
+      try await shown(f).last?.quote
+        == .shown(
+          Quote(
+            senderId: f.bob.rawValue, sequence: 1, text: "Meet at the new pier", mediaKind: nil,
+            deleted: false)))
+    try await save([delete(f, 4)], f)
+    await f.store.finishErasure()
+    #expect(try await storedQuote()?.contains("pier") == false)
+    #expect(Database.occurrences(of: Array("pier".utf8), inFilesAt: path) == 0)
+    #expect(Database.occurrences(of: Array("lighthouse".utf8), inFilesAt: path) == 0)
   }
 
   @Test func aDeleteThatArrivesBeforeItsMessageStillErasesIt() async throws {

@@ -38,6 +38,22 @@ import Testing
     (item["replyTo"] as? [String: Any])?["quote"] as? [String: Any]
   }
 
+  /// SQLite's `substr` stops at a NUL; a quote is the first 100 scalars, a NUL among them
+  /// (simulation seed 3 of issue 35).
+  @Test func aQuoteKeepsANulOfItsMessage() async throws {
+    let target = UUID().uuidString.lowercased()
+    let text = "family 👩‍👩‍👧 \u{0} after"
+    #expect(
+      try await server.send(text, to: conversation, as: alice, clientMessageId: target).status
+        == 201)
+    let answer = try await reply("Yes!", to: target, as: bob)
+    #expect(answer.status == 201)
+    #expect(self.quote(in: answer.object)?["text"] as? String == text)
+    let page = await server.messages(in: conversation, as: alice)
+    let items = try #require(page.object["items"] as? [[String: Any]])
+    #expect(items.last.flatMap { self.quote(in: $0) }?["text"] as? String == text)
+  }
+
   @Test func aReplyCarriesAQuoteOfTheFirstHundredScalars() async throws {
     let answer = try await reply("Yes!", as: bob)
     #expect(answer.status == 201)

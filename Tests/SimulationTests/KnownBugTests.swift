@@ -37,6 +37,12 @@ struct KnownBugTests {
     // downloads are rare under the seeds' own plans; with the plan aimed at them,
     // `Focus.spoiledDownloads`).
     ("trustDownloads", [.media]),
+    // API.md Part 3 (issue 35): a reaction taken back stays, a quote does not follow its
+    // message's edit or delete (nor its erasure: the served quote keeps the text), a read
+    // mention still counts.
+    ("reactionsIgnoreRemovals", [.reactions]),
+    ("quotesAsServed", [.quote, .bytesLeft]),
+    ("mentionsIgnoreRead", [.mentions]),
   ]
 
   @Test(arguments: rows)

@@ -30,6 +30,14 @@
 ///   stand nor what I see, so the conversation stays writable here (`MessagesTable.applyMembers`).
 /// - `trustDownloads`: a download is kept without checking its bytes against the sender's
 ///   sha256 (`MediaTransfers.download`).
+/// - `reactionsIgnoreRemovals` (API.md Part 3): a reaction item that takes an emoji back is
+///   not folded, so a reaction taken back stays on every other device
+///   (`MessagesTable.foldReactions`).
+/// - `quotesAsServed`: a reply shows the quote as the server served it, never the answered
+///   message as held now, so an edit or delete after it is not seen in the quote
+///   (`SnapshotQuery.requote`, `MessagesTable.requoteReplies`).
+/// - `mentionsIgnoreRead`: the list counts the mentions of me in every message held, read or
+///   not, so reading never lowers the "@" (`ConversationListQuery`).
 /// - `keepRefusedDelete`: a delete of mine the server refuses keeps its tombstone here, while
 ///   the message lives on everywhere else (`MessagesTable.undoRefused`). Found by the simulation
 ///   before it was fixed.
@@ -49,6 +57,9 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let ignoreMyRemoval = KnownBugs(rawValue: 1 << 8)
   package static let trustDownloads = KnownBugs(rawValue: 1 << 9)
   package static let eraseLeavesIndexSegments = KnownBugs(rawValue: 1 << 10)
+  package static let reactionsIgnoreRemovals = KnownBugs(rawValue: 1 << 11)
+  package static let quotesAsServed = KnownBugs(rawValue: 1 << 12)
+  package static let mentionsIgnoreRead = KnownBugs(rawValue: 1 << 13)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: KnownBugs)] = [
@@ -58,5 +69,7 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
     ("postNewestFirst", .postNewestFirst), ("deleteKeepsSearchIndex", .deleteKeepsSearchIndex),
     ("keepRefusedDelete", .keepRefusedDelete), ("ignoreMyRemoval", .ignoreMyRemoval),
     ("trustDownloads", .trustDownloads), ("eraseLeavesIndexSegments", .eraseLeavesIndexSegments),
+    ("reactionsIgnoreRemovals", .reactionsIgnoreRemovals), ("quotesAsServed", .quotesAsServed),
+    ("mentionsIgnoreRead", .mentionsIgnoreRead),
   ]
 }

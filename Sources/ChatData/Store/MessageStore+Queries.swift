@@ -7,7 +7,11 @@ extension MessageStore {
   package func snapshot(_ conversation: ConversationID, limit: Int) throws(StoreError)
     -> ConversationSnapshot
   {
-    try read { try SnapshotQuery.snapshot(conversation, limit: limit, media: media, db: $0) }
+    try read {
+      try SnapshotQuery.snapshot(
+        conversation, limit: limit, media: media, requotes: !knownBugs.contains(.quotesAsServed),
+        db: $0)
+    }
   }
 
   /// The window of `limit` held rows centred on `sequence` (`SnapshotQuery.snapshot(around:)`).
@@ -15,7 +19,9 @@ extension MessageStore {
     throws(StoreError) -> ConversationSnapshot
   {
     try read {
-      try SnapshotQuery.snapshot(conversation, around: sequence, limit: limit, media: media, db: $0)
+      try SnapshotQuery.snapshot(
+        conversation, around: sequence, limit: limit, media: media,
+        requotes: !knownBugs.contains(.quotesAsServed), db: $0)
     }
   }
 
@@ -32,11 +38,17 @@ extension MessageStore {
 
   /// The list as `me` sees it (the mentions it counts are of me).
   func listRows(me: UserID) throws(StoreError) -> [ConversationListRow] {
-    try read { try ConversationListQuery.rows(me: me, db: $0) }
+    try read {
+      try ConversationListQuery.rows(
+        me: me, countsReadMentions: knownBugs.contains(.mentionsIgnoreRead), db: $0)
+    }
   }
 
   func listRow(_ id: ConversationID, me: UserID) throws(StoreError) -> ConversationListRow? {
-    try read { try ConversationListQuery.row(id, me: me, db: $0) }
+    try read {
+      try ConversationListQuery.row(
+        id, me: me, countsReadMentions: knownBugs.contains(.mentionsIgnoreRead), db: $0)
+    }
   }
 
   /// Searches every message on the device; input with nothing to search for is

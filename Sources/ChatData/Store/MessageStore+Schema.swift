@@ -285,6 +285,15 @@ extension MessageStore {
         ALTER TABLE conversations ADD COLUMN muted_mentions TEXT NOT NULL DEFAULT 'push';
         """)
     }
+    // The replies to a message, found by its ID (`messages_replies`): their stored quotes are
+    // written again when it is edited or deleted (`MessagesTable+Replies.swift`).
+    migrator.register("v13-replies-index") { db in
+      try db.execute(
+        """
+        CREATE INDEX messages_replies ON messages (conversation_id, reply_to)
+          WHERE reply_to IS NOT NULL;
+        """)
+    }
     return migrator
   }
 }

@@ -19,14 +19,14 @@ extension ServerStore {
     else { throw StoreError.notAMember }
     let candidates = try db.query(
       """
-      SELECT sequence, sender_id, substr(text, 1, \(Quote.maxScalars)), media_kind, deleted
+      SELECT sequence, sender_id, text, media_kind, deleted
       FROM messages
       WHERE conversation_id = ? AND client_message_key = ? AND kind = 'message'
       ORDER BY sequence
       """, new.conversationId, key
     ) { row in
       Quote(
-        senderId: row.string(1), sequence: row.int(0), text: row.string(2),
+        senderId: row.string(1), sequence: row.int(0), currentText: row.string(2),
         mediaKind: row.optionalString(3).flatMap(MediaKind.init(rawValue:)),
         deleted: row.int(4) != 0)
     }
@@ -48,14 +48,16 @@ extension ServerStore {
   }
 
   /// The column `message(from:at:)` reads a reply's quote from: the target's current sender,
-  /// deleted flag, media kind and first 100 Unicode scalars of text, `|`-separated (user ids
-  /// hold no `|`, and the text comes last), by its sequence; NULL for a message that answers
-  /// nothing. Who may see it is decided after (`hidingQuotes`).
+  /// deleted flag, media kind and text, `|`-separated (user ids hold no `|`, and the text
+  /// comes last), by its sequence; NULL for a message that answers nothing. The quote's first
+  /// 100 Unicode scalars are cut in Swift (`Quote(currentText:)`): SQLite's `substr` stops at
+  /// a NUL, which a text may hold (simulation seed 3 of issue 35). Who may see it is decided
+  /// after (`hidingQuotes`).
   static func quoteColumn(table: String) -> String {
     """
     CASE WHEN \(table).reply_to_sequence IS NULL THEN NULL ELSE (
       SELECT q.sender_id || '|' || CAST(q.deleted AS TEXT) || '|' || coalesce(q.media_kind, '')
-        || '|' || substr(q.text, 1, \(Quote.maxScalars))
+        || '|' || q.text
       FROM messages AS q
       WHERE q.conversation_id = \(table).conversation_id AND q.sequence = \(table).reply_to_sequence
     ) END
@@ -68,7 +70,7 @@ extension ServerStore {
     let parts = column.split(separator: "|", maxSplits: 3, omittingEmptySubsequences: false)
     guard parts.count == 4 else { return nil }
     return Quote(
-      senderId: String(parts[0]), sequence: sequence, text: String(parts[3]),
+      senderId: String(parts[0]), sequence: sequence, currentText: String(parts[3]),
       mediaKind: MediaKind(rawValue: String(parts[2])), deleted: parts[1] == "1")
   }
 

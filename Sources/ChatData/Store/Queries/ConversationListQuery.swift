@@ -10,11 +10,16 @@ import SQLite
 /// raises my read number (API.md, Messages).
 enum ConversationListQuery {
   /// Every conversation's row, newest activity first.
-  static func rows(me: UserID, db: Database) throws -> [ConversationListRow] {
+  /// `countsReadMentions`: the known bug `mentionsIgnoreRead`.
+  static func rows(me: UserID, countsReadMentions: Bool = false, db: Database) throws
+    -> [ConversationListRow]
+  {
     let conversations = try db.query("SELECT \(ConversationsTable.columns) FROM conversations") {
       ConversationsTable.record($0)
     }.compactMap { $0 }
-    return try conversations.map { try row(for: $0, me: me, db: db) }.sorted { lhs, rhs in
+    return try conversations.map {
+      try row(for: $0, me: me, countsReadMentions: countsReadMentions, db: db)
+    }.sorted { lhs, rhs in
       let left = lhs.lastMessage?.sentAt ?? lhs.conversation.createdAt
       let right = rhs.lastMessage?.sentAt ?? rhs.conversation.createdAt
       return left != right ? left > right : lhs.conversation.id < rhs.conversation.id
@@ -22,12 +27,16 @@ enum ConversationListQuery {
   }
 
   /// One conversation's row; nil when the conversation is unknown.
-  static func row(_ id: ConversationID, me: UserID, db: Database) throws -> ConversationListRow? {
+  static func row(
+    _ id: ConversationID, me: UserID, countsReadMentions: Bool = false, db: Database
+  ) throws -> ConversationListRow? {
     guard let conversation = try ConversationsTable.conversation(id, db: db) else { return nil }
-    return try row(for: conversation, me: me, db: db)
+    return try row(for: conversation, me: me, countsReadMentions: countsReadMentions, db: db)
   }
 
-  private static func row(for conversation: ConversationRecord, me: UserID, db: Database) throws
+  private static func row(
+    for conversation: ConversationRecord, me: UserID, countsReadMentions: Bool, db: Database
+  ) throws
     -> ConversationListRow
   {
     // Two index lookups, not a sort of the whole conversation: my newest unsent message, and
@@ -56,11 +65,12 @@ enum ConversationListQuery {
     let (changesAbove, mentionsAbove) =
       try db.query(
         """
-        SELECT count(*) FILTER (WHERE kind != 'message'),
+        SELECT count(*) FILTER (WHERE kind != 'message' AND sequence > ?3),
           count(*) FILTER (WHERE kind = 'message' AND deleted = 0 AND mentions IS NOT NULL
-            AND instr(',' || mentions || ',', ',' || ? || ',') > 0)
-        FROM messages WHERE conversation_id = ? AND sequence > ?
+            AND instr(',' || mentions || ',', ',' || ?1 || ',') > 0)
+        FROM messages WHERE conversation_id = ?2 AND sequence > ?4
         """, me.rawValue, conversation.id.rawValue, conversation.readUpTo,
+        countsReadMentions ? 0 : conversation.readUpTo,
         map: { ($0.int(0), $0.int(1)) }
       ).first ?? (0, 0)
     let receipts = try ReceiptsTable.receipts(conversation.id, db: db)

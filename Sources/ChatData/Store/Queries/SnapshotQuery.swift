@@ -11,7 +11,8 @@ package enum SnapshotQuery {
   /// middle), then my unsent ones in client-ID order; and the receipt numbers. `media`: where
   /// the rows' files are.
   static func snapshot(
-    _ conversation: ConversationID, limit: Int, media: MediaFolder?, db: Database
+    _ conversation: ConversationID, limit: Int, media: MediaFolder?, requotes: Bool = true,
+    db: Database
   ) throws -> ConversationSnapshot {
     let head = try db.query(headSQL, conversation.rawValue) { Head(row: $0) }.first
     let record = head?.conversation
@@ -36,7 +37,7 @@ package enum SnapshotQuery {
     while let record = newestFirst.popLast() { messages.append(record) }
     return try finish(
       conversation, head: head, messages: &messages, atNewest: true, hasOlder: hasOlder,
-      media: media, db: db)
+      media: media, requotes: requotes, db: db)
   }
 
   /// The held rows around `sequence` (opening at a quote, a search hit, the first unread), as
@@ -46,7 +47,7 @@ package enum SnapshotQuery {
   /// reaches the newest held row.
   static func snapshot(
     _ conversation: ConversationID, around sequence: Int, limit: Int, media: MediaFolder?,
-    db: Database
+    requotes: Bool = true, db: Database
   ) throws -> ConversationSnapshot {
     let head = try db.query(headSQL, conversation.rawValue) { Head(row: $0) }.first
     let shown = "conversation_id = ? AND kind IN ('message', 'members', 'title')"
@@ -68,14 +69,14 @@ package enum SnapshotQuery {
     var messages = (older.reversed() + newer).filter { picked.contains($0.sequence ?? 0) }
     return try finish(
       conversation, head: head, messages: &messages, atNewest: !page.hasMoreAfter,
-      hasOlder: page.hasMoreBefore, media: media, db: db)
+      hasOlder: page.hasMoreBefore, media: media, requotes: requotes, db: db)
   }
 
   /// What both windows add to their rows: my unsent ones when the window reaches the newest,
   /// the quotes, the receipt numbers.
   private static func finish(
     _ conversation: ConversationID, head: Head?, messages: inout [MessageRecord],
-    atNewest: Bool, hasOlder: Bool, media: MediaFolder?, db: Database
+    atNewest: Bool, hasOlder: Bool, media: MediaFolder?, requotes: Bool, db: Database
   ) throws -> ConversationSnapshot {
     let record = head?.conversation
     if atNewest, head?.hasUnsent ?? true {
@@ -86,7 +87,7 @@ package enum SnapshotQuery {
         """, conversation.rawValue
       ) { MessagesTable.record($0, in: conversation) }.compactMap { $0 }
     }
-    try requote(&messages, in: conversation, db: db)
+    if requotes { try requote(&messages, in: conversation, db: db) }
     let receipts = try head.map(\.receipts) ?? ReceiptsTable.receipts(conversation, db: db)
     // "Read by N of M" is for groups only: a one-to-one conversation reads no more.
     var memberReceipts: [MemberReceiptRecord] = []
@@ -109,19 +110,8 @@ package enum SnapshotQuery {
   ) throws {
     for index in messages.indices {
       guard let target = messages[index].replyTo else { continue }
-      let held = try db.query(
-        """
-        SELECT sender_id, coalesce(sequence, 0), text, deleted, json_extract(media, '$.kind')
-        FROM messages INDEXED BY messages_by_client_id
-        WHERE client_id = ? AND conversation_id = ? AND kind = 'message'
-        ORDER BY sequence IS NULL, sequence LIMIT 1
-        """, target.rawValue, conversation.rawValue
-      ) { row in
-        Quote(
-          senderId: row.string(0), sequence: row.int(1), currentText: row.string(2),
-          mediaKind: row.optionalString(4).flatMap(MediaKind.init(rawValue:)),
-          deleted: row.int(3) != 0)
-      }.first
+      let held = try MessagesTable.currentQuote(
+        of: target.rawValue, in: conversation.rawValue, db: db)
       if let held { messages[index].quote = .shown(held) }
     }
   }

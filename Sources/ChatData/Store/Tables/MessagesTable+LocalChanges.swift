@@ -85,6 +85,7 @@ extension MessagesTable {
       try tx.db.run(
         "UPDATE messages SET text = ?, pending_edited_at = ? WHERE id = ?", text,
         now.timeIntervalSince1970, message.rowID)
+      try requoteReplies(to: target.rawValue, in: conversation.rawValue, tx: tx)
       try queue(
         .edit, of: target, in: conversation, sender: sender, text: text, id: id, at: now,
         restoring: message.text, db: tx.db)

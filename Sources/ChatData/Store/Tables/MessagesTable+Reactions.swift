@@ -47,7 +47,7 @@ extension MessagesTable {
       """, conversation.rawValue, sender.rawValue, target.rawValue, emoji
     ) { $0.int(0) }
     if !cancelled.isEmpty {
-      _ = try foldReactions(of: target, in: conversation, db: db)
+      _ = try foldReactions(of: target, in: conversation, tx: tx)
       // Another device of mine may have made the state the cancelled row undid.
       if try holds(emoji, on: target, in: conversation, user: sender, db: db) == wanted {
         return .inPlace
@@ -60,7 +60,7 @@ extension MessagesTable {
       VALUES (?, ?, ?, '', ?, 0, \(OutboxRows.nextPosition), 'reaction', ?, ?, ?)
       """, conversation.rawValue, id.rawValue, sender.rawValue, now.timeIntervalSince1970,
       target.rawValue, emoji, remove ? 1 : 0)
-    _ = try foldReactions(of: target, in: conversation, db: db)
+    _ = try foldReactions(of: target, in: conversation, tx: tx)
     return .queued
   }
 
@@ -103,7 +103,7 @@ extension MessagesTable {
       guard let conversation = ConversationID(rawValue: conversation),
         let target = target.flatMap(MessageID.init(rawValue:))
       else { continue }
-      _ = try foldReactions(of: target, in: conversation, db: tx.db)
+      _ = try foldReactions(of: target, in: conversation, tx: tx)
       tx.touch(conversation)
     }
     return !dropped.isEmpty
@@ -115,9 +115,10 @@ extension MessagesTable {
   /// so folding items the served state already reflects changes nothing: the result converges
   /// whatever order pages and events came in. Items apply as the server accepted them (a
   /// refusal only means the state already says so). Returns the rows changed.
-  static func foldReactions(of message: MessageID, in conversation: ConversationID, db: Database)
-    throws -> Int
-  {
+  static func foldReactions(
+    of message: MessageID, in conversation: ConversationID, tx: StoreTransaction
+  ) throws -> Int {
+    let db = tx.db
     guard
       let (served, shown, deleted) = try db.query(
         """
@@ -138,7 +139,8 @@ extension MessagesTable {
         ORDER BY sequence IS NULL, sequence, outbox_position
         """, conversation.rawValue, message.rawValue,
         map: { ($0.string(0), $0.optionalString(1) ?? "", $0.int(2) != 0) })
-      for (user, emoji, remove) in items {
+      for (user, emoji, remove) in items
+      where !(remove && tx.knownBugs.contains(.reactionsIgnoreRemovals)) {
         try? reactions.apply(emoji, by: user, remove: remove)
       }
     }

@@ -131,11 +131,14 @@ extension MessagesTable {
     switch item.kind {
     case .message:
       let id = item.clientID.rawValue
+      if let target = item.replyTo, case .shown? = item.quote {
+        try requoteReplies(to: target.rawValue, in: conversation, onlyRow: id, tx: tx)
+      }
       var changes =
         foldingReactions
-        ? try foldReactions(of: item.clientID, in: item.conversationID, db: db) : 0
+        ? try foldReactions(of: item.clientID, in: item.conversationID, tx: tx) : 0
       if let editedAt = item.editedAt, !item.isDeleted {
-        changes += try edit(conversation, sender, id, to: item.text, at: editedAt, db: db)
+        changes += try edit(conversation, sender, id, to: item.text, at: editedAt, tx: tx)
       }
       // The newest change held for it, a delete first: one lookup in messages_by_target. An
       // edit of mine still queued is not the server's yet (its time is this device's); my
@@ -152,12 +155,12 @@ extension MessagesTable {
         return changes + (try erase(conversation, sender, id, tx: tx))
       }
       if let (_, text, at) = held {
-        changes += try edit(conversation, sender, id, to: text, at: at, db: db)
+        changes += try edit(conversation, sender, id, to: text, at: at, tx: tx)
       }
       return changes
     case .edit:
       guard let target = item.target?.rawValue else { return 0 }
-      let changes = try edit(conversation, sender, target, to: item.text, at: item.sentAt, db: db)
+      let changes = try edit(conversation, sender, target, to: item.text, at: item.sentAt, tx: tx)
       // The message is already a tombstone: the edit keeps no text either.
       try db.run(
         """
@@ -171,7 +174,7 @@ extension MessagesTable {
       return try erase(conversation, sender, target, tx: tx)
     case .reaction:
       guard let target = item.target else { return 0 }
-      return try foldReactions(of: target, in: item.conversationID, db: db)
+      return try foldReactions(of: target, in: item.conversationID, tx: tx)
     case .members:
       return try applyMembers(item, me: me, tx: tx)
     case .title:
@@ -224,15 +227,18 @@ extension MessagesTable {
   /// confirmed gives way: the server's edit shows until mine is accepted, later than it.
   private static func edit(
     _ conversation: String, _ sender: String, _ id: String, to text: String, at: Date,
-    db: Database
+    tx: StoreTransaction
   ) throws -> Int {
+    let db = tx.db
     try db.run(
       """
       UPDATE messages SET text = ?, edited_at = ?, pending_edited_at = NULL
       WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
         AND deleted = 0 AND (edited_at IS NULL OR edited_at < ?)
       """, text, at.timeIntervalSince1970, conversation, sender, id, at.timeIntervalSince1970)
-    return db.changes
+    let changes = db.changes
+    if changes > 0 { try requoteReplies(to: id, in: conversation, tx: tx) }
+    return changes
   }
 
   /// Makes a message a tombstone and erases its text and its edits' (the search index follows
@@ -277,6 +283,6 @@ extension MessagesTable {
     for (row, text) in kept {
       try db.run("INSERT INTO message_search (rowid, text) VALUES (?, ?)", row, text)
     }
-    return changes
+    return changes + (try requoteReplies(to: id, in: conversation, tx: tx))
   }
 }

@@ -1,0 +1,57 @@
+import ChatAPI
+import ChatDomain
+import ChatIdentifiers
+import Foundation
+import SQLite
+
+/// Replies in `messages` (API.md Part 3, "Replies"): a reply's row keeps its target's client
+/// message ID (`reply_to`) and the quote the server served (`quote`). What a screen shows is
+/// the quote of the target as this device holds it now (`SnapshotQuery.requote`); the stored
+/// quote stands in only while the target is not held.
+///
+/// A stored quote is text of another message, so it follows that message: when the target's
+/// text changes or is erased here, every stored quote of it is written again from the target
+/// as it is now, and a quote served for a target held here is stored as the target is here.
+/// No stored quote keeps a deleted message's bytes (the simulation's `bytes-left`).
+extension MessagesTable {
+  /// The quote of message `id` as this device holds it now; nil when it is not held.
+  static func currentQuote(of id: String, in conversation: String, db: Database) throws
+    -> Quote?
+  {
+    try db.query(
+      """
+      SELECT sender_id, coalesce(sequence, 0), text, deleted, json_extract(media, '$.kind')
+      FROM messages INDEXED BY messages_by_client_id
+      WHERE client_id = ? AND conversation_id = ? AND kind = 'message'
+      ORDER BY sequence IS NULL, sequence LIMIT 1
+      """, id, conversation
+    ) { row in
+      Quote(
+        senderId: row.string(0), sequence: row.int(1), currentText: row.string(2),
+        mediaKind: row.optionalString(4).flatMap(MediaKind.init(rawValue:)),
+        deleted: row.int(3) != 0)
+    }.first
+  }
+
+  /// Writes the stored quotes of the replies to `target` again from `target` as held now
+  /// (after its edit or delete); `reply`: only that reply's row (just saved). A hidden quote
+  /// stays hidden. Returns the rows changed.
+  @discardableResult
+  static func requoteReplies(
+    to target: String, in conversation: String, onlyRow reply: String? = nil,
+    tx: StoreTransaction
+  ) throws -> Int {
+    let db = tx.db
+    guard !tx.knownBugs.contains(.quotesAsServed),
+      let quote = try currentQuote(of: target, in: conversation, db: db)
+    else { return 0 }
+    try db.run(
+      """
+      UPDATE messages INDEXED BY messages_replies SET quote = ?
+      WHERE conversation_id = ? AND reply_to = ? AND quote IS NOT NULL AND quote != 'null'
+        AND quote != ? AND (?5 IS NULL OR client_id = ?5)
+      """, stored(quote: .shown(quote)), conversation, target, stored(quote: .shown(quote)),
+      reply)
+    return db.changes
+  }
+}

@@ -1,0 +1,83 @@
+import ChatAPI
+import ChatDomain
+import ChatIdentifiers
+
+/// API.md Part 3 at the end of a run: every device ends with the server's reactions on every
+/// message (none lost, none doubled, none on a deleted one), each reply's quote as the server
+/// serves it to that device's user now (its target's current state, nothing of what the user
+/// cannot see), the mentions the server found, and the server's count of unread mentions.
+extension Checker {
+  /// `shown` and `served` are one conversation's messages on a device and on the server, the
+  /// same items in the same order (`checkDevice` found them so).
+  func checkPartThree(
+    _ final: FinalView, shown: [Message], served: [Item], in conversation: LoggedConversation,
+    simulation: Simulation
+  ) {
+    let name = final.incarnation.name
+    let user = final.device.user
+    let label = simulation.label(conversation.id)
+    for (message, item) in zip(shown, served) where item.effectiveKind == .message {
+      // A former member shows a message as it last saw it (`sawEveryChange`): its reactions
+      // and quotes too.
+      guard conversation.sawEveryChange(of: item, as: user),
+        conversation.views[user]?.membership == .member
+      else { continue }
+      let deleted = item.deleted == true
+      let reactions =
+        deleted
+        ? []
+        : (item.reactions ?? []).map {
+          Reaction(
+            emoji: $0.emoji, count: $0.userIds.count, includesMe: $0.userIds.contains(user.rawValue)
+          )
+        }
+      if message.reactions != reactions {
+        report(
+          .reactions,
+          "\(name) \(label)#\(item.sequence) shows \(Self.describe(message.reactions)), the server \(Self.describe(reactions))",
+          keys: [message.id.rawValue, name])
+      }
+      if !deleted, let reply = item.replyTo, !Self.sameQuote(message.replyTo, reply) {
+        report(
+          .quote,
+          "\(name) \(label)#\(item.sequence) quotes \(String(describing: message.replyTo?.quote)), the server \(String(describing: reply.quote))",
+          keys: [message.id.rawValue, reply.clientMessageId, name])
+      }
+      if !deleted, message.mentions.map(\.rawValue) != (item.mentions ?? []) {
+        report(
+          .mentions,
+          "\(name) \(label)#\(item.sequence) names \(message.mentions), the server \(item.mentions ?? [])",
+          keys: [message.id.rawValue, name])
+      }
+    }
+    guard conversation.views[user]?.membership == .member,
+      let counted = conversation.views[user]?.unreadMentions,
+      let summary = final.incarnation.known.first(where: { $0.id == conversation.id })
+    else { return }
+    if summary.unreadMentions != counted {
+      report(
+        .mentions,
+        "\(name) counts \(summary.unreadMentions) unread mentions in \(label), the server \(counted)",
+        keys: [name])
+    }
+  }
+
+  private static func sameQuote(_ shown: QuotedMessage?, _ served: ReplyTo) -> Bool {
+    guard let shown, shown.id.rawValue == served.clientMessageId.lowercased() else { return false }
+    switch (shown.quote, served.quote) {
+    case (nil, nil): return true
+    case (let mine?, let theirs?):
+      return mine.senderID.rawValue == theirs.senderId && mine.sequence == theirs.sequence
+        && Array(mine.text.utf8) == Array(theirs.text.utf8) && mine.isDeleted == theirs.deleted
+        && mine.mediaKind?.rawValue == theirs.mediaKind?.rawValue
+    default: return false
+    }
+  }
+
+  private static func describe(_ reactions: [Reaction]) -> String {
+    reactions.isEmpty
+      ? "none"
+      : reactions.map { "\($0.emoji)×\($0.count)\($0.includesMe ? " (mine)" : "")" }
+        .joined(separator: " ")
+  }
+}

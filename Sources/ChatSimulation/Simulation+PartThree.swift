@@ -1,0 +1,91 @@
+import ChatData
+import ChatDomain
+import ChatIdentifiers
+import Foundation
+
+// API.md Part 3 in the workload: users react to what their screens show (toggling, so a
+// reaction taken back while unsent cancels in place), and reply to a message with a text of
+// their own that sometimes names another member. A reply is a send like any other: the
+// checker follows it by its text.
+
+extension Simulation {
+  /// The emoji users react with.
+  static let reactionEmoji = ["👍", "❤️", "😂", "🎉"]
+
+  /// One reaction or one reply in `conversation`, beside the user's other action.
+  func actOnPartThree(
+    _ device: SimDevice, _ incarnation: Incarnation, _ engine: ChatEngine,
+    in conversation: ConversationID
+  ) {
+    let shown = (incarnation.latest[conversation] ?? []).filter {
+      $0.sequence != nil && !$0.isDeleted && $0.event == nil
+    }
+    guard !shown.isEmpty else { return }
+    let target = partThreeRandom.pick(shown)
+    if partThreeRandom.chance(0.6) {
+      let emoji = partThreeRandom.pick(Self.reactionEmoji)
+      let remove = target.reactions.contains { $0.emoji == emoji && $0.includesMe }
+      history.reactions += 1
+      history.trace(
+        "op \(incarnation.name) \(remove ? "unreact" : "react") \(emoji) id=\(target.id)")
+      incarnation.executor.spawn { [self] in
+        do {
+          try await engine.messages.react(emoji, to: target.id, in: conversation, remove: remove)
+        } catch {
+          history.trace("op \(incarnation.name) reaction refused id=\(target.id): \(error)")
+        }
+      }
+      return
+    }
+    reply(to: target.id, on: device, incarnation, engine, in: conversation)
+  }
+
+  /// `text`, naming another member of a group (`@user`) one time in ten (API.md Part 3's
+  /// mentions, from Part 3's own random stream), when it stays within the contract's length.
+  func mentioningSomeone(
+    in text: String, on device: SimDevice, _ incarnation: Incarnation,
+    _ conversation: ConversationID
+  ) -> String {
+    guard options.partThree else { return text }
+    let others = (incarnation.known.first { $0.id == conversation }?.memberIDs ?? [])
+      .filter { $0 != device.user }.sorted()
+    guard others.count > 1, partThreeRandom.chance(0.1) else { return text }
+    let named = " @" + partThreeRandom.pick(others).rawValue
+    guard text.unicodeScalars.count + named.unicodeScalars.count <= 4096 else { return text }
+    history.mentions += 1
+    return text + named
+  }
+
+  /// A reply quoting `target`; in a group, one in two names another member (`@user`).
+  private func reply(
+    to target: MessageID, on device: SimDevice, _ incarnation: Incarnation,
+    _ engine: ChatEngine, in conversation: ConversationID
+  ) {
+    let others = (incarnation.known.first { $0.id == conversation }?.memberIDs ?? [])
+      .filter { $0 != device.user }.sorted()
+    var text = makeText(for: device, partThree: true)
+    let names = others.count > 1 && partThreeRandom.chance(0.5)
+    if names {
+      let named = partThreeRandom.pick(others)
+      // The tag and the text's marker stay first (the checker reads them); the mention after.
+      let head = text.split(separator: " ").prefix(3).joined(separator: " ")
+      text = head + " @\(named.rawValue) " + partThreeRandom.pick(Self.words)
+    }
+    let tag = Self.tag(of: text)
+    let number = history.invokeSend(
+      device: incarnation.name, user: device.user, conversation: conversation, text: text)
+    history.trace("op \(incarnation.name) reply \(label(conversation)) \(tag) to id=\(target)")
+    incarnation.executor.spawn { [self] in
+      do {
+        let id = try await engine.messages.reply(text, to: target, in: conversation)
+        history.sendSaved(number, as: id)
+        checker.sendSaved(id, on: device.name)
+        history.replies += 1
+        if names { history.mentions += 1 }
+        history.trace("op \(incarnation.name) saved \(tag) id=\(id)")
+      } catch {
+        history.trace("op \(incarnation.name) refused \(tag): \(error)")
+      }
+    }
+  }
+}
