@@ -44,4 +44,29 @@ struct EngineMentionTests {
     await carol.engine.close()
     await p.close()
   }
+
+  /// An edit item does not carry mentions: the device asks for the message again in its
+  /// current state, and shows the mentions the server found in the new text.
+  @Test func anEditThatAddsOrRemovesAMentionShowsOnTheOtherDevices() async throws {
+    let p = try await Pair.make()
+    let carol = try await p.world.device("carol", seed: 6)
+    await carol.engine.start()
+    let group = try await p.alice.list.createConversation(
+      title: "Trio", memberIDs: [UserID("bob"), UserID("carol")])
+    await p.world.settle()
+    let list = Probe(p.alice.list.conversation(group), on: p.world.executor)
+    let screen = p.watch(p.alice, group)
+    let named = try await p.bob.messages.send("@alice can you bring the map?", in: group)
+    let plain = try await p.bob.messages.send("see you at nine", in: group)
+    await p.world.settle()
+    #expect(list.latest??.unreadMentions == 1)
+    try await p.bob.messages.edit(named, in: group, to: "can someone bring the map?")
+    try await p.bob.messages.edit(plain, in: group, to: "see you at nine @alice")
+    await p.world.settle()
+    #expect(screen.latest?.map(\.mentions) == [[], [UserID("alice")]])
+    #expect(screen.latest?.map(\.text) == ["can someone bring the map?", "see you at nine @alice"])
+    #expect(list.latest??.unreadMentions == 1)
+    await carol.engine.close()
+    await p.close()
+  }
 }

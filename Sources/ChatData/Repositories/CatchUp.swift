@@ -77,6 +77,8 @@ actor CatchUp {
     for record in records where record.senderID == context.me {
       await context.metrics.recordSent(record.clientID, at: now)
     }
+    // An edit leaves its message's mentions unknown until the message is asked for again.
+    if records.contains(where: { $0.kind == .edit }) { start(conversation) }
     if let synced = outcome.syncedUpTo {
       if outcome.hasGap {
         if !catchingUp.contains(conversation) {
@@ -300,6 +302,7 @@ actor CatchUp {
       // No progress means the server broke its no-holes promise: stop rather than spin.
       guard hasMore, now > synced, roundsLeft > 0 else { break }
     }
+    try await refreshEdited(conversation)
     await context.metrics.recordCatchUp(messages: fetched)
     if fetched > 0 {
       context.log.write(
@@ -308,6 +311,33 @@ actor CatchUp {
           [("conversation", "\(conversation)"), ("messages", "\(fetched)")]))
     }
     return fetched
+  }
+
+  /// Messages whose mentions an edit made unknown here (`MessagesTable.mentionsUnknown`): each
+  /// is asked for again in its current state, one `?around=` page of one item (the server
+  /// recomputes mentions on an edit, and an edit item does not carry them). A failure throws,
+  /// so the catch-up's retry asks again.
+  private func refreshEdited(_ conversation: ConversationID) async throws(RequestFailure) {
+    let sequences: [Int]
+    do {
+      sequences = try await store.mentionsUnknown(in: conversation)
+    } catch {
+      context.log.write(LogRecord(.error, "store.read_failed", [("error", "\(error)")]))
+      return
+    }
+    for sequence in sequences {
+      let page = try await context.api.messages(in: conversation, around: sequence, limit: 1)
+      let records = page.items.compactMap(MessageRecord.init)
+      await save(records, in: conversation)
+      // Not served as itself (a server that cannot see it for me): known as none.
+      if !records.contains(where: { $0.sequence == sequence }) {
+        do {
+          try await store.forgetUnknownMentions(at: sequence, in: conversation)
+        } catch {
+          context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
+        }
+      }
+    }
   }
 
   /// The pages `?after=` each of `afters`, asked for side by side and returned in the order

@@ -38,6 +38,21 @@ extension MessageStore {
     }
   }
 
+  func mentionsUnknown(in conversation: ConversationID) throws(StoreError) -> [Int] {
+    try read { try MessagesTable.mentionsUnknown(in: conversation, db: $0) }
+  }
+
+  /// The message at `sequence` could not be served again: its mentions are known as none.
+  func forgetUnknownMentions(at sequence: Int, in conversation: ConversationID)
+    throws(StoreError)
+  {
+    try write { tx in
+      try tx.db.run(
+        "UPDATE messages SET mentions = NULL WHERE conversation_id = ? AND sequence = ? AND mentions = ?",
+        conversation.rawValue, sequence, MessagesTable.unknownMentions)
+    }
+  }
+
   func message(_ id: MessageID, in conversation: ConversationID) throws(StoreError)
     -> MessageRecord?
   {

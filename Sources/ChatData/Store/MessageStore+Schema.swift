@@ -294,6 +294,15 @@ extension MessageStore {
           WHERE reply_to IS NOT NULL;
         """)
     }
+    // The messages whose mentions an edit made unknown (`MessagesTable.unknownMentions`),
+    // found by the catch-up without walking the conversation.
+    migrator.register("v14-mentions-unknown") { db in
+      try db.execute(
+        """
+        CREATE INDEX messages_mentions_unknown ON messages (conversation_id, sequence)
+          WHERE mentions = '?';
+        """)
+    }
     return migrator
   }
 }

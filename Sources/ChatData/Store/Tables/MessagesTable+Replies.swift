@@ -33,6 +33,37 @@ extension MessagesTable {
     }.first
   }
 
+  /// What `mentions` holds for a message whose mentions an edit made unknown: the server
+  /// recomputes them from the new text, and an edit item does not carry them, so the catch-up
+  /// asks for the message again (`CatchUp.refreshEdited`). Meanwhile it names nobody (no user
+  /// ID is `?`), so no highlight and no count is wrong for long, and nothing is guessed by
+  /// parsing the text (API.md: "never by parsing themselves").
+  static let unknownMentions = "?"
+
+  /// An edit item changed message `id`'s text: its mentions are unknown until it is served
+  /// again.
+  static func markMentionsUnknown(
+    _ conversation: String, _ sender: String, _ id: String, db: Database
+  ) throws {
+    try db.run(
+      """
+      UPDATE messages SET mentions = ?
+      WHERE conversation_id = ? AND sender_id = ? AND client_id = ? AND kind = 'message'
+        AND sequence IS NOT NULL AND deleted = 0
+      """, unknownMentions, conversation, sender, id)
+  }
+
+  /// The messages of a conversation whose mentions are unknown (`unknownMentions`).
+  static func mentionsUnknown(in conversation: ConversationID, db: Database) throws -> [Int] {
+    try db.query(
+      """
+      SELECT sequence FROM messages INDEXED BY messages_mentions_unknown
+      WHERE conversation_id = ? AND mentions = '\(unknownMentions)' AND sequence IS NOT NULL
+      ORDER BY sequence
+      """, conversation.rawValue
+    ) { $0.int(0) }
+  }
+
   /// Writes the stored quotes of the replies to `target` again from `target` as held now
   /// (after its edit or delete); `reply`: only that reply's row (just saved). A hidden quote
   /// stays hidden. Returns the rows changed.

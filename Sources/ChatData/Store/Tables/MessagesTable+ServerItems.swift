@@ -161,6 +161,7 @@ extension MessagesTable {
     case .edit:
       guard let target = item.target?.rawValue else { return 0 }
       let changes = try edit(conversation, sender, target, to: item.text, at: item.sentAt, tx: tx)
+      if changes > 0 { try markMentionsUnknown(conversation, sender, target, db: db) }
       // The message is already a tombstone: the edit keeps no text either.
       try db.run(
         """
