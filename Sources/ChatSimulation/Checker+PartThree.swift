@@ -31,13 +31,18 @@ extension Checker {
             emoji: $0.emoji, count: $0.userIds.count, includesMe: $0.userIds.contains(user.rawValue)
           )
         }
-      if message.reactions != reactions {
+      if message.reactions != reactions, conversation.sawEveryReaction(on: item, as: user) {
         report(
           .reactions,
           "\(name) \(label)#\(item.sequence) shows \(Self.describe(message.reactions)), the server \(Self.describe(reactions))",
           keys: [message.id.rawValue, name])
       }
-      if !deleted, let reply = item.replyTo, !Self.sameQuote(message.replyTo, reply) {
+      // A quote is of the answered message as the user last saw it, when it was away for a
+      // change of it (the same rule as for a message's own text).
+      let sawTarget =
+        item.replyTo.flatMap { conversation.message($0.clientMessageId) }
+        .map { conversation.sawEveryChange(of: $0, as: user) } ?? true
+      if !deleted, sawTarget, let reply = item.replyTo, !Self.sameQuote(message.replyTo, reply) {
         report(
           .quote,
           "\(name) \(label)#\(item.sequence) quotes \(String(describing: message.replyTo?.quote)), the server \(String(describing: reply.quote))",

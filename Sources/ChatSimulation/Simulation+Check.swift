@@ -50,6 +50,24 @@ struct LoggedConversation {
     return changes(of: message.clientMessageId).allSatisfy { view.sees($0.sequence) }
   }
 
+  /// Whether `user` saw every reaction item on `message` (API.md Part 3): a member away while
+  /// someone reacted keeps the message's reactions as it last saw them, as it keeps its text
+  /// (`sawEveryChange`); the reaction items written then are outside its visible ranges.
+  func sawEveryReaction(on message: Item, as user: UserID) -> Bool {
+    guard let view = views[user] else { return false }
+    let id = message.clientMessageId.lowercased()
+    return messages.allSatisfy {
+      $0.effectiveKind != .reaction || $0.target?.lowercased() != id || view.sees($0.sequence)
+    }
+  }
+
+  /// The message item with client message ID `id`, if the log holds one.
+  func message(_ id: String) -> Item? {
+    messages.first {
+      $0.effectiveKind == .message && $0.clientMessageId.lowercased() == id.lowercased()
+    }
+  }
+
   /// Whether `user` saw the delete of the message with client message ID `id`.
   func sawDelete(of id: String, as user: UserID) -> Bool {
     guard let view = views[user] else { return false }

@@ -9,8 +9,10 @@ import SQLite
 ///
 /// Its concerns, a file each: saving the server's items by ID and applying what each does
 /// (`MessagesTable+ServerItems.swift`), the sync position and its gaps
-/// (`MessagesTable+SyncPosition.swift`), and my own edits and deletes
-/// (`MessagesTable+LocalChanges.swift`). The outbox is its unsent rows (`OutboxRows`).
+/// (`MessagesTable+SyncPosition.swift`), my own edits and deletes
+/// (`MessagesTable+LocalChanges.swift`), reactions, mine queued too
+/// (`MessagesTable+Reactions.swift`), and replies' quotes and mentions made unknown by an edit
+/// (`MessagesTable+Replies.swift`). The outbox is its unsent rows (`OutboxRows`).
 ///
 /// ## Rules a reader could not guess
 /// - Messages are saved by ID: the key is (conversation, sender, client message ID), so a
