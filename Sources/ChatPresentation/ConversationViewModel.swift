@@ -163,13 +163,20 @@ public final class ConversationViewModel {
   }
 
   /// Opens at the first unread message when the newest rows start after it (more unread than
-  /// the window holds), once.
+  /// the window holds), once. Not asked for by the user: when it cannot (offline, and the
+  /// device does not hold it), the screen stays at the newest and says nothing.
   private func openAtFirstUnreadIfAbove() {
     guard let unreadAbove, !openedAtFirstUnread, let oldest = rows.compactMap(\.sequence).min(),
       oldest > unreadAbove + 1
     else { return }
     openedAtFirstUnread = true
-    Task { await open(at: unreadAbove + 1) }
+    Task {
+      do {
+        try await repository.open(at: unreadAbove + 1, in: conversation)
+        isAwayFromNewest = true
+        render()
+      } catch {}
+    }
   }
 
   /// Runs one action of the user's: a refusal shows as the alert, a success clears it.

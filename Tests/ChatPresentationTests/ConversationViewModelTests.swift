@@ -228,6 +228,23 @@ struct ConversationViewModelTests {
     #expect(model.viewState.isAwayFromNewest == false)
   }
 
+  @Test func openingAtTheFirstUnreadOfflineStaysAtTheNewestWithoutAnAlert() async throws {
+    let repository = FakeMessageRepository(currentUserID: me)
+    repository.sendError = .offline
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    repository.emit(unread(60, readUpTo: 40))
+    repository.emit((51...100).map { message($0, from: bob, sequence: $0) })
+    try await waitUntil("fifty rows", in: model.viewState) { $0.rows.count == 50 }
+    // The automatic open asked and failed: nothing moved, nothing to say.
+    repository.emit((52...101).map { message($0, from: bob, sequence: $0) })
+    try await waitUntil("the newest row", in: model.viewState) { $0.rows.last?.sequence == 101 }
+    #expect(model.viewState.alert == nil)
+    #expect(model.viewState.isAwayFromNewest == false)
+  }
+
   @Test func aFewUnreadShowTheDividerWithoutMovingAndNoneShowNoDivider() async throws {
     let repository = FakeMessageRepository(currentUserID: me)
     let model = ConversationViewModel(

@@ -292,17 +292,19 @@ struct HTTPClientTests {
   @Test func cancellingTheCallerEndsTheRequestAndTheClientGoesOn() async throws {
     let (server, port, started) = try startClientTestServer()
     let client = HTTPClient()
+    // Held until the test releases it: a machine too busy to cancel within a fixed delay
+    // cannot let the response arrive first (a 5 s `/slow` did, once, in a loaded run).
     let slow = Task {
       try await client.execute(
-        HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow?ms=5000&n=b"),
-        timeout: Self.generous)
+        HTTPClientRequest(url: "http://127.0.0.1:\(port)/held?n=b"), timeout: Self.generous)
     }
-    try await started.wait(for: "slow b")
+    try await started.wait(for: "held b")
     slow.cancel()
     switch await slow.result {
     case .success: Issue.record("the cancelled request succeeded")
     case .failure(let error): #expect((error as? HTTPClientError)?.reason == .cancelled)
     }
+    started.signal("release b")
     let after = try await client.execute(
       HTTPClientRequest(url: "http://127.0.0.1:\(port)/healthz"), timeout: Self.generous)
     #expect(after.bodyText == "ok")
