@@ -96,7 +96,7 @@ actor CatchUp {
   }
 
   /// Saves a page's readable items; returns how many.
-  private func save(_ items: [Item], in conversation: ConversationID) async -> Int {
+  func save(_ items: [Item], in conversation: ConversationID) async -> Int {
     let records = items.compactMap(MessageRecord.init)
     if records.count != items.count {
       context.log.write(
@@ -396,45 +396,6 @@ actor CatchUp {
       return try await fetching.withLock(conversation) { () async throws(RequestFailure) -> Bool in
         try await fetchOlder(conversation)
       }
-    } catch {
-      throw error.chatError
-    }
-  }
-
-  /// Makes sure the device holds the items around `sequence` (opening a conversation at a
-  /// quote, a search hit, the first unread): when it does not hold that item, one `?around=`
-  /// page, saved by ID like any page. Rows below the history floor are kept as they are (the
-  /// floor moves only with `loadOlder`'s contiguous pages). Returns false when the item was held.
-  func fetch(around sequence: Int, in conversation: ConversationID) async throws(ChatError)
-    -> Bool
-  {
-    let held: Bool
-    do {
-      held = try await store.holds(sequence, in: conversation)
-    } catch {
-      throw ChatError(error)
-    }
-    guard !held else { return false }
-    do {
-      let page = try await context.api.messages(
-        in: conversation, around: sequence, limit: Self.pageSize)
-      _ = await save(page.items, in: conversation)
-    } catch {
-      throw error.chatError
-    }
-    return true
-  }
-
-  /// One page older than `sequence`, saved by ID (scrolling up from a window opened around a
-  /// message below the history floor). Returns whether the server has more before it.
-  func fetch(before sequence: Int, in conversation: ConversationID) async throws(ChatError)
-    -> Bool
-  {
-    do {
-      let page = try await context.api.messages(
-        in: conversation, before: sequence, limit: Self.pageSize)
-      _ = await save(page.items, in: conversation)
-      return page.hasMore
     } catch {
       throw error.chatError
     }
