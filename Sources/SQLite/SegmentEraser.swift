@@ -14,6 +14,13 @@ import CSQLite
 /// the merge frees are zeroed when the database runs with `secure_delete`; what the write-ahead
 /// log still holds goes with the checkpoint the owner runs after a pass (`checkpoint`).
 ///
+/// Merging is not enough: a b-tree rebalance copies cells into a rebuilt page and leaves what
+/// the page held before in its free space, which `secure_delete` does not zero (only freed
+/// pages and dropped cells); release seed 35 of the simulation found a deleted text's trigrams
+/// there, in no row. So a pass ends by writing each table of the indexes anew (`rewrite`),
+/// one table a step: its rows copied aside, the table emptied (every page freed, so zeroed),
+/// the rows put back into fresh pages.
+///
 /// What is owed lives in the database, in the one-row table `erasure (owed, erased)`: the
 /// owner's triggers raise `owed` whenever a row's text changes, a row with text goes, or other
 /// content is blanked (`trigger(_:after:on:when:)`), so no code path can forget it and a kill
@@ -31,6 +38,8 @@ public struct SegmentEraser {
     var target: Int
     var index = 0
     var started = false
+    /// The indexes' tables still to write anew, once every index is merged.
+    var rewrites: [String]?
   }
 
   public init(indexes: [String], pagesPerStep: Int = 64) {
@@ -76,6 +85,7 @@ public struct SegmentEraser {
       pass = Pass(target: owed)
     }
     guard var current = pass else { return false }
+    guard current.index < indexes.count else { return try rewriteStep(db, current) }
     let index = indexes[current.index]
     let before = sqlite3_total_changes64(db.handle)
     try db.run(
@@ -87,13 +97,51 @@ public struct SegmentEraser {
       current.index += 1
       current.started = false
     }
-    guard current.index == indexes.count else {
+    pass = current
+    return true
+  }
+
+  /// After the merges: writes one of the indexes' tables anew, or ends the pass when none is
+  /// left.
+  private mutating func rewriteStep(_ db: Database, _ current: Pass) throws -> Bool {
+    var current = current
+    var rewrites = try current.rewrites ?? tables(db)
+    if let table = rewrites.popLast() {
+      try Self.rewrite(table, in: db)
+      current.rewrites = rewrites
       pass = current
       return true
     }
     pass = nil
     try db.run("UPDATE erasure SET erased = max(erased, ?)", current.target)
     return try Self.isOwed(db)
+  }
+
+  /// The tables that hold the indexes' terms and texts: each one's segments (`_data`), their
+  /// first terms (`_idx`) and, when it keeps its own copy of the text, `_content`.
+  private func tables(_ db: Database) throws -> [String] {
+    try indexes.flatMap { index in
+      try ["_data", "_idx", "_content"].map { index + $0 }.filter {
+        try db.scalarInt("SELECT count(*) FROM sqlite_schema WHERE name = ?", $0) == 1
+      }
+    }
+  }
+
+  /// Writes `table` anew in one transaction: its rows copied into a temporary table, the table
+  /// emptied (SQLite frees every page, zeroed under `secure_delete`, and zeroes the root), the
+  /// rows inserted back in key order into pages that were zero. No page of it keeps free space
+  /// a rebalance left, so no stale copy of a cell that has since gone. About as costly as the
+  /// table's size (docs/erasure.md has the figures).
+  static func rewrite(_ table: String, in db: Database) throws {
+    try db.write { db in
+      try db.execute(
+        """
+        CREATE TEMP TABLE segment_eraser_copy AS SELECT * FROM main.\(table);
+        DELETE FROM main.\(table);
+        INSERT INTO main.\(table) SELECT * FROM temp.segment_eraser_copy;
+        DROP TABLE temp.segment_eraser_copy;
+        """)
+    }
   }
 
   /// Runs steps until nothing is owed (tests, a tool that is about to exit). Returns the steps.

@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import ChatIdentifiers
@@ -64,7 +65,8 @@ final class BenchmarkStore: Sendable {
       records = messages.map {
         MessageRecord(
           sentIn: $0.conversation, clientID: $0.clientID, senderID: $0.sender,
-          serverID: $0.serverID, text: $0.text, sequence: $0.sequence, sentAt: $0.sentAt)
+          serverID: $0.serverID, text: $0.text, sequence: $0.sequence, sentAt: $0.sentAt,
+          reactions: $0.reactions, replyTo: $0.replyTo, quote: $0.quote)
       }
     }
   }
@@ -137,4 +139,8 @@ struct BenchmarkMessage: Sendable {
   var text: String
   var sequence: Int
   var sentAt: Date
+  /// With `--part-three`: its reactions as served, and the message it answers with its quote.
+  var reactions: [ReactionGroup] = []
+  var replyTo: MessageID? = nil
+  var quote: Quote? = nil
 }

@@ -53,6 +53,12 @@ struct ChatBench: ParsableCommand {
           + "is skipped).",
         valueName: "DIR"))
     var postgres: String?
+    @Flag(
+      help: """
+        API.md Part 3 in the workload: reactions on 1 message in 10 and replies on another 1 \
+        in 10 of B1's database (which B2, B3 and B10 open), and among B4's sends.
+        """)
+    var partThree = false
     @Flag(help: "Keep the temporary folder with the databases.") var keep = false
 
     func wants(_ figure: String) -> Bool { only?.contains(figure) ?? true }

@@ -16,6 +16,9 @@ struct StorageLayout: Sendable {
   /// The time between two messages of the whole database (one a second: 1,000,000 messages
   /// span 12 days).
   var secondsPerMessage = 1.0
+  /// `--part-three`: one message in ten carries reactions and another one in ten answers the
+  /// message before it in its conversation, with its quote (API.md Part 3).
+  var partThree = false
 
   static let full = StorageLayout(totalMessages: 1_000_000, largeConversation: 100_000)
   static let quick = StorageLayout(totalMessages: 100_000, largeConversation: 10_000)
@@ -145,6 +148,7 @@ enum IngestFigure {
       "\(Report.grouped(layout.totalMessages)) msgs, \(Report.grouped(layout.pageSize))/txn, "
       + "\(Report.grouped(corpus.words.count))-word vocabulary, 1 in "
       + "\(Corpus.unspacedEvery) unspaced (CJK)"
+      + (layout.partThree ? ", 1 in 10 with reactions, 1 in 10 a reply (store only)" : "")
     let storeRate = Double(rate(storeTimes, layout.pageSize))
     let rawRate = Double(rate(rawTimes, layout.pageSize))
     let plainRate = Double(rate(plainTimes, layout.pageSize))

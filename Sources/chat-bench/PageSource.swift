@@ -1,3 +1,4 @@
+import ChatAPI
 import ChatData
 import ChatDomain
 import ChatIdentifiers
@@ -29,6 +30,8 @@ struct PageSource {
   private var ranks: [Int] = []
   private var unspacedRanks: [Int] = []
   private var seen = Set<Int>()
+  /// Each conversation's last message, for the next reply (`--part-three`).
+  private var lastMessage: [BenchmarkMessage?]
 
   init(layout: StorageLayout, me: UserID) {
     self.layout = layout
@@ -53,6 +56,7 @@ struct PageSource {
     self.slots = slots
     self.generator = generator
     nextSequence = [Int](repeating: 1, count: conversations.count)
+    lastMessage = [BenchmarkMessage?](repeating: nil, count: conversations.count)
     frequency = [Int](repeating: 0, count: corpus.words.count)
     unspacedFrequency = [Int](repeating: 0, count: corpus.unspacedWords.count)
   }
@@ -89,11 +93,26 @@ struct PageSource {
       // Client IDs are UUIDv7, from the sender's clock; server IDs random.
       let sentAt = Self.created.addingTimeInterval(Double(written) * layout.secondsPerMessage)
       let clientID = generator.uuidV7String(millis: UInt64(sentAt.timeIntervalSince1970 * 1000))
-      messages.append(
-        BenchmarkMessage(
-          conversation: conversation.id, clientID: MessageID(rawValue: clientID)!,
-          sender: sender, serverID: generator.uuidString(), text: text, sequence: sequence,
-          sentAt: sentAt))
+      var message = BenchmarkMessage(
+        conversation: conversation.id, clientID: MessageID(rawValue: clientID)!,
+        sender: sender, serverID: generator.uuidString(), text: text, sequence: sequence,
+        sentAt: sentAt)
+      // Part 3 on a fixed schedule, outside the random stream: the text and the IDs stay those
+      // of a run without it.
+      if layout.partThree && written % 10 == 3 {
+        message.reactions = [
+          ReactionGroup(emoji: "👍", userIds: conversation.members.map(\.rawValue)),
+          ReactionGroup(emoji: "❤️", userIds: [sender.rawValue]),
+        ]
+      }
+      if layout.partThree && written % 10 == 7, let answered = lastMessage[slot] {
+        message.replyTo = answered.clientID
+        message.quote = Quote(
+          senderId: answered.sender.rawValue, sequence: answered.sequence,
+          text: String(answered.text.prefix(100)), mediaKind: nil, deleted: false)
+      }
+      lastMessage[slot] = message
+      messages.append(message)
       written += 1
     }
     return messages

@@ -18,10 +18,17 @@ struct Run {
     progress("open files limit: \(filesLimit)")
 
     let quick = options.quick
+    if options.partThree {
+      report.notes.append(
+        "--part-three: 1 message in 10 of B1's database with reactions and 1 in 10 a reply; "
+          + "1 send in 10 of B4 a reply to the one before, and a reaction to it queued before another 1 in 10"
+      )
+    }
     if options.wants("B1") || options.wants("B2") || options.wants("B3") || options.wants("B10") {
       progress("B1: building the client database")
-      let (fixture, rows) = try await IngestFigure.run(
-        layout: quick ? .quick : .full, folder: folder)
+      var layout = quick ? StorageLayout.quick : .full
+      layout.partThree = options.partThree
+      let (fixture, rows) = try await IngestFigure.run(layout: layout, folder: folder)
       if options.wants("B1") { report.rows += rows }
       if options.wants("B2") || options.wants("B10") {
         let rows = try await OpenFigure.run(fixture, counts: quick ? .quick : .full)
@@ -51,7 +58,8 @@ struct Run {
     if network.contains(where: options.wants) {
       let server = try BenchServer(folder: folder + "/server")
       if options.wants("B4") {
-        let outcome = try await SendFigure.run(server: server, counts: quick ? .quick : .full)
+        let outcome = try await SendFigure.run(
+          server: server, counts: quick ? .quick : .full, partThree: options.partThree)
         report.rows += outcome.rows
         sendToSent = outcome.sendToSent
         oneAtATime = outcome.oneAtATime

@@ -29,7 +29,9 @@ enum SendFigure {
     var oneAtATime: Samples
   }
 
-  static func run(server: BenchServer, counts: Counts) async throws -> Outcome {
+  static func run(server: BenchServer, counts: Counts, partThree: Bool = false) async throws
+    -> Outcome
+  {
     let alice = try await server.device("alice")
     let chat = try await alice.conversationList.createConversation(
       title: "B4", memberIDs: [UserID("bob")])
@@ -43,15 +45,19 @@ enum SendFigure {
 
     // One at a time first: each message's own path, with no queue in front of it.
     var oneAtATime = Samples()
+    var last: MessageID?
     for index in 0..<(100 + counts.roundTrips / 2) {
       let started = Nanos.now()
-      let id = try await alice.messages.send("B4 closed \(index)", in: chat)
+      let id = try await send(
+        "B4 closed \(index)", number: index, earlier: partThree ? last : nil, in: chat,
+        messages: alice.messages)
+      last = id
       let times = try await collector.wait(for: [id], timeout: 10)
       if index >= 100, let sentAt = times[id] { oneAtATime.add(sentAt - started) }
     }
     let burst = try await offer(
       perSecond: 1_000, total: 300 + counts.messages, warmUp: 300, cycling: [chat],
-      engine: alice, collector: collector)
+      engine: alice, collector: collector, partThree: partThree)
     var conversations = [chat]
     for index in 1..<10 {
       conversations.append(
@@ -60,7 +66,7 @@ enum SendFigure {
     }
     let spread = try await offer(
       perSecond: 1_000, total: 300 + counts.messages, warmUp: 300, cycling: conversations,
-      engine: alice, collector: collector)
+      engine: alice, collector: collector, partThree: partThree)
     collecting.cancel()
     let metrics = await alice.metrics()
     await alice.close()
@@ -144,7 +150,7 @@ enum SendFigure {
   /// the offering: the clock starts at the slot.
   static func offer(
     perSecond: Int, total: Int, warmUp: Int, cycling conversations: [ConversationID],
-    engine: ChatEngine, collector: SentCollector
+    engine: ChatEngine, collector: SentCollector, partThree: Bool
   ) async throws -> Offered {
     let interval = Int64(1_000_000_000 / perSecond)
     let begin = Nanos.now() + 10_000_000
@@ -158,8 +164,17 @@ enum SendFigure {
       if now - slot > interval { lateSends += 1 }
       let messages = engine.messages
       let conversation = conversations[index % conversations.count]
+      let earlier =
+        partThree && index >= conversations.count && [3, 7].contains(index % 10)
+        ? await sends[index - conversations.count].task.value : nil
       sends.append(
-        (Task { try? await messages.send("B4 message \(index)", in: conversation) }, now))
+        (
+          Task {
+            try? await send(
+              "B4 message \(index)", number: index, earlier: earlier, in: conversation,
+              messages: messages)
+          }, now
+        ))
     }
     let offeredSeconds = Nanos.seconds(Nanos.now() - begin)
     var startedAt: [MessageID: Int64] = [:]
@@ -178,6 +193,22 @@ enum SendFigure {
     return Offered(
       samples: samples, offeredPerSecond: Double(total) / offeredSeconds,
       sentPerSecond: Double(total) / Nanos.seconds(lastSent - begin), lateSends: lateSends)
+  }
+
+  /// Send `number` of a B4 loop. With `--part-three` (`earlier` given: the last message sent
+  /// in the conversation), send 7 of every 10 answers it, and a reaction to it goes before
+  /// send 3 of every 10 (queued in the same outbox, not measured itself).
+  static func send(
+    _ text: String, number: Int, earlier: MessageID?, in conversation: ConversationID,
+    messages: any MessageRepository
+  ) async throws -> MessageID {
+    guard let earlier else { return try await messages.send(text, in: conversation) }
+    switch number % 10 {
+    case 7: return try await messages.reply(text, to: earlier, in: conversation)
+    case 3: try await messages.react("👍", to: earlier, in: conversation, remove: false)
+    default: break
+    }
+    return try await messages.send(text, in: conversation)
   }
 
   /// GET /healthz on one keep-alive connection, one at a time, through ChatLoad's closed loop

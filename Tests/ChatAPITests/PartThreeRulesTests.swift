@@ -45,6 +45,26 @@ import Testing
       ])
   }
 
+  /// The hand-written reader gives what the `Codable` one gives, and refuses what it refuses.
+  @Test func reactionsReadByHandEqualTheCodableReading() throws {
+    let groups = [
+      ReactionGroup(emoji: "👍", userIds: ["bob", "carol"]),
+      ReactionGroup(emoji: "👨‍👩‍👧", userIds: ["d\"q"]), ReactionGroup(emoji: "❤️", userIds: []),
+    ]
+    let json = APICoding.json(groups)
+    #expect(ReactionGroup.list(from: json) == groups)
+    #expect(try APICoding.decode([ReactionGroup].self, from: json) == groups)
+    #expect(ReactionGroup.list(from: .array([])) == [])
+    for wrong in [
+      #"{"emoji":"👍","userIds":[]}"#, #"[{"emoji":1,"userIds":[]}]"#, #"[{"emoji":"👍"}]"#,
+      #"[{"emoji":"👍","userIds":[2]}]"#, #"[null]"#,
+    ] {
+      let parsed = try JSONParser.parse(wrong)
+      #expect(ReactionGroup.list(from: parsed) == nil, "\(wrong)")
+      #expect(throws: (any Error).self) { try APICoding.decode([ReactionGroup].self, from: parsed) }
+    }
+  }
+
   @Test func aReactionThatChangesNothingIsRefused() throws {
     var reactions = Reactions()
     try reactions.apply("👍", by: "bob", remove: false)

@@ -8,6 +8,29 @@ public struct ReactionGroup: Codable, Sendable, Equatable {
     self.emoji = emoji
     self.userIds = userIds
   }
+
+  /// A message's `reactions` read from JSON by hand: a device reads them with every row of a
+  /// conversation's window, and the `Codable` path (`APICoding.decode`) cost as much as the
+  /// rest of the row in B2's profile. The same result; nil for anything but an array of
+  /// objects with a string `emoji` and an array of strings `userIds`.
+  public static func list(from json: JSON) -> [ReactionGroup]? {
+    guard case .array(let items) = json else { return nil }
+    var groups: [ReactionGroup] = []
+    groups.reserveCapacity(items.count)
+    for item in items {
+      guard case .object(let object) = item, case .string(let emoji)? = object["emoji"],
+        case .array(let users)? = object["userIds"]
+      else { return nil }
+      var ids: [String] = []
+      ids.reserveCapacity(users.count)
+      for user in users {
+        guard case .string(let id) = user else { return nil }
+        ids.append(id)
+      }
+      groups.append(ReactionGroup(emoji: emoji, userIds: ids))
+    }
+    return groups
+  }
 }
 
 /// A message's reactions in their current state, and the rules that change them, the same on

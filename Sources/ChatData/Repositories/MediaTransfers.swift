@@ -121,11 +121,10 @@ actor MediaTransfers: MediaRepository {
         contentType: contentType ?? Self.contentType(ofFileNamed: fileName), byteCount: size,
         sha256: try await digest(name, folder, processing), fileName: fileName)
     }
-    try await messages.save(
-      MessageRecord(
-        conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
-        text: caption, sequence: nil, sentAt: context.clock.now().date, state: .sending,
-        failure: nil, media: media, mediaFile: name))
+    var record = messages.newMessage(caption, in: conversation, id: id)
+    record.media = media
+    record.mediaFile = name
+    try await messages.save(record)
     return media
   }
 

@@ -81,13 +81,19 @@ actor MessagesRepository {
   /// Saves the message as sending (on screen at once), then lets the outbox post it.
   func send(_ text: String, in conversation: ConversationID) async throws(ChatError) -> MessageID {
     try Self.check(text)
-    let id = context.ids.next()
-    try await save(
-      MessageRecord(
-        conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
-        text: text, sequence: nil, sentAt: context.clock.now().date, state: .sending,
-        failure: nil))
-    return id
+    let record = newMessage(text, in: conversation)
+    try await save(record)
+    return record.clientID
+  }
+
+  /// My new message, sending, sent now: with client ID `id`, else a new one.
+  nonisolated func newMessage(_ text: String, in conversation: ConversationID, id: MessageID? = nil)
+    -> MessageRecord
+  {
+    MessageRecord(
+      conversationID: conversation, clientID: id ?? context.ids.next(), senderID: context.me,
+      serverID: nil, text: text, sequence: nil, sentAt: context.clock.now().date,
+      state: .sending, failure: nil)
   }
 
   /// Saves my reply to a message of the conversation (anyone's, held here and not deleted), as
@@ -107,14 +113,10 @@ actor MessagesRepository {
       throw .notFound("no message \(target) in conversation \(conversation)")
     }
     guard !answered.isDeleted else { throw .invalidInput("the message was deleted") }
-    let id = context.ids.next()
-    var record = MessageRecord(
-      conversationID: conversation, clientID: id, senderID: context.me, serverID: nil,
-      text: text, sequence: nil, sentAt: context.clock.now().date, state: .sending,
-      failure: nil)
+    var record = newMessage(text, in: conversation)
     record.replyTo = target
     try await save(record)
-    return id
+    return record.clientID
   }
 
   /// Saves my new message (text, or media with its caption) at the back of the outbox and

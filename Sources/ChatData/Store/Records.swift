@@ -81,15 +81,20 @@ package struct MessageRecord: Sendable, Equatable {
 }
 
 extension MessageRecord {
-  /// A message the server accepted (`sent`, with its sequence), as a catch-up saves it: for
-  /// the package's tools that fill a store below the engine (`chat-bench`).
+  /// A message the server accepted (`sent`, with its sequence), as a catch-up saves it (its
+  /// reactions and the quote of what it answers as served): for the package's tools that fill
+  /// a store below the engine (`chat-bench`).
   package init(
     sentIn conversationID: ConversationID, clientID: MessageID, senderID: UserID,
-    serverID: String, text: String, sequence: Int, sentAt: Date
+    serverID: String, text: String, sequence: Int, sentAt: Date,
+    reactions: [ReactionGroup] = [], replyTo: MessageID? = nil, quote: Quote? = nil
   ) {
     self.init(
       conversationID: conversationID, clientID: clientID, senderID: senderID, serverID: serverID,
       text: text, sequence: sequence, sentAt: sentAt, state: .sent, failure: nil)
+    servedReactions = reactions
+    self.replyTo = replyTo
+    self.quote = quote.map { .shown($0) }
   }
 }
 

@@ -5,7 +5,8 @@ import Foundation
 import SQLite
 
 /// A conversation as the screen shows it (`ConversationSnapshot`), read in two statements: the
-/// window (`windowSQL`) and one head (`headSQL`).
+/// window (`windowSQL`, each reply with the message it answers as held: `quotedColumns`) and
+/// one head (`headSQL`).
 package enum SnapshotQuery {
   /// The newest `limit` held messages at or above the history floor (so no hole shows in the
   /// middle), then my unsent ones in client-ID order; and the receipt numbers. `media`: where
@@ -25,9 +26,12 @@ package enum SnapshotQuery {
     var newestFirst: [MessageRecord] = []
     newestFirst.reserveCapacity(limit)
     var held = 0
+    let quoted = requotes ? MessagesTable.columnCount : nil
     try db.forEachRow(windowSQL, conversation.rawValue, floor, limit + 1) { row in
       held += 1
-      if held <= limit, let record = MessagesTable.record(row, in: conversation) {
+      if held <= limit,
+        let record = MessagesTable.record(row, in: conversation, heldQuote: quoted)
+      {
         newestFirst.append(record)
       }
     }
@@ -50,19 +54,20 @@ package enum SnapshotQuery {
     requotes: Bool = true, db: Database
   ) throws -> ConversationSnapshot {
     let head = try db.query(headSQL, conversation.rawValue) { Head(row: $0) }.first
-    let shown = "conversation_id = ? AND kind IN ('message', 'members', 'title')"
+    let shown = "m.conversation_id = ? AND m.kind IN ('message', 'members', 'title')"
+    let quoted = requotes ? MessagesTable.columnCount : nil
     let older = try db.query(
       """
-      SELECT \(MessagesTable.columns) FROM messages
-      WHERE \(shown) AND sequence <= ? ORDER BY sequence DESC LIMIT ?
+      SELECT \(quotedColumns) FROM \(messagesAndQuoted)
+      WHERE \(shown) AND m.sequence <= ? ORDER BY m.sequence DESC LIMIT ?
       """, conversation.rawValue, sequence, limit + 1
-    ) { MessagesTable.record($0, in: conversation) }.compactMap { $0 }
+    ) { MessagesTable.record($0, in: conversation, heldQuote: quoted) }.compactMap { $0 }
     let newer = try db.query(
       """
-      SELECT \(MessagesTable.columns) FROM messages
-      WHERE \(shown) AND sequence > ? ORDER BY sequence ASC LIMIT ?
+      SELECT \(quotedColumns) FROM \(messagesAndQuoted)
+      WHERE \(shown) AND m.sequence > ? ORDER BY m.sequence ASC LIMIT ?
       """, conversation.rawValue, sequence, limit + 1
-    ) { MessagesTable.record($0, in: conversation) }.compactMap { $0 }
+    ) { MessagesTable.record($0, in: conversation, heldQuote: quoted) }.compactMap { $0 }
     let page = AroundPage.pick(
       older: older.compactMap(\.sequence), newer: newer.compactMap(\.sequence), limit: limit)
     let picked = Set(page.sequences)
@@ -80,14 +85,15 @@ package enum SnapshotQuery {
   ) throws -> ConversationSnapshot {
     let record = head?.conversation
     if atNewest, head?.hasUnsent ?? true {
+      let quoted = requotes ? MessagesTable.columnCount : nil
       messages += try db.query(
         """
-        SELECT \(MessagesTable.columns) FROM messages
-        WHERE conversation_id = ? AND sequence IS NULL AND kind = 'message' ORDER BY client_id
+        SELECT \(quotedColumns) FROM \(messagesAndQuoted)
+        WHERE m.conversation_id = ? AND m.sequence IS NULL AND m.kind = 'message'
+        ORDER BY m.client_id
         """, conversation.rawValue
-      ) { MessagesTable.record($0, in: conversation) }.compactMap { $0 }
+      ) { MessagesTable.record($0, in: conversation, heldQuote: quoted) }.compactMap { $0 }
     }
-    if requotes { try requote(&messages, in: conversation, db: db) }
     let receipts = try head.map(\.receipts) ?? ReceiptsTable.receipts(conversation, db: db)
     // "Read by N of M" is for groups only: a one-to-one conversation reads no more.
     var memberReceipts: [MemberReceiptRecord] = []
@@ -102,26 +108,36 @@ package enum SnapshotQuery {
       mediaFolder: media)
   }
 
-  /// Each reply quotes the message it answers as this device holds it now (its edits and its
-  /// delete applied: the quote is of the **current** state, API.md Part 3), else as the server
-  /// last served it (hidden stays hidden). One lookup by client ID per reply in the window.
-  static func requote(
-    _ messages: inout [MessageRecord], in conversation: ConversationID, db: Database
-  ) throws {
-    for index in messages.indices {
-      guard let target = messages[index].replyTo else { continue }
-      let held = try MessagesTable.currentQuote(
-        of: target.rawValue, in: conversation.rawValue, db: db)
-      if let held { messages[index].quote = .shown(held) }
-    }
+  /// The held message (its row ID) that the message `id` of `conversation` names, both SQL
+  /// expressions: a message of the conversation with that client ID, the sent one first.
+  static func heldTarget(of id: String, in conversation: String) -> String {
+    """
+    SELECT t.id FROM messages t INDEXED BY messages_by_client_id
+    WHERE t.client_id = \(id) AND t.conversation_id = \(conversation) AND t.kind = 'message'
+    ORDER BY t.sequence IS NULL, t.sequence LIMIT 1
+    """
   }
+
+  /// The rows of `messages` (as `m`), each reply with the message it answers when it is held
+  /// (as `quoted`): a reply quotes it as this device holds it now (its edits and its delete
+  /// applied: the quote is of the **current** state, API.md Part 3), else as the server last
+  /// served it (hidden stays hidden). In the window's statement, so the open stays one.
+  static let messagesAndQuoted = """
+    messages m LEFT JOIN messages quoted
+      ON m.reply_to IS NOT NULL AND quoted.id = (\(heldTarget(of: "m.reply_to", in: "m.conversation_id")))
+    """
+
+  /// What the queries on `messagesAndQuoted` select: `MessagesTable.columns` of `m`, then the
+  /// quoted message's (`MessagesTable.quote(held:at:)`).
+  static let quotedColumns =
+    MessagesTable.columnsOfM + ", " + MessagesTable.quoteColumns(of: "quoted")
 
   /// The window of a conversation screen: the newest `?` (limit) held messages at or above `?`
   /// (the history floor) of conversation `?`, newest first.
   package static let windowSQL = """
-    SELECT \(MessagesTable.columns) FROM messages
-    WHERE conversation_id = ? AND sequence >= ? AND kind IN ('message', 'members', 'title')
-    ORDER BY sequence DESC LIMIT ?
+    SELECT \(quotedColumns) FROM \(messagesAndQuoted)
+    WHERE m.conversation_id = ? AND m.sequence >= ? AND m.kind IN ('message', 'members', 'title')
+    ORDER BY m.sequence DESC LIMIT ?
     """
 
   /// What a snapshot reads besides its rows, in one statement (each statement run showed in

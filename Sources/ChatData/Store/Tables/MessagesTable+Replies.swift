@@ -6,8 +6,8 @@ import SQLite
 
 /// Replies in `messages` (API.md Part 3, "Replies"): a reply's row keeps its target's client
 /// message ID (`reply_to`) and the quote the server served (`quote`). What a screen shows is
-/// the quote of the target as this device holds it now (`SnapshotQuery.requote`); the stored
-/// quote stands in only while the target is not held.
+/// the quote of the target as this device holds it now (the snapshot's queries join it:
+/// `SnapshotQuery.quotedColumns`); the stored quote stands in only while the target is not held.
 ///
 /// A stored quote is text of another message, so it follows that message: when the target's
 /// text changes or is erased here, every stored quote of it is written again from the target
@@ -20,17 +20,10 @@ extension MessagesTable {
   {
     try db.query(
       """
-      SELECT sender_id, coalesce(sequence, 0), text, deleted, json_extract(media, '$.kind')
-      FROM messages INDEXED BY messages_by_client_id
-      WHERE client_id = ? AND conversation_id = ? AND kind = 'message'
-      ORDER BY sequence IS NULL, sequence LIMIT 1
+      SELECT \(quoteColumns(of: "messages")) FROM messages
+      WHERE id = (\(SnapshotQuery.heldTarget(of: "?1", in: "?2")))
       """, id, conversation
-    ) { row in
-      Quote(
-        senderId: row.string(0), sequence: row.int(1), currentText: row.string(2),
-        mediaKind: row.optionalString(4).flatMap(MediaKind.init(rawValue:)),
-        deleted: row.int(3) != 0)
-    }.first
+    ) { quote(held: $0, at: 0) }.first ?? nil
   }
 
   /// What `mentions` holds for a message whose mentions an edit made unknown: the server

@@ -36,9 +36,11 @@ enum MessagesTable {
 
   /// Maps a row selected with `columns`; nil for a row this version cannot read.
   /// `conversation`: the one a query's `conversation_id = ?` already names, so its column is
-  /// neither read nor checked again for each row.
+  /// neither read nor checked again for each row. `heldQuote`: where the row's columns of the
+  /// message it answers start, when the query joined them (`SnapshotQuery.quotedColumns`): a
+  /// reply whose target is held quotes it as held, else its stored quote stands.
   static func record(
-    _ row: Row, offset: Int = 0, in conversation: ConversationID? = nil
+    _ row: Row, offset: Int = 0, in conversation: ConversationID? = nil, heldQuote: Int? = nil
   ) -> MessageRecord? {
     guard let conversation = conversation ?? ConversationID(rawValue: row.string(offset)),
       let clientID = MessageID(rawValue: row.string(offset + 1)),
@@ -66,8 +68,29 @@ enum MessagesTable {
         ? nil : row.int(offset + 19),
       reactions: row.optionalString(offset + 21).flatMap(Self.reactions(stored:)) ?? [],
       replyTo: row.optionalString(offset + 22).flatMap(MessageID.init(rawValue:)),
-      quote: row.optionalString(offset + 23).flatMap(Self.quote(stored:)),
+      quote: heldQuote.flatMap { quote(held: row, at: $0) }.map { .shown($0) }
+        ?? row.optionalString(offset + 23).flatMap(Self.quote(stored:)),
       mentions: users(row.optionalString(offset + 24)))
+  }
+
+  /// The quote of a held message whose `quoteColumns` a row holds from `index`; nil when the
+  /// row has none (a left join that found no target).
+  static func quote(held row: Row, at index: Int) -> Quote? {
+    guard !row.isNull(index) else { return nil }
+    return Quote(
+      senderId: row.string(index), sequence: row.int(index + 1),
+      currentText: row.string(index + 2),
+      mediaKind: row.optionalString(index + 4).flatMap(MediaKind.init(rawValue:)),
+      deleted: row.int(index + 3) != 0)
+  }
+
+  /// What `quote(held:at:)` reads of the message named `alias`: sender, sequence (0 while
+  /// unsent), text, deleted, media kind.
+  static func quoteColumns(of alias: String) -> String {
+    """
+    \(alias).sender_id, coalesce(\(alias).sequence, 0), \(alias).text, \(alias).deleted, \
+    json_extract(\(alias).media, '$.kind')
+    """
   }
 
   /// The `quote` column: the server's quote as JSON, or `null` when it is hidden.
@@ -90,7 +113,7 @@ enum MessagesTable {
 
   /// The `reactions` columns: API.md's array, as JSON.
   static func reactions(stored: String) -> [ReactionGroup]? {
-    try? APICoding.decode([ReactionGroup].self, from: stored)
+    (try? JSONParser.parse(stored)).flatMap(ReactionGroup.list(from:))
   }
 
   static func stored(reactions: [ReactionGroup]) -> String? {

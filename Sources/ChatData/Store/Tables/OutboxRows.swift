@@ -111,7 +111,7 @@ enum OutboxRows {
         continue
       }
       guard
-        var record = try db.query(
+        let record = try db.query(
           """
           UPDATE messages SET posted_text = coalesce(posted_text, text) WHERE id = ?
           RETURNING \(MessagesTable.columns), posted_text, emoji, reaction_remove
