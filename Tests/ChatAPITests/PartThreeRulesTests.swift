@@ -117,6 +117,18 @@ import Testing
     #expect(Quote(of: message(flags)).text.unicodeScalars.count == 100)
   }
 
+  /// The cut's two paths: a text of at most 100 bytes whole, a longer one sliced at the 100th
+  /// scalar, by bytes or by scalars alike (a NUL is a scalar like any other).
+  @Test func aQuoteKeepsAShortTextWholeAndSlicesALongOneAtItsHundredthScalar() {
+    let hundred = String(repeating: "a", count: 99) + "\u{0}"
+    #expect(Quote(of: message(hundred)).text == hundred)
+    #expect(Quote(of: message(hundred + "b")).text == hundred)
+    let sixty = String(repeating: "é", count: 60)  // 120 bytes, 60 scalars: whole
+    #expect(Quote(of: message(sixty)).text == sixty)
+    let mixed = String(repeating: "aé", count: 50) + "🦩"
+    #expect(Quote(of: message(mixed)).text == String(repeating: "aé", count: 50))
+  }
+
   @Test func aDeletedMessagesQuoteHasNoText() {
     let quote = Quote(of: message("", deleted: true))
     #expect(quote.deleted && quote.text.isEmpty && quote.mediaKind == nil)

@@ -33,11 +33,21 @@ public struct Quote: Codable, Sendable, Equatable {
   public init(
     senderId: String, sequence: Int, currentText: String, mediaKind: MediaKind?, deleted: Bool
   ) {
-    var scalars = String.UnicodeScalarView()
-    if !deleted { scalars.append(contentsOf: currentText.unicodeScalars.prefix(Self.maxScalars)) }
     self.init(
-      senderId: senderId, sequence: sequence, text: String(scalars),
+      senderId: senderId, sequence: sequence, text: deleted ? "" : Self.cut(currentText),
       mediaKind: deleted ? nil : mediaKind, deleted: deleted)
+  }
+
+  /// The first `maxScalars` scalars of `text`: the text itself when it has no more bytes than
+  /// that (a scalar is at least one), else one slice (a device builds a quote for every reply
+  /// of a window it opens; appending scalar by scalar showed in B2's profile).
+  static func cut(_ text: String) -> String {
+    guard text.utf8.count > maxScalars else { return text }
+    let scalars = text.unicodeScalars
+    let end =
+      scalars.index(scalars.startIndex, offsetBy: maxScalars, limitedBy: scalars.endIndex)
+      ?? scalars.endIndex
+    return String(scalars[..<end])
   }
 
   public func encode(to encoder: any Encoder) throws {
