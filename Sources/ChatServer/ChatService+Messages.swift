@@ -71,19 +71,31 @@ extension ChatService {
         throw ServiceError.badRequest("A reaction needs emoji: one emoji, as a string.")
       }
       target = (id, key)
+    case .pin:
+      guard post.media == nil else {
+        throw ServiceError.badRequest("Only a message carries media.")
+      }
+      guard let id = post.target, let key = MessageID(rawValue: id)?.rawValue else {
+        throw ServiceError.badRequest(
+          "target must be the clientMessageId (a UUID) of the message to pin.")
+      }
+      target = (id, key)
     case .members, .title:
       throw ServiceError.badRequest(
-        "kind must be message, edit, delete or reaction: members and title have routes of "
-          + "their own.")
+        "kind must be message, edit, delete, reaction or pin: members and title have routes "
+          + "of their own.")
     }
-    guard kind == .reaction || (post.emoji == nil && post.remove == nil) else {
-      throw ServiceError.badRequest("Only a reaction has emoji and remove.")
+    guard kind == .reaction || post.emoji == nil else {
+      throw ServiceError.badRequest("Only a reaction has emoji.")
+    }
+    guard [.reaction, .pin].contains(kind) || post.remove == nil else {
+      throw ServiceError.badRequest("Only a reaction or a pin has remove.")
     }
     guard kind == .message || post.replyTo == nil else {
       throw ServiceError.badRequest("Only a message replies to another.")
     }
     let text: String
-    if kind == .delete || kind == .reaction {
+    if [.delete, .reaction, .pin].contains(kind) {
       guard post.text == nil || post.text == "" else {
         throw ServiceError.badRequest("A \(kind.rawValue) has no text.")
       }

@@ -197,6 +197,15 @@ extension PostgresStoreBackend {
       ALTER TABLE members ADD COLUMN muted_mentions TEXT COLLATE "C" NOT NULL DEFAULT 'push';
       """
     ),
+    // As SQLite's v12-pins.
+    (
+      "pg-v6-pins",
+      """
+      ALTER TABLE messages ADD COLUMN pinned_at BIGINT;
+      CREATE INDEX messages_pinned ON messages (conversation_id, pinned_at)
+        WHERE pinned_at IS NOT NULL;
+      """
+    ),
   ])
 }
 

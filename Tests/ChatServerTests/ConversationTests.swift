@@ -24,7 +24,7 @@ import Testing
     #expect(
       Set(object.keys) == [
         "id", "title", "memberIds", "lastSequence", "readUpTo", "createdAt", "visible",
-        "membership", "createdBy", "unreadMentions", "mutedMentions",
+        "membership", "createdBy", "unreadMentions", "mutedMentions", "pinned",
       ])
     #expect(object["membership"] as? String == "member")
     #expect(object["createdBy"] as? String == "bob")
@@ -75,7 +75,7 @@ import Testing
     #expect(
       Set(item.keys) == [
         "id", "title", "memberIds", "lastSequence", "readUpTo", "lastMessage", "createdAt",
-        "visible", "membership", "createdBy", "unreadMentions", "mutedMentions",
+        "visible", "membership", "createdBy", "unreadMentions", "mutedMentions", "pinned", "pinned",
       ])
     #expect(item["lastSequence"] as? Int == 1)
     #expect(item["readUpTo"] as? Int == 0)

@@ -136,7 +136,8 @@ import Wire
       #expect(
         item.map { Set($0.keys) } == [
           "id", "title", "memberIds", "lastSequence", "readUpTo", "lastMessage", "createdAt",
-          "visible", "membership", "createdBy", "unreadMentions", "mutedMentions",
+          "visible", "membership", "createdBy", "unreadMentions", "mutedMentions", "pinned",
+          "pinned",
         ])
       #expect(item?["id"] as? String == conversation)
       #expect(item?["title"] as? String == "Hiking")

@@ -26,12 +26,16 @@ public struct ConversationItem: Codable, Sendable, Equatable {
   public var unreadMentions: Int?
   /// Part 3: what the caller's mute does to mentions; nil from a server without the option.
   public var mutedMentions: MentionPushes?
+  /// Part 3: the pinned messages the caller can see, newest pin first; nil from a server
+  /// without pins.
+  public var pinned: [PinnedMessage]?
 
   public init(
     id: String, title: String, memberIds: [String], lastSequence: Int, readUpTo: Int,
     lastMessage: Item?, createdAt: String, visible: [VisibleRange]? = nil,
     membership: Membership? = nil, createdBy: String? = nil, mutedUntil: String? = nil,
-    unreadMentions: Int? = nil, mutedMentions: MentionPushes? = nil
+    unreadMentions: Int? = nil, mutedMentions: MentionPushes? = nil,
+    pinned: [PinnedMessage]? = nil
   ) {
     self.id = id
     self.title = title
@@ -46,11 +50,12 @@ public struct ConversationItem: Codable, Sendable, Equatable {
     self.mutedUntil = mutedUntil
     self.unreadMentions = unreadMentions
     self.mutedMentions = mutedMentions
+    self.pinned = pinned
   }
 
   enum CodingKeys: String, CodingKey {
     case id, title, memberIds, lastSequence, readUpTo, lastMessage, createdAt, visible
-    case membership, createdBy, mutedUntil, unreadMentions, mutedMentions
+    case membership, createdBy, mutedUntil, unreadMentions, mutedMentions, pinned
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -74,6 +79,18 @@ public struct ConversationItem: Codable, Sendable, Equatable {
     try container.encodeIfPresent(mutedUntil, forKey: .mutedUntil)
     try container.encodeIfPresent(unreadMentions, forKey: .unreadMentions)
     try container.encodeIfPresent(mutedMentions, forKey: .mutedMentions)
+    try container.encodeIfPresent(pinned, forKey: .pinned)
+  }
+}
+
+/// A pinned message of a conversation item's `pinned` (API.md Part 3, "Pins").
+public struct PinnedMessage: Codable, Sendable, Equatable {
+  public var clientMessageId: String
+  public var sequence: Int
+
+  public init(clientMessageId: String, sequence: Int) {
+    self.clientMessageId = clientMessageId
+    self.sequence = sequence
   }
 }
 

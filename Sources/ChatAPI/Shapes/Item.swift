@@ -1,6 +1,7 @@
-/// What an item of a conversation's log is (API.md Part 2, "Items"; Part 3 adds reactions).
+/// What an item of a conversation's log is (API.md Part 2, "Items"; Part 3 adds reactions and
+/// pins).
 public enum ItemKind: String, Codable, Sendable, CaseIterable {
-  case message, edit, delete, members, title, reaction
+  case message, edit, delete, members, title, reaction, pin
 }
 
 /// One entry of a conversation's log, with its own sequence number: a message (Part 1's
@@ -118,6 +119,8 @@ public struct Item: Codable, Sendable, Equatable {
     }
     if kind == .reaction {
       try container.encode(emoji ?? "", forKey: .emoji)
+    }
+    if kind == .reaction || kind == .pin {
       try container.encode(remove ?? false, forKey: .remove)
     }
   }

@@ -18,7 +18,7 @@ extension MessageRecord {
     else { return nil }
     let target = item.target.flatMap(MessageID.init(rawValue:))
     let kind = Kind(rawValue: item.effectiveKind.rawValue) ?? .message
-    if [.edit, .delete, .reaction].contains(kind) && target == nil { return nil }
+    if [.edit, .delete, .reaction, .pin].contains(kind) && target == nil { return nil }
     var editedAt: Date?
     if let edited = item.editedAt {
       guard let time = Timestamp(rfc3339: edited) else { return nil }

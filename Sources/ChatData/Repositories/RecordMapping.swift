@@ -93,7 +93,7 @@ enum RecordMapping {
     switch record.kind {
     case .members: .membersChanged(added: record.added, removed: record.removed)
     case .title: .titleChanged(record.title ?? "")
-    case .message, .edit, .delete, .reaction: nil
+    case .message, .edit, .delete, .reaction, .pin: nil
     }
   }
 

@@ -72,11 +72,12 @@ package struct MessageRecord: Sendable, Equatable {
     case hidden
   }
 
-  /// The kinds of API.md's items, as the store spells them. A reaction is kept (the log stays
-  /// dense, so no gap is seen where it is) and not shown; its effect on the message comes with
-  /// the engine's reactions (issue 35).
+  /// The kinds of API.md's items, as the store spells them. A reaction or a pin is kept (the
+  /// log stays dense, so no gap is seen where it is) and not shown; a reaction's effect on the
+  /// message comes with the engine's reactions (issue 35), a pin's with the pinned bar (issue
+  /// 36, not yet on the device).
   enum Kind: String, Sendable {
-    case message, edit, delete, members, title, reaction
+    case message, edit, delete, members, title, reaction, pin
   }
 }
 

@@ -27,7 +27,7 @@ extension ServerStore {
         id: id, title: title, memberIds: memberIds, lastSequence: 0, readUpTo: 0,
         lastMessage: nil, createdAt: createdAt.rfc3339,
         visible: [VisibleRange(first: 1, last: nil)], membership: .member, createdBy: creator,
-        unreadMentions: 0, mutedMentions: .push)
+        unreadMentions: 0, mutedMentions: .push, pinned: [])
     }
   }
 
@@ -92,6 +92,10 @@ extension ServerStore {
                 AND u.kind = 'message' AND u.deleted = 0 AND u.mentions IS NOT NULL
                 AND \(dialect.contains("',' || u.mentions || ','", "',' || me.user_id || ','"))),
              me.muted_mentions,
+             (SELECT \(database.dialect.joined(
+                "CAST(pinned_at AS TEXT) || ':' || CAST(sequence AS TEXT) || ':' || client_message_id",
+                separator: "','"))
+              FROM messages WHERE conversation_id = c.id AND pinned_at IS NOT NULL),
              \(messageColumns(table: "m"))
       FROM members AS me
       JOIN conversations AS c ON c.id = me.conversation_id
@@ -109,12 +113,13 @@ extension ServerStore {
         memberIds: (row.optionalString(5) ?? "").split(separator: ",").map(String.init)
           .sorted(),
         lastSequence: lastSequence, readUpTo: min(row.int(4), lastSequence),
-        lastMessage: row.isNull(13)
-          ? nil : hidingQuotes([message(from: row, at: 13)], from: standing).first,
+        lastMessage: row.isNull(14)
+          ? nil : hidingQuotes([message(from: row, at: 14)], from: standing).first,
         createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))).rfc3339,
         visible: standing.ranges, membership: standing.membership,
         createdBy: row.optionalString(7), mutedUntil: row.optionalString(9),
-        unreadMentions: row.int(11), mutedMentions: MentionPushes(rawValue: row.string(12)))
+        unreadMentions: row.int(11), mutedMentions: MentionPushes(rawValue: row.string(12)),
+        pinned: pinned(from: row.optionalString(13) ?? "", seenBy: standing))
       return (item, standing, row.int(8))
     }
     // The newest message is one the caller cannot see (it joined later, or left): the

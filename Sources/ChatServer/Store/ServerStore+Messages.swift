@@ -87,6 +87,7 @@ extension ServerStore {
     // API.md's precedence: the item's own 403 and 422 come before the key's 409.
     var target: Item?
     var reaction: (target: Int, reactions: [ReactionGroup])?
+    var pinTarget: Int?
     var reply: RepliedMessage?
     switch new.kind {
     case .message:
@@ -104,8 +105,10 @@ extension ServerStore {
       }
     case .reaction:
       reaction = try reacted(new, in: db)
+    case .pin:
+      pinTarget = try pinned(new, in: db)
     case .members, .title:
-      throw StoreError.malformed("kind must be message, edit, delete or reaction here.")
+      throw StoreError.malformed("kind must be message, edit, delete, reaction or pin here.")
     }
     if existing != nil {
       throw StoreError.keyReused
@@ -128,13 +131,18 @@ extension ServerStore {
                             reply_to_sequence, media_kind)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """, new.conversationId, sequence, new.id, new.senderId, new.clientMessageId,
-      new.clientMessageKey, [.delete, .reaction].contains(new.kind) ? "" : new.text, sentAt,
-      new.kind.rawValue, new.target?.id, new.target?.key, mediaJSON, new.media?.key,
-      new.kind == .reaction ? new.emoji : nil, new.kind == .reaction && new.remove ? 1 : 0,
+      new.clientMessageKey, [.delete, .reaction, .pin].contains(new.kind) ? "" : new.text,
+      sentAt, new.kind.rawValue, new.target?.id, new.target?.key, mediaJSON, new.media?.key,
+      new.kind == .reaction ? new.emoji : nil,
+      [.reaction, .pin].contains(new.kind) && new.remove ? 1 : 0,
       new.kind == .message && !mentions.isEmpty ? mentions.joined(separator: ",") : nil,
       reply.map { _ in new.replyTo?.id }, reply?.quote.sequence, new.media?.kind.rawValue)
     if let reaction {
       try storeReactions(reaction.reactions, of: reaction.target, in: new.conversationId, db)
+    }
+    if let pinTarget {
+      try storePin(
+        of: pinTarget, by: sequence, remove: new.remove, in: new.conversationId, db)
     }
     var droppedMediaKey: String?
     if let target, let key = new.target?.key {
@@ -153,7 +161,7 @@ extension ServerStore {
         try db.run(
           """
           UPDATE messages SET text = '', deleted = 1, media = NULL, media_key = NULL,
-            reactions = NULL, mentions = NULL, media_kind = NULL
+            reactions = NULL, mentions = NULL, media_kind = NULL, pinned_at = NULL
           WHERE conversation_id = ? AND sequence = ?
           """, new.conversationId, target.sequence)
         if let droppedMediaKey {
@@ -192,7 +200,8 @@ extension ServerStore {
     // reactions, and an edit, delete or reaction carries no state of its own.
     let stored = Item(
       id: new.id, clientMessageId: new.clientMessageId, conversationId: new.conversationId,
-      senderId: new.senderId, text: [.delete, .reaction].contains(new.kind) ? "" : new.text,
+      senderId: new.senderId,
+      text: [.delete, .reaction, .pin].contains(new.kind) ? "" : new.text,
       sequence: sequence, sentAt: Timestamp(millisecondsSince1970: sentAt).rfc3339,
       kind: new.kind, media: new.media, deleted: false, target: new.target?.id,
       reactions: new.kind == .message ? [] : nil,
@@ -202,7 +211,7 @@ extension ServerStore {
       mentions: new.kind == .message ? mentions : nil,
       forwarded: new.kind == .message ? false : nil,
       emoji: new.kind == .reaction ? new.emoji : nil,
-      remove: new.kind == .reaction ? new.remove : nil)
+      remove: [.reaction, .pin].contains(new.kind) ? new.remove : nil)
     var pushes = PushQueueing()
     if new.kind == .message, let push = new.push {
       pushes = try queuePushes(
@@ -269,6 +278,8 @@ extension ServerStore {
     case .reaction:
       return stored.emoji?.utf8.elementsEqual((new.emoji ?? "").utf8) == true
         && stored.remove == new.remove
+    case .pin:
+      return stored.remove == new.remove
     case .delete, .members, .title:
       return true
     }
@@ -415,6 +426,6 @@ extension ServerStore {
         ? row.optionalString(first + 18)?.split(separator: ",").map(String.init) ?? [] : nil,
       forwarded: isMessage ? false : nil,
       emoji: kind == .reaction ? row.optionalString(first + 16) ?? "" : nil,
-      remove: kind == .reaction ? row.int(first + 17) != 0 : nil)
+      remove: kind == .reaction || kind == .pin ? row.int(first + 17) != 0 : nil)
   }
 }

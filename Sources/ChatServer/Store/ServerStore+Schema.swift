@@ -298,6 +298,17 @@ extension ServerStore {
       try db.execute(
         "ALTER TABLE members ADD COLUMN muted_mentions TEXT NOT NULL DEFAULT 'push';")
     }
+    // API.md Part 3's pins: a pinned message carries the sequence of the pin item that pinned
+    // it (`pinned_at`, NULL when not pinned: the newest pin first is the highest), and a pin
+    // item keeps whether it unpinned in `reaction_remove` (a reaction's "took it back").
+    migrator.register("v12-pins") { db in
+      try db.execute(
+        """
+        ALTER TABLE messages ADD COLUMN pinned_at INTEGER;
+        CREATE INDEX messages_pinned ON messages (conversation_id, pinned_at)
+          WHERE pinned_at IS NOT NULL;
+        """)
+    }
     return migrator
   }
 }

@@ -18,7 +18,8 @@ MESSAGE_FIELDS = {"id", "clientMessageId", "conversationId", "senderId", "text",
 # API.md Part 2, "Groups that change": the caller's visible ranges, membership and the creator.
 CONVERSATION_FIELDS = {"id", "title", "memberIds", "lastSequence", "readUpTo", "createdAt",
                        "visible", "membership", "createdBy",
-                       "unreadMentions", "mutedMentions"}  # API.md Part 3, "Mentions"
+                       "unreadMentions", "mutedMentions",  # API.md Part 3, "Mentions"
+                       "pinned"}  # API.md Part 3, "Pins"
 
 
 def activity(item):

@@ -28,6 +28,7 @@ import cases_groups
 import cases_items
 import cases_live
 import cases_media
+import cases_pins
 import cases_ops
 import cases_push
 import cases_search
@@ -47,6 +48,7 @@ SHARED = [
     ("reactions", cases_items.run_reactions),
     ("mentions", cases_items.run_mentions),
     ("replies", cases_items.run_replies),
+    ("pins", cases_pins.run),
     ("groups", cases_groups.run),
     ("mute", cases_groups.run_mute),
     ("receipts-burst", cases_groups.run_receipts_burst),

@@ -176,6 +176,8 @@ extension MessagesTable {
     case .reaction:
       guard let target = item.target else { return 0 }
       return try foldReactions(of: target, in: item.conversationID, tx: tx)
+    case .pin:
+      return 0
     case .members:
       return try applyMembers(item, me: me, tx: tx)
     case .title:
