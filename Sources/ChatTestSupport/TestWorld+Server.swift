@@ -81,6 +81,18 @@ extension TestWorld {
     return try await post(APICoding.encode(item), in: conversation, as: user)
   }
 
+  /// Pins the message `target` (its client message ID), or unpins it, straight on the service
+  /// as `user` (API.md Part 3, "Pins"); returns the status.
+  @discardableResult
+  public func pin(
+    _ target: String, in conversation: ConversationID, as user: String, remove: Bool = false
+  ) async throws -> Int {
+    let item = PostItem(
+      clientMessageId: UUID().uuidString.lowercased(), text: nil, kind: .pin, target: target,
+      remove: remove)
+    return try await post(APICoding.encode(item), in: conversation, as: user)
+  }
+
   private func postItem(
     _ fields: [String: String], in conversation: ConversationID, as user: String
   )

@@ -109,6 +109,28 @@ struct EngineReceivingTests {
     await p.close()
   }
 
+  /// A pin item (issue 36; the device does not show pins yet) is kept in the log, so no gap is
+  /// seen where it is, and never shown as a message: live, and again after a catch-up.
+  @Test func aPinItemIsKeptInTheLogAndNotShownAsAMessage() async throws {
+    let p = try await Pair.make()
+    let screen = p.watch(p.alice)
+    let lunch = UUID().uuidString.lowercased()
+    try await p.world.post("lunch?", in: p.chat, as: "bob", clientMessageId: lunch)
+    await p.world.settle()
+    #expect(try await p.world.pin(lunch, in: p.chat, as: "bob") == 201)
+    try await p.world.post("at one", in: p.chat, as: "bob")
+    await p.world.settle()
+    #expect(screen.latest?.texts == ["lunch?", "at one"])
+    #expect(screen.latest?.map(\.sequence) == [1, 3])
+    #expect(await p.alice.engine.metrics().gapsDetected == 0)
+    p.alice.network.isOnline = false
+    await p.world.settle()
+    p.alice.network.isOnline = true
+    await p.world.advance(by: .seconds(1))
+    #expect(screen.latest?.texts == ["lunch?", "at one"])
+    await p.close()
+  }
+
   /// The message shows its reactions as the server holds them, through a duplicated event, a
   /// catch-up that brings the message after its reactions changed, and a delete.
   @Test func aMessageShowsTheServersReactionsWhateverOrderTheyCameIn() async throws {
