@@ -9,24 +9,8 @@ extension ServerStore {
   /// conversation that the caller can see and that is not deleted; pinning one that is pinned,
   /// unpinning one that is not, or pinning an 11th: 422. Returns the message's sequence.
   static func pinned(_ new: NewMessage, in db: any StoreDatabase) throws -> Int {
-    guard let key = new.target?.key else {
-      throw StoreError.malformed("A pin needs target: the message's clientMessageId.")
-    }
-    guard let standing = try standing(db, of: new.conversationId, user: new.senderId) else {
-      throw StoreError.notAMember
-    }
-    let candidates = try db.query(
-      """
-      SELECT sequence, deleted, pinned_at FROM messages
-      WHERE conversation_id = ? AND client_message_key = ? AND kind = 'message'
-      ORDER BY sequence
-      """, new.conversationId, key
-    ) { row in (row.int(0), row.int(1) != 0, !row.isNull(2)) }
-    guard let (sequence, deleted, isPinned) = candidates.first(where: { standing.canSee($0.0) })
-    else {
-      throw StoreError.invalid("The target is not a message of this conversation you can see.")
-    }
-    guard !deleted else { throw StoreError.invalid("The target was deleted.") }
+    let (sequence, pinnedAt) = try seenTarget(of: new, reading: "pinned_at", in: db)
+    let isPinned = pinnedAt != nil
     if new.remove {
       guard isPinned else { throw StoreError.invalid("The message is not pinned.") }
     } else {

@@ -9,24 +9,7 @@ extension ServerStore {
   static func reacted(_ new: NewMessage, in db: any StoreDatabase) throws -> (
     target: Int, reactions: [ReactionGroup]
   ) {
-    guard let key = new.target?.key else {
-      throw StoreError.malformed("A reaction needs target: the message's clientMessageId.")
-    }
-    guard let standing = try standing(db, of: new.conversationId, user: new.senderId) else {
-      throw StoreError.notAMember
-    }
-    let candidates = try db.query(
-      """
-      SELECT sequence, deleted, reactions FROM messages
-      WHERE conversation_id = ? AND client_message_key = ? AND kind = 'message'
-      ORDER BY sequence
-      """, new.conversationId, key
-    ) { row in (row.int(0), row.int(1) != 0, row.optionalString(2)) }
-    guard let (sequence, deleted, stored) = candidates.first(where: { standing.canSee($0.0) })
-    else {
-      throw StoreError.invalid("The target is not a message of this conversation you can see.")
-    }
-    guard !deleted else { throw StoreError.invalid("The target was deleted.") }
+    let (sequence, stored) = try seenTarget(of: new, reading: "reactions", in: db)
     guard let emoji = new.emoji, Reactions.isEmoji(emoji) else {
       throw StoreError.invalid(
         "emoji must be one emoji: one grapheme of at most \(Reactions.maxEmojiBytes) UTF-8 "
@@ -46,6 +29,34 @@ extension ServerStore {
         "A message carries at most \(Reactions.maxDistinctEmoji) distinct emoji.")
     }
     return (sequence, reactions.groups)
+  }
+
+  /// The message a reaction or a pin names (`new.target`, by clientMessageId): a message of
+  /// this conversation that the caller can see and that is not deleted, else 422 (no target:
+  /// 400; not a member: 404). Returns its sequence and its `column` (as text).
+  static func seenTarget(of new: NewMessage, reading column: String, in db: any StoreDatabase)
+    throws -> (sequence: Int, value: String?)
+  {
+    guard let key = new.target?.key else {
+      throw StoreError.malformed(
+        "A \(new.kind.rawValue) needs target: the message's clientMessageId.")
+    }
+    guard let standing = try standing(db, of: new.conversationId, user: new.senderId) else {
+      throw StoreError.notAMember
+    }
+    let candidates = try db.query(
+      """
+      SELECT sequence, deleted, \(column) FROM messages
+      WHERE conversation_id = ? AND client_message_key = ? AND kind = 'message'
+      ORDER BY sequence
+      """, new.conversationId, key
+    ) { row in (row.int(0), row.int(1) != 0, row.optionalString(2)) }
+    guard let (sequence, deleted, value) = candidates.first(where: { standing.canSee($0.0) })
+    else {
+      throw StoreError.invalid("The target is not a message of this conversation you can see.")
+    }
+    guard !deleted else { throw StoreError.invalid("The target was deleted.") }
+    return (sequence, value)
   }
 
   /// Writes a message's reactions in their current state (NULL for none).
