@@ -33,13 +33,16 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable {
   public let mentionsPushThroughMute: Bool
   /// My read number: the first unread message is the first above it.
   public let readUpTo: Int
+  /// Its pinned messages (API.md Part 3), newest pin first: the screen's pinned bar.
+  public let pinned: [Pin]
 
   public init(
     id: ConversationID, title: String, memberIDs: [UserID], lastMessage: Message?,
     unreadCount: Int, lastActivity: Date, participation: Participation = .member,
     mutedUntil: Date? = nil, unreadMentions: Int = 0, mentionsPushThroughMute: Bool = true,
-    readUpTo: Int = 0
+    readUpTo: Int = 0, pinned: [Pin] = []
   ) {
+    self.pinned = pinned
     self.readUpTo = readUpTo
     self.unreadMentions = unreadMentions
     self.mentionsPushThroughMute = mentionsPushThroughMute
@@ -56,5 +59,25 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable {
   /// Whether it is muted at `now`.
   public func isMuted(at now: Date) -> Bool {
     mutedUntil.map { $0 > now } ?? false
+  }
+}
+
+/// A pinned message of a conversation, as this device knows it: pins of mine not sent yet
+/// included, deleted messages left out.
+public struct Pin: Hashable, Sendable {
+  public let id: MessageID
+  /// Where to open the conversation to show it; nil while this device knows only the pin,
+  /// not the message (it learns it at the next sync).
+  public let sequence: Int?
+  /// Its text (a photo's caption, perhaps empty) as this device holds it; nil when it does not
+  /// hold the message.
+  public let text: String?
+  public let senderID: UserID?
+
+  public init(id: MessageID, sequence: Int?, text: String? = nil, senderID: UserID? = nil) {
+    self.id = id
+    self.sequence = sequence
+    self.text = text
+    self.senderID = senderID
   }
 }

@@ -43,6 +43,13 @@ public protocol MessageRepository: Sendable {
     _ emoji: String, to target: MessageID, in conversation: ConversationID, remove: Bool
   ) async throws(ChatError)
 
+  /// Pins a message of the conversation (anyone's), or unpins it with `remove` (API.md
+  /// Part 3): the conversation's `pinned` shows it at once and it is sent in order. Undone
+  /// while unsent, nothing is sent at all. Throws for a message that is not here or was
+  /// deleted, a conversation I left, or a pin past the tenth.
+  func pin(_ target: MessageID, in conversation: ConversationID, remove: Bool)
+    async throws(ChatError)
+
   /// Sends a failed message again with the same ID, at the back of the queue.
   func retry(_ id: MessageID) async
 

@@ -11,7 +11,12 @@ public struct OutboxEntry: Identifiable, Hashable, Sendable {
     case delete
     /// My reaction to a message: `text` is the emoji, with "−" before it when I take it back.
     case reaction
+    /// My pin of a message: `text` is `OutboxEntry.pinMark`, with "−" before it for an unpin.
+    case pin
   }
+
+  /// What a pin shows as in the outbox, and where the screen draws the pinned bar.
+  public static let pinMark = "📌"
 
   public enum State: Hashable, Sendable {
     /// Queued, or being posted: the outbox sends it by itself.

@@ -123,6 +123,7 @@ public final class ConversationListViewModel {
       case .edit: "edit: “\(entry.text.prefix(60))”"
       case .delete: "delete"
       case .reaction: "reaction \(entry.text)"
+      case .pin: entry.text.hasPrefix("−") ? "unpin" : "pin"
       }
     var status: String
     switch entry.state {

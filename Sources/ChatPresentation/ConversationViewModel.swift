@@ -33,6 +33,8 @@ public final class ConversationViewModel {
   /// Whether the screen has asked to open at the first unread (once).
   private var openedAtFirstUnread = false
   private var isAwayFromNewest = false
+  /// Which pin the pinned bar shows (0: the newest); a tap moves it on.
+  private var pinIndex = 0
 
   public init(
     conversation: ConversationID, sources: ChatSources, formatter: TimeFormatter = TimeFormatter()
@@ -120,6 +122,30 @@ public final class ConversationViewModel {
     await perform { model throws(ChatError) in
       try await model.repository.react(emoji, to: id, in: model.conversation, remove: mine)
     }
+  }
+
+  /// Pins a message for everyone in the conversation, or unpins it when it is pinned: the
+  /// pinned bar shows it at once; undone before it is sent, nothing is sent.
+  public func togglePin(_ id: MessageID) async {
+    let pinned = summary?.pinned.contains { $0.id == id } ?? false
+    await perform { model throws(ChatError) in
+      try await model.repository.pin(id, in: model.conversation, remove: pinned)
+    }
+  }
+
+  /// The pinned bar was tapped: opens the conversation at the message it shows, and the bar
+  /// moves on to the next pin (round again after the oldest).
+  public func openPinned() async {
+    let pins = summary?.pinned ?? []
+    guard !pins.isEmpty else { return }
+    let pin = pins[pinIndex % pins.count]
+    pinIndex = (pinIndex + 1) % pins.count
+    guard let sequence = pin.sequence else {
+      alert = "That pinned message is not on this device yet."
+      render()
+      return
+    }
+    await open(at: sequence)
   }
 
   /// Opens the conversation at a message (a search hit, a pin): the rows around it, from the
@@ -335,6 +361,22 @@ public final class ConversationViewModel {
       alert: alert, readOnly: readOnly,
       firstUnread: unreadAbove.flatMap { above in
         rows.first { ($0.sequence ?? 0) > above && !$0.isMine && !$0.isEvent }?.id
-      }, isAwayFromNewest: isAwayFromNewest)
+      }, isAwayFromNewest: isAwayFromNewest, pinned: pinnedBar())
+  }
+
+  private func pinnedBar() -> PinnedBar? {
+    let pins = summary?.pinned ?? []
+    guard !pins.isEmpty else { return nil }
+    let index = pinIndex % pins.count
+    let pin = pins[index]
+    let line: String
+    if let text = pin.text {
+      let author = pin.senderID.map { $0 == sources.me ? "You" : $0.rawValue }
+      let shown = text.isEmpty ? PinnedBar.mediaText : String(text.prefix(80))
+      line = author.map { "\($0): \(shown)" } ?? shown
+    } else {
+      line = PinnedBar.notHeldText
+    }
+    return PinnedBar(message: pin.id, line: line, position: index + 1, count: pins.count)
   }
 }

@@ -22,12 +22,16 @@ public struct ConversationViewState: Equatable, Sendable {
   /// Opened at a message (a quote, a search hit, the first unread) rather than the newest:
   /// the screen offers to go to the newest.
   public var isAwayFromNewest: Bool
+  /// The pinned bar at the top (API.md Part 3); nil when nothing is pinned.
+  public var pinned: PinnedBar?
 
   public init(
     title: String = "", rows: [MessageRow] = [], banner: String? = nil,
     history: HistoryState = .idle, typing: String? = nil, alert: String? = nil,
-    readOnly: String? = nil, firstUnread: MessageID? = nil, isAwayFromNewest: Bool = false
+    readOnly: String? = nil, firstUnread: MessageID? = nil, isAwayFromNewest: Bool = false,
+    pinned: PinnedBar? = nil
   ) {
+    self.pinned = pinned
     self.firstUnread = firstUnread
     self.isAwayFromNewest = isAwayFromNewest
     self.readOnly = readOnly
@@ -49,6 +53,30 @@ public struct ConversationViewState: Equatable, Sendable {
   public var lastReactable: MessageRow? {
     guard readOnly == nil else { return nil }
     return rows.last { !$0.isDeleted && !$0.isEvent }
+  }
+}
+
+/// The pinned bar: one pinned message at a time, the newest pin first; tapping it opens the
+/// conversation at that message and the bar moves on to the next pin, round again after the
+/// oldest (what Telegram and WhatsApp do).
+public struct PinnedBar: Equatable, Sendable {
+  public let message: MessageID
+  /// E.g. "alice: meet at six", "Photo", or "Pinned message" when this device does not hold it.
+  public let line: String
+  /// Which pin it shows (1 is the newest) and how many there are: "2 of 3".
+  public let position: Int
+  public let count: Int
+
+  /// The line of a pinned photo or file without a caption.
+  public static let mediaText = "Photo or file"
+  /// The line of a pinned message this device does not hold yet.
+  public static let notHeldText = "Pinned message"
+
+  public init(message: MessageID, line: String, position: Int, count: Int) {
+    self.message = message
+    self.line = line
+    self.position = position
+    self.count = count
   }
 }
 

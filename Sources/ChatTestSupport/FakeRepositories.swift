@@ -15,6 +15,8 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     var edited: [(MessageID, String)] = []
     var deleted: [MessageID] = []
     var reacted: [Reacted] = []
+    /// Each pin asked for: the message, and whether it was an unpin.
+    var pinned: [(MessageID, Bool)] = []
     var replies: [Reply] = []
     var openedAt: [Int?] = []
     var markedRead: [Int] = []
@@ -84,6 +86,8 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     }
   }
   public var reacted: [Reacted] { calls.withLock { $0.reacted } }
+  /// Each pin a screen asked for: the message, and whether it was an unpin.
+  public var pinned: [(MessageID, Bool)] { calls.withLock { $0.pinned } }
   /// A reply a screen sent.
   public struct Reply: Sendable, Equatable {
     public var text: String
@@ -140,6 +144,13 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   ) async throws(ChatError) {
     if let error = sendError { throw error }
     calls.withLock { $0.reacted.append(Reacted(emoji: emoji, target: target, remove: remove)) }
+  }
+
+  public func pin(_ target: MessageID, in conversation: ConversationID, remove: Bool)
+    async throws(ChatError)
+  {
+    if let error = sendError { throw error }
+    calls.withLock { $0.pinned.append((target, remove)) }
   }
 
   public func open(at sequence: Int, in conversation: ConversationID) async throws(ChatError) {

@@ -203,6 +203,28 @@ import Testing
     let data = try Data(contentsOf: URL(fileURLWithPath: file.path))
     #expect(data.range(of: Data("Wrong chat".utf8)) == nil)
   }
+
+  /// A device from before pins kept no unpin flag on the pin items it held: the migration
+  /// leaves them behind each conversation's served list (`pinned_as_of` at its last sequence)
+  /// and forgets the sync cursor, so the next `/v1/sync` brings every conversation's pins.
+  @Test func aV16DeviceSyncsEveryConversationAgainToLearnItsPins() async throws {
+    let file = try StoreFixtureFile()
+    try SchemaFixtures.copy("v16", "client-alice.sqlite", to: file.path)
+    let before = try Database(.file(file.path))
+    #expect(try SettingsTable.syncCursor(db: before) != nil)
+    before.close()
+    let store = try await MessageStore.open(.file(file.path), executor: file.executor)
+    let (cursor, behind, conversations) = try await store.read { db in
+      (
+        try SettingsTable.syncCursor(db: db),
+        try db.scalarInt("SELECT count(*) FROM conversations WHERE pinned_as_of != last_sequence"),
+        try db.scalarInt("SELECT count(*) FROM conversations WHERE last_sequence > 0")
+      )
+    }
+    #expect(cursor == nil)
+    #expect(behind == 0)
+    #expect(conversations == 2)
+  }
 }
 
 /// A temporary database path and the store executor that opens it.

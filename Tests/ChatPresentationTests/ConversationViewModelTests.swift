@@ -294,6 +294,53 @@ struct ConversationViewModelTests {
     #expect(model.viewState.alert == "That message cannot be shown here.")
   }
 
+  /// The pinned bar shows one pin at a time, newest first; a tap opens at it and moves on,
+  /// round again after the oldest; a pin this device does not hold says so.
+  @Test func thePinnedBarOpensAtEachPinInTurn() async throws {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let mine = message(5, from: me, sequence: 5)
+    let bobs = message(3, from: bob, sequence: 3)
+    let notHeld = message(9, from: bob, sequence: 9).id
+    func summary(_ pinned: [Pin]) -> ConversationSummary {
+      ConversationSummary(
+        id: chat, title: "Hiking", memberIDs: [me, bob], lastMessage: nil, unreadCount: 0,
+        lastActivity: mine.sentAt, pinned: pinned)
+    }
+    repository.emit([bobs, mine])
+    repository.emit(summary([]))
+    try await waitUntil("two rows", in: model.viewState) { $0.rows.count == 2 }
+    #expect(model.viewState.pinned == nil)
+    repository.emit(
+      summary([
+        Pin(id: mine.id, sequence: 5, text: "meet at six", senderID: me),
+        Pin(id: bobs.id, sequence: 3, text: "", senderID: bob),
+        Pin(id: notHeld, sequence: nil),
+      ]))
+    try await waitUntil("the bar", in: model.viewState) { $0.pinned != nil }
+    #expect(
+      model.viewState.pinned
+        == PinnedBar(message: mine.id, line: "You: meet at six", position: 1, count: 3))
+    await model.openPinned()
+    #expect(repository.openedAt == [5])
+    #expect(
+      model.viewState.pinned
+        == PinnedBar(message: bobs.id, line: "bob: Photo or file", position: 2, count: 3))
+    await model.openPinned()
+    #expect(model.viewState.pinned?.line == "Pinned message")
+    await model.openPinned()
+    #expect(model.viewState.alert == "That pinned message is not on this device yet.")
+    #expect(repository.openedAt == [5, 3])
+    #expect(model.viewState.pinned?.position == 1)
+    // A pinned message unpins; one that is not pins.
+    await model.togglePin(mine.id)
+    await model.togglePin(message(4, from: bob, sequence: 4).id)
+    #expect(repository.pinned.map(\.1) == [true, false])
+  }
+
   @Test func myMessageInAGroupSaysReadByNOfM() {
     let none = GroupReceipt(readBy: [], deliveredTo: [], memberCount: 3)
     let delivered = GroupReceipt(readBy: [], deliveredTo: [bob], memberCount: 3)

@@ -202,6 +202,28 @@ import Testing
     #expect(frame[input - 3].trimmingCharacters(in: .whitespaces).hasSuffix("14:02 ◷"))
   }
 
+  /// The pinned bar stays on the first line under the header, above what scrolls, and its
+  /// text is another party's (control characters never reach the terminal).
+  @Test func thePinnedBarStaysAtTheTopAboveTheMessages() {
+    var model = ScreenModel(user: "alice")
+    model.mode = .conversation(ConversationID("c1"))
+    let rows = (1...9).map { row($0, mine: false, ticks: nil) }
+    let state = ConversationViewState(
+      title: "Hiking", rows: rows,
+      pinned: PinnedBar(
+        message: rows[0].id, line: "bob: meet \u{1B}[2Jat six", position: 2, count: 3))
+    let raw = ScreenRenderer.frame(
+      model: model, list: ConversationListViewState(), conversation: state,
+      size: RawTerminal.Size(rows: 12, columns: 60))
+    #expect(!raw[1].contains("\u{1B}[2J"))
+    let frame = raw.map {
+      $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+    }
+    #expect(frame[1].hasPrefix(" 📌 bob: meet"))
+    #expect(frame[1].contains("(2 of 3 · ^O opens)"))
+    #expect(frame.dropFirst(2).contains { $0.contains("message 9") })
+  }
+
   /// The server's refusal text is another party's text too (`chat messages`, `chat send`).
   @Test func aRefusalReasonCannotReachTheTerminal() {
     let refused = Message(

@@ -32,4 +32,6 @@ public enum APILimits {
   public static let maxThumbnailBytes = 10_240
   /// Media: the longest side of an image a message may describe (devices send at most 1,600).
   public static let maxImageSide = 12_000
+  /// Pins: the most messages of a conversation pinned at once (Part 3).
+  public static let maxPins = 10
 }

@@ -33,7 +33,7 @@ extension MessageRecord {
       media: kind == .message ? item.media : nil)
     servedReactions = kind == .message ? item.reactions : nil
     emoji = kind == .reaction ? item.emoji : nil
-    reactionRemove = kind == .reaction && item.remove == true
+    reactionRemove = [.reaction, .pin].contains(kind) && item.remove == true
     if kind == .message, let reply = item.replyTo {
       guard let answered = MessageID(rawValue: reply.clientMessageId) else { return nil }
       replyTo = answered
@@ -71,7 +71,14 @@ extension ServerConversation {
       mutedUntil: item.mutedUntil.flatMap {
         $0 == Mute.forever ? Date.distantFuture : Timestamp(rfc3339: $0)?.date
       }, unreadMentions: item.unreadMentions.map { max(0, $0) },
-      mentionsPushThroughMute: item.mutedMentions.map { $0 == .push })
+      mentionsPushThroughMute: item.mutedMentions.map { $0 == .push },
+      pinned: item.pinned.map { list in
+        list.compactMap { pin in
+          MessageID(rawValue: pin.clientMessageId).map {
+            PinnedEntry(id: $0, sequence: pin.sequence)
+          }
+        }
+      })
   }
 }
 

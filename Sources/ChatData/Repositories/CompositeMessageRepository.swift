@@ -131,6 +131,12 @@ actor CompositeMessageRepository: MessageRepository {
     try await messagesSource.react(emoji, to: target, in: conversation, remove: remove)
   }
 
+  func pin(_ target: MessageID, in conversation: ConversationID, remove: Bool)
+    async throws(ChatError)
+  {
+    try await messagesSource.pin(target, in: conversation, remove: remove)
+  }
+
   func retry(_ id: MessageID) async {
     await messagesSource.retry(id)
   }

@@ -216,6 +216,27 @@ actor MessagesRepository {
     try await changed(target, in: conversation, outcome: outcome, event: "react")
   }
 
+  /// Pins a message of the conversation (anyone's), or unpins it (API.md Part 3): the pinned
+  /// bar shows it at once, and the pin is queued in the conversation's order; undone before
+  /// its post starts, it is cancelled in place. Throws for a message not here or deleted, a
+  /// conversation I left, or an eleventh pin.
+  func pin(_ target: MessageID, in conversation: ConversationID, remove: Bool)
+    async throws(ChatError)
+  {
+    let outcome: LocalChangeOutcome
+    do {
+      outcome = try await store.pin(
+        target, in: conversation, sender: context.me, remove: remove, id: context.ids.next(),
+        at: context.clock.now().date)
+    } catch {
+      throw ChatError(error)
+    }
+    if outcome == .notFound {
+      throw .notFound("no message \(target) in conversation \(conversation)")
+    }
+    try await changed(target, in: conversation, outcome: outcome, event: "pin")
+  }
+
   /// Discards my held message (`OutboxRepository.discard`): see `MessagesTable.discardHeld`;
   /// any other message of mine is deleted as `delete` does.
   func discard(_ id: MessageID, in conversation: ConversationID) async throws(ChatError) {
@@ -240,6 +261,8 @@ actor MessagesRepository {
     case .notFound: throw .notFound("no message \(id) of yours in conversation \(conversation)")
     case .deleted: throw .invalidInput("the message was deleted")
     case .readOnly: throw .invalidInput("you are no longer a member of this conversation")
+    case .full:
+      throw .invalidInput("a conversation has at most \(APILimits.maxPins) pinned messages")
     case .unchanged: return
     case .inPlace, .queued:
       context.log.write(

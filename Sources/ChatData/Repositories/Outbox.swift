@@ -284,7 +284,7 @@ actor Outbox {
         kind: message.kind == .message ? nil : ItemKind(rawValue: message.kind.rawValue),
         target: message.target?.rawValue, media: media,
         emoji: message.kind == .reaction ? message.emoji : nil,
-        remove: message.kind == .reaction ? message.reactionRemove : nil,
+        remove: [.reaction, .pin].contains(message.kind) ? message.reactionRemove : nil,
         replyTo: message.kind == .message ? message.replyTo?.rawValue : nil)
       let item = try await context.api.postMessage(body, in: message.conversationID)
       guard var record = MessageRecord(item), record.clientID == postedID else {
@@ -321,7 +321,7 @@ actor Outbox {
     } catch {
       await context.metrics.recordRejected()
       context.log.write(LogRecord(.warning, "send.rejected", [("reason", error.label)]))
-      if message.kind == .reaction {
+      if [.reaction, .pin].contains(message.kind) {
         await dropRefused(message)
         return .rejected
       }
@@ -339,10 +339,10 @@ actor Outbox {
     }
   }
 
-  /// A refused reaction of mine goes without a trace (`MessagesTable.dropRefusedReaction`).
-  private func dropRefused(_ reaction: MessageRecord) async {
+  /// A refused reaction or pin of mine goes without a trace (`MessagesTable.dropRefusedMark`).
+  private func dropRefused(_ mark: MessageRecord) async {
     do {
-      _ = try await store.dropRefusedReaction(reaction.clientID, sender: context.me)
+      _ = try await store.dropRefusedMark(mark.clientID, sender: context.me)
     } catch {
       context.log.write(LogRecord(.error, "send.mark_failed", [("error", "\(error)")]))
     }

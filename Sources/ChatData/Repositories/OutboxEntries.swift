@@ -53,12 +53,17 @@ struct OutboxEntries: OutboxRepository {
       case .failed: .failed(reason: record.failure ?? "refused by the server")
       case .sending, .sent: .waiting
       }
+    let text =
+      switch record.kind {
+      case .reaction: (record.reactionRemove ? "−" : "") + (record.emoji ?? "")
+      case .pin: (record.reactionRemove ? "−" : "") + OutboxEntry.pinMark
+      default: record.text
+      }
     return OutboxEntry(
       id: record.clientID, conversationID: record.conversationID,
       conversationTitle: row.conversationTitle,
       kind: OutboxEntry.Kind(rawValue: record.kind.rawValue) ?? .message,
-      text: record.kind == .reaction
-        ? (record.reactionRemove ? "−" : "") + (record.emoji ?? "") : record.text,
+      text: text,
       state: state, createdAt: record.sentAt, attempts: row.attempts,
       nextAttempt: row.nextAttemptAt, lastError: row.lastError,
       mediaBytesLeft: row.mediaBytesLeft)

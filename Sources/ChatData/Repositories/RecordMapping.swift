@@ -120,7 +120,7 @@ enum RecordMapping {
       participation: row.conversation.participation, mutedUntil: row.conversation.mutedUntil,
       unreadMentions: row.unreadMentions,
       mentionsPushThroughMute: row.conversation.mentionsPushThroughMute,
-      readUpTo: row.conversation.readUpTo)
+      readUpTo: row.conversation.readUpTo, pinned: row.pins)
   }
 
   static func hit(_ record: SearchResultRecord, me: UserID) -> SearchHit {

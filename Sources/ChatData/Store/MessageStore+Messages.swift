@@ -90,7 +90,7 @@ extension MessageStore {
     }
   }
 
-  // MARK: - My reactions
+  // MARK: - My reactions and pins
 
   func react(
     _ emoji: String, to target: MessageID, in conversation: ConversationID, sender: UserID,
@@ -103,7 +103,17 @@ extension MessageStore {
     }
   }
 
-  func dropRefusedReaction(_ id: MessageID, sender: UserID) throws(StoreError) -> Bool {
-    try write { try MessagesTable.dropRefusedReaction(id, sender: sender, tx: $0) }
+  func pin(
+    _ target: MessageID, in conversation: ConversationID, sender: UserID, remove: Bool,
+    id: MessageID, at now: Date
+  ) throws(StoreError) -> LocalChangeOutcome {
+    try write {
+      try MessagesTable.pin(
+        target, in: conversation, sender: sender, remove: remove, id: id, at: now, tx: $0)
+    }
+  }
+
+  func dropRefusedMark(_ id: MessageID, sender: UserID) throws(StoreError) -> Bool {
+    try write { try MessagesTable.dropRefusedMark(id, sender: sender, tx: $0) }
   }
 }

@@ -303,6 +303,24 @@ extension MessageStore {
           WHERE mentions = '?';
         """)
     }
+    // API.md Part 3's pins: a conversation's pinned messages as the server last served them
+    // (`pinned_served`) and the sequence they were true at (`pinned_as_of`: the answer's
+    // `lastSequence`), and as shown (`pinned`: the served ones with the pin items above
+    // `pinned_as_of` and my queued pins folded on top, `ConversationsTable+Pins.swift`); the
+    // pin items of a conversation found by sequence (`messages_pins`). A device that held pin
+    // items before kept no unpin flag on them: those are left behind `pinned_as_of`, and the
+    // next `/v1/sync` starts from scratch so that every conversation brings its pinned list.
+    migrator.register("v15-pins") { db in
+      try db.execute(
+        """
+        ALTER TABLE conversations ADD COLUMN pinned_served TEXT;
+        ALTER TABLE conversations ADD COLUMN pinned_as_of INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN pinned TEXT;
+        UPDATE conversations SET pinned_as_of = last_sequence;
+        CREATE INDEX messages_pins ON messages (conversation_id, sequence) WHERE kind = 'pin';
+        DELETE FROM sync_state WHERE key = 'conversations';
+        """)
+    }
     return migrator
   }
 }

@@ -55,7 +55,7 @@ package struct MessageRecord: Sendable, Equatable {
   var reactions: [ReactionGroup] = []
   /// A message from the server: its reactions as served (nil from a server without them).
   var servedReactions: [ReactionGroup]? = nil
-  /// A reaction item's emoji, and whether it took the emoji back.
+  /// A reaction item's emoji, and whether it (or a pin item) took it back.
   var emoji: String? = nil
   var reactionRemove = false
   /// A reply: the client message ID of the message it answers.
@@ -73,9 +73,8 @@ package struct MessageRecord: Sendable, Equatable {
   }
 
   /// The kinds of API.md's items, as the store spells them. A reaction or a pin is kept (the
-  /// log stays dense, so no gap is seen where it is) and not shown; a reaction's effect on the
-  /// message comes with the engine's reactions (issue 35), a pin's with the pinned bar (issue
-  /// 36, not yet on the device).
+  /// log stays dense, so no gap is seen where it is) and not shown as a row; a reaction's
+  /// effect shows on its message, a pin's in the conversation's pinned bar.
   enum Kind: String, Sendable {
     case message, edit, delete, members, title, reaction, pin
   }
@@ -124,6 +123,9 @@ package struct ConversationRecord: Sendable, Equatable {
   var unreadMentions = 0
   /// Muted, a message that mentions me still pushes (API.md's `mutedMentions` "push").
   var mentionsPushThroughMute = true
+  /// Its pins as shown (`MessagesTable.foldPins`), newest first, deleted messages not yet
+  /// left out.
+  var pinned: [PinnedEntry] = []
 }
 
 /// The sequences a member can see: inclusive ranges, oldest first, the last open while still a
@@ -222,6 +224,7 @@ struct ConversationListRow: Sendable, Equatable {
   var receipts: ReceiptsRecord?
   var unreadCount: Int
   var unreadMentions = 0
+  var pins: [Pin] = []
 }
 
 /// The signed-in session: who this device is and its tokens.

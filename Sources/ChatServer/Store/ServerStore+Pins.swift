@@ -2,9 +2,6 @@ import ChatAPI
 import SQLite
 
 extension ServerStore {
-  /// At most this many messages of a conversation are pinned at once (API.md Part 3, "Pins").
-  static let maxPins = 10
-
   /// The message a pin item pins or unpins (API.md Part 3, "Pins"): a message of this
   /// conversation that the caller can see and that is not deleted; pinning one that is pinned,
   /// unpinning one that is not, or pinning an 11th: 422. Returns the message's sequence.
@@ -21,8 +18,8 @@ extension ServerStore {
           SELECT count(*) FROM messages
           WHERE conversation_id = ? AND pinned_at IS NOT NULL
           """, new.conversationId) ?? 0
-      guard pins < maxPins else {
-        throw StoreError.invalid("A conversation has at most \(maxPins) pinned messages.")
+      guard pins < APILimits.maxPins else {
+        throw StoreError.invalid("A conversation has at most \(APILimits.maxPins) pinned messages.")
       }
     }
     return sequence

@@ -94,6 +94,39 @@ struct ReactCommand: ChatCommand {
   }
 }
 
+/// `chat pin`: pins a message (anyone's) for everyone in the conversation, or unpins it.
+struct PinCommand: ChatCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "pin",
+    abstract:
+      "Pin a message for everyone in the conversation, or unpin it: saved at once, sent now or at the next sync.",
+    discussion:
+      "At most 10 messages of a conversation are pinned. Pinning a pinned message, or unpinning one that is not, changes nothing and sends nothing. `chat conversations --json` lists each conversation's pins."
+  )
+
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp("The conversation.", valueName: "conversationId"),
+    transform: conversationID)
+  var conversation: ConversationID
+  @Argument(
+    help: ArgumentHelp("The message (from `chat messages --json`).", valueName: "clientMessageId"),
+    transform: messageID)
+  var message: MessageID
+  @Flag(help: "Unpin it.") var remove = false
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await context.withEngine { engine throws(CommandFailure) in
+      try await attempt {
+        try await engine.messages.pin(message, in: conversation, remove: remove)
+      }
+      return await reportChange(
+        remove ? "Unpinned" : "Pinned", of: message, in: conversation, engine: engine,
+        context: context)
+    }
+  }
+}
+
 /// Sends what waits, then says what the server has: `sent` when nothing is left in the outbox,
 /// else `queued` (it goes at the next sync). JSON: the message as `chat messages --json` shows
 /// it (absent once an unsent message was deleted), with the state.

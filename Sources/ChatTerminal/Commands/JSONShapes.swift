@@ -162,8 +162,11 @@ struct ConversationJSON: Encodable, Equatable {
   let membership: String
   /// A time, `forever`, or absent when not muted.
   let mutedUntil: String?
+  /// Its pinned messages, newest pin first (API.md Part 3).
+  let pinned: [PinJSON]
 
   init(_ summary: ConversationSummary) {
+    pinned = summary.pinned.map(PinJSON.init)
     membership = summary.participation.rawValue
     mutedUntil = summary.mutedUntil.map {
       $0 == .distantFuture ? "forever" : MessageJSON.format($0)
@@ -174,6 +177,22 @@ struct ConversationJSON: Encodable, Equatable {
     unreadCount = summary.unreadCount
     lastMessage = summary.lastMessage.map(MessageJSON.init)
     lastActivity = MessageJSON.format(summary.lastActivity)
+  }
+}
+
+/// A pinned message: `sequence` absent while this device knows only the pin, `text` and
+/// `senderId` absent while it does not hold the message.
+struct PinJSON: Encodable, Equatable {
+  let clientMessageId: String
+  let sequence: Int?
+  let text: String?
+  let senderId: String?
+
+  init(_ pin: Pin) {
+    clientMessageId = pin.id.rawValue
+    sequence = pin.sequence
+    text = pin.text
+    senderId = pin.senderID?.rawValue
   }
 }
 

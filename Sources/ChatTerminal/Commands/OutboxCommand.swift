@@ -91,6 +91,7 @@ struct OutboxCommand: ChatCommand {
       case .edit: "edit: \"\(entry.text.prefix(40))\""
       case .delete: "delete"
       case .reaction: "reaction \(entry.text)"
+      case .pin: entry.text.hasPrefix("−") ? "unpin" : "pin"
       }
     let state =
       switch entry.state {

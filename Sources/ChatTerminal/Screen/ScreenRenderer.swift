@@ -184,12 +184,25 @@ public enum ScreenRenderer {
   static func conversationBody(
     _ state: ConversationViewState, model: ScreenModel, height: Int, columns: Int
   ) -> [StyledLine] {
+    // The pinned bar stays at the top, above what scrolls.
+    let bar = state.pinned.map { [pinnedLine($0)] } ?? []
+    let height = max(0, height - bar.count)
     let lines = conversationLines(state, columns: columns)
     let scroll = min(model.scroll, max(0, lines.count - height))
     let end = lines.count - scroll
     let visible = Array(lines[max(0, end - height)..<end])
     // Anchored to the bottom, newest last (seed 000 §6.1).
-    return Array(repeating: StyledLine(), count: max(0, height - visible.count)) + visible
+    return bar + Array(repeating: StyledLine(), count: max(0, height - visible.count)) + visible
+  }
+
+  /// "📌 alice: meet at six  (2 of 3 · ^O)".
+  static func pinnedLine(_ bar: PinnedBar) -> StyledLine {
+    var line = StyledLine()
+    line.append(" \(OutboxEntry.pinMark) ", style: Style.yellow)
+    line.append(bar.line, style: Style.bold)
+    let count = bar.count > 1 ? "\(bar.position) of \(bar.count) · " : ""
+    line.append("  (\(count)^O opens)", style: Style.dim)
+    return line
   }
 
   /// Every line of the conversation, oldest first: where the history stands, the bubbles (with
@@ -367,8 +380,8 @@ public enum ScreenRenderer {
       lines.append(StyledLine("› " + model.input + "▏", style: Style.bold))
       lines.append(
         StyledLine(
-          " Enter send · ^Y reply · ^T to quoted · ^E edit · ^X delete · ^G 👍 · ↑ older · "
-            + "^R retry · "
+          " Enter send · ^Y reply · ^T to quoted · ^E edit · ^X delete · ^G 👍 · ^P pin · "
+            + "↑ older · ^R retry · "
             + "^N network · "
             + (model.offersBackground ? "^B background · " : "") + "Esc back",
           style: Style.dim))
@@ -399,47 +412,5 @@ public enum ScreenRenderer {
       lines.append(StyledLine(" Esc back", style: Style.dim))
     }
     return lines
-  }
-
-  static func helpBody(offersBackground: Bool) -> [StyledLine] {
-    let background =
-      offersBackground
-      ? [
-        "Ctrl-B sends the app to the background and back: the socket closes, the bots keep",
-        "talking, and their pushes show at the top as a phone's lock screen would, one line per",
-        "conversation; back in the foreground everything is there.",
-        "",
-      ] : []
-    let lines = [
-      "Messages are saved on this device first, then sent. Order is the server's on every device.",
-      "",
-      "Ticks on your messages:",
-      "  ◷   sending (saved here, waiting for the server)",
-      "  !   refused by the server: press Ctrl-R in the conversation to retry (same ID)",
-      "  !   not sent: it waited over a day to go; Ctrl-R sends it now, Ctrl-X discards it",
-      "  ✓   sent (dim: receipts not known yet)",
-      "  ✓✓  delivered to the others",
-      "  ✓✓  read (blue)",
-      "",
-      "Ctrl-N cycles the network: normal → offline → flaky → slow. Offline, sends wait with a",
-      "clock and the banner says so; back online they go out, once each, in order. Flaky drops",
-      "requests and loses replies: watch the retries keep one copy of each message.",
-      "While anything waits, the list says \"N messages waiting\": w opens the outbox (each",
-      "message's attempts, last error and next attempt; Enter sends now, x discards).",
-      "",
-      "In a conversation, Ctrl-E edits your last message (Enter saves, Esc cancels) and Ctrl-X",
-      "twice deletes it for everyone. Offline, the change shows at once and goes out later; a",
-      "message not sent yet is changed before it goes. Ctrl-G puts 👍 on the newest message",
-      "(or takes yours back); pressed twice before it is sent, nothing is sent. Ctrl-Y replies",
-      "to the newest message: the reply quotes it as it is now, on every device; Ctrl-T opens",
-      "the conversation at the message the newest reply quotes, and Ctrl-L goes back to the",
-      "newest. A conversation with more unread than fits opens at the first unread, under",
-      "\"new messages\". In search, Tab opens the selected hit's conversation at that message.",
-      "",
-      "Keys: ↑↓ select · Enter open/send · / search · n new conversation · Esc back · q quit",
-    ]
-    // Before the edit keys' paragraph.
-    let at = lines.firstIndex { $0.hasPrefix("In a conversation") } ?? lines.count
-    return (Array(lines[..<at]) + background + Array(lines[at...])).map { StyledLine("  " + $0) }
   }
 }

@@ -15,10 +15,10 @@ public final class TerminalApp {
   private let conditions: NetworkConditions
   private let terminal = RawTerminal()
   private let input = KeyboardInput()
-  private let list: ConversationListViewModel
-  private var conversation: ConversationViewModel?
+  let list: ConversationListViewModel
+  var conversation: ConversationViewModel?
   private var conversationTask: Task<Void, Never>?
-  private var model: ScreenModel
+  var model: ScreenModel
   private var needsRender = false
   private var quitting = false
   /// The emoji Ctrl-G toggles on the newest message.
@@ -89,7 +89,7 @@ public final class TerminalApp {
     }
   }
 
-  private func setNeedsRender() {
+  func setNeedsRender() {
     guard !needsRender else { return }
     needsRender = true
     Task { @MainActor in
@@ -278,6 +278,22 @@ public final class TerminalApp {
       model.notice =
         mine ? "Took your \(Self.quickReaction) back." : "Reacted \(Self.quickReaction)."
       Task { await conversation.toggleReaction(Self.quickReaction, on: row.id) }
+    case .control("p"):
+      guard let row = conversation.viewState.lastReactable else {
+        model.notice = "No message to pin."
+        return
+      }
+      let pinned = conversation.viewState.pinned?.message == row.id
+      model.notice = pinned ? "Unpinning the newest message." : "Pinning the newest message."
+      Task { await conversation.togglePin(row.id) }
+    case .control("o"):
+      guard conversation.viewState.pinned != nil else {
+        model.notice = "Nothing is pinned."
+        return
+      }
+      model.scroll = 0
+      model.notice = "Opening at the pinned message."
+      Task { await conversation.openPinned() }
     case .control("r"):
       // Refused ones, and those held because they waited too long ("send now").
       let failed = conversation.viewState.rows.filter {
@@ -308,73 +324,9 @@ public final class TerminalApp {
     }
   }
 
-  private func handleSearch(_ key: Key) {
-    switch key {
-    case .escape:
-      model.mode = .list
-      model.input = ""
-      Task { await list.search("") }
-    case .enter:
-      let query = model.input
-      model.selected = 0
-      Task { await list.search(query) }
-    case .up: model.selected = max(0, model.selected - 1)
-    case .down:
-      let count = list.viewState.search?.results.count ?? 0
-      model.selected = min(max(0, count - 1), model.selected + 1)
-    case .backspace: if !model.input.isEmpty { model.input.removeLast() }
-    case .character(let character): model.input.append(character)
-    case .control("o"): Task { await list.searchOlder() }
-    case .tab:
-      // The selected hit: its conversation, opened at the message.
-      guard let results = list.viewState.search?.results, results.indices.contains(model.selected)
-      else { return }
-      let hit = results[model.selected]
-      open(hit.conversationID)
-      if let sequence = hit.sequence, let opened = conversation {
-        Task { await opened.open(at: sequence) }
-      }
-    case .control("c"): quit()
-    default: break
-    }
-  }
-
-  private func handleNewConversation(_ key: Key) {
-    switch key {
-    case .escape:
-      model.mode = .list
-    case .backspace:
-      if !model.input.isEmpty { model.input.removeLast() }
-    case .character(let character):
-      model.input.append(character)
-    case .enter:
-      guard let title = model.pendingTitle else {
-        model.pendingTitle = model.input
-        model.input = ""
-        return
-      }
-      let members = model.input.split(separator: ",").compactMap {
-        UserID(rawValue: $0.trimmingCharacters(in: .whitespaces))
-      }
-      model.input = ""
-      model.pendingTitle = nil
-      model.mode = .list
-      Task {
-        if let id = await list.create(title: title, memberIDs: members) {
-          open(id)
-        } else {
-          model.notice = list.viewState.alert
-        }
-        setNeedsRender()
-      }
-    default:
-      break
-    }
-  }
-
   // MARK: - Actions
 
-  private func open(_ id: ConversationID) {
+  func open(_ id: ConversationID) {
     conversationTask?.cancel()
     let model = ConversationViewModel(conversation: id, sources: engine.sources)
     conversation = model
@@ -433,7 +385,7 @@ public final class TerminalApp {
     Task { _ = await engine.handlePush(payload, budget: .seconds(10)) }
   }
 
-  private func quit() {
+  func quit() {
     quitting = true
   }
 }

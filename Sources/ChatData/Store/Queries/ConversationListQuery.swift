@@ -85,6 +85,7 @@ enum ConversationListQuery {
     return ConversationListRow(
       conversation: conversation, lastMessage: last, receipts: receipts,
       unreadCount: max(0, newest - conversation.readUpTo - changesAbove),
-      unreadMentions: unreadMentions)
+      unreadMentions: unreadMentions,
+      pins: try MessagesTable.pins(conversation.pinned, in: conversation.id, db: db))
   }
 }

@@ -22,13 +22,17 @@ package struct ServerConversation: Sendable, Equatable {
   /// mention pushes through the mute.
   var unreadMentions: Int? = nil
   var mentionsPushThroughMute: Bool? = nil
+  /// Part 3 (nil from a server without pins): the pinned messages I can see, newest pin first,
+  /// true as of `lastSequence`.
+  var pinned: [PinnedEntry]? = nil
 
   package init(
     id: ConversationID, title: String, memberIDs: [UserID], createdAt: Date, lastSequence: Int,
     readUpTo: Int, participation: Participation? = nil, visible: VisibleSequences? = nil,
     knowsMute: Bool = false, mutedUntil: Date? = nil, unreadMentions: Int? = nil,
-    mentionsPushThroughMute: Bool? = nil
+    mentionsPushThroughMute: Bool? = nil, pinned: [PinnedEntry]? = nil
   ) {
+    self.pinned = pinned
     self.unreadMentions = unreadMentions
     self.mentionsPushThroughMute = mentionsPushThroughMute
     self.id = id
@@ -58,7 +62,7 @@ enum ConversationsTable {
   static let columns = """
     id, title, member_ids, created_at, last_sequence, read_up_to, read_acknowledged,
     synced_up_to, history_floor, membership, visible, muted_until, unread_mentions,
-    muted_mentions
+    muted_mentions, pinned
     """
 
   /// How many columns `columns` names (what a query selects after them starts here).
@@ -80,7 +84,8 @@ enum ConversationsTable {
       participation: Participation(rawValue: row.string(9)) ?? .member,
       visible: VisibleSequences(stored: row.string(10)),
       mutedUntil: row.isNull(11) ? nil : Date(timeIntervalSince1970: row.double(11)),
-      unreadMentions: row.int(12), mentionsPushThroughMute: row.string(13) != "silent")
+      unreadMentions: row.int(12), mentionsPushThroughMute: row.string(13) != "silent",
+      pinned: PinnedEntry.list(stored: row.optionalString(14)))
   }
 
   static func conversation(_ id: ConversationID, db: Database) throws -> ConversationRecord? {
@@ -110,12 +115,17 @@ enum ConversationsTable {
         INSERT INTO conversations (id, title, member_ids, created_at, last_sequence,
                                    read_up_to, read_acknowledged, synced_up_to, history_floor,
                                    membership, visible, members_as_of, title_as_of,
-                                   muted_until, unread_mentions, muted_mentions)
+                                   muted_until, unread_mentions, muted_mentions,
+                                   pinned_served, pinned_as_of)
         VALUES (?, ?, ?, ?, ?, ?, ?,
                 CASE WHEN ? = 0 THEN 0 END, CASE WHEN ? = 0 THEN 1 END,
                 coalesce(?, 'member'), coalesce(?, '1:'), ?, ?, ?, coalesce(?, 0),
-                coalesce(?, 'push'))
+                coalesce(?, 'push'), ?, CASE WHEN ? THEN ? ELSE 0 END)
         ON CONFLICT (id) DO UPDATE SET
+          pinned_served = CASE WHEN ? AND excluded.pinned_as_of >= pinned_as_of
+                               THEN excluded.pinned_served ELSE pinned_served END,
+          pinned_as_of = CASE WHEN ? THEN max(pinned_as_of, excluded.pinned_as_of)
+                              ELSE pinned_as_of END,
           muted_until = CASE WHEN ? THEN excluded.muted_until ELSE muted_until END,
           unread_mentions = CASE WHEN ? IS NOT NULL THEN excluded.unread_mentions
                                  ELSE unread_mentions END,
@@ -142,10 +152,13 @@ enum ConversationsTable {
         conversation.visible?.stored, conversation.lastSequence, conversation.lastSequence,
         conversation.mutedUntil?.timeIntervalSince1970, conversation.unreadMentions,
         conversation.mentionsPushThroughMute.map { $0 ? "push" : "silent" },
+        conversation.pinned.flatMap(PinnedEntry.stored), conversation.pinned != nil,
+        conversation.lastSequence, conversation.pinned != nil, conversation.pinned != nil,
         conversation.knowsMute, conversation.unreadMentions,
         conversation.mentionsPushThroughMute, conversation.participation?.rawValue,
         conversation.visible?.stored)
       tx.touch(conversation.id)
+      if conversation.pinned != nil { try MessagesTable.foldPins(of: conversation.id, tx: tx) }
     }
     for message in lastMessages {
       _ = try MessagesTable.saveServerMessages(

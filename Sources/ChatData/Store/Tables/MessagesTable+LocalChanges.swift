@@ -20,6 +20,8 @@ enum LocalChangeOutcome: Sendable, Equatable {
   case deleted
   /// I am no longer a member of the conversation: it is read-only.
   case readOnly
+  /// The conversation already holds as many as it may (a pin past `APILimits.maxPins`).
+  case full
 }
 
 /// My own edits and deletes in `messages`: shown at once, queued behind a message the server

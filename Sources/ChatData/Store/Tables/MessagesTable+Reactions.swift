@@ -18,18 +18,7 @@ extension MessagesTable {
     remove: Bool, id: MessageID, at now: Date, tx: StoreTransaction
   ) throws -> LocalChangeOutcome {
     let db = tx.db
-    guard
-      let (isDeleted, isMember) = try db.query(
-        """
-        SELECT m.deleted, c.membership = 'member'
-        FROM messages AS m JOIN conversations AS c ON c.id = m.conversation_id
-        WHERE m.conversation_id = ? AND m.client_id = ? AND m.kind = 'message'
-        ORDER BY m.sequence IS NULL, m.sequence LIMIT 1
-        """, conversation.rawValue, target.rawValue, map: { ($0.int(0) != 0, $0.int(1) != 0) }
-      ).first
-    else { return .notFound }
-    guard isMember else { return .readOnly }
-    guard !isDeleted else { return .deleted }
+    if let refusal = try refusal(toMark: target, in: conversation, db: db) { return refusal }
     let wanted = !remove
     guard try holds(emoji, on: target, in: conversation, user: sender, db: db) != wanted else {
       return .unchanged
@@ -64,6 +53,25 @@ extension MessagesTable {
     return .queued
   }
 
+  /// Why a message of the conversation (anyone's) cannot take my reaction or pin: not here
+  /// (`notFound`), deleted, or I am no longer a member (`readOnly`); nil when it can.
+  static func refusal(
+    toMark target: MessageID, in conversation: ConversationID, db: Database
+  ) throws -> LocalChangeOutcome? {
+    guard
+      let (isDeleted, isMember) = try db.query(
+        """
+        SELECT m.deleted, c.membership = 'member'
+        FROM messages AS m JOIN conversations AS c ON c.id = m.conversation_id
+        WHERE m.conversation_id = ? AND m.client_id = ? AND m.kind = 'message'
+        ORDER BY m.sequence IS NULL, m.sequence LIMIT 1
+        """, conversation.rawValue, target.rawValue, map: { ($0.int(0) != 0, $0.int(1) != 0) }
+      ).first
+    else { return .notFound }
+    guard isMember else { return .readOnly }
+    return isDeleted ? .deleted : nil
+  }
+
   /// Whether the message shows `user` among those who put `emoji` on it.
   private static func holds(
     _ emoji: String, on message: MessageID, in conversation: ConversationID, user: UserID,
@@ -83,27 +91,32 @@ extension MessagesTable {
     }
   }
 
-  /// The server refused my queued reaction `id`: its row goes, and the message shows what the
-  /// server and the rest of the queue make of it. A reaction has no bubble to turn failed, and
-  /// the 422 that refuses one mostly says the state is already the one asked for (API.md: "a
-  /// client drops such a queued reaction without showing a failure"); any other refusal (the
-  /// message was deleted meanwhile, a 21st emoji) shows as the reaction not being there.
-  /// Returns false when `id` is not a queued reaction of mine.
-  static func dropRefusedReaction(_ id: MessageID, sender: UserID, tx: StoreTransaction) throws
+  /// The server refused my queued reaction or pin `id`: its row goes, and the message (or the
+  /// pinned bar) shows what the server and the rest of the queue make of it. Neither has a
+  /// bubble to turn failed, and the 422 that refuses one mostly says the state is already the
+  /// one asked for (API.md: "a client drops such a queued reaction without showing a
+  /// failure"; pins: "dropped by the client, as a reaction that changes nothing"); any other
+  /// refusal (the message was deleted meanwhile, a 21st emoji, an 11th pin) shows as the mark
+  /// not being there. Returns false when `id` is not a queued reaction or pin of mine.
+  static func dropRefusedMark(_ id: MessageID, sender: UserID, tx: StoreTransaction) throws
     -> Bool
   {
     let dropped = try tx.db.query(
       """
-      DELETE FROM messages WHERE client_id = ? AND sender_id = ? AND kind = 'reaction'
+      DELETE FROM messages WHERE client_id = ? AND sender_id = ? AND kind IN ('reaction', 'pin')
         AND sequence IS NULL
-      RETURNING conversation_id, target
+      RETURNING conversation_id, target, kind
       """, id.rawValue, sender.rawValue
-    ) { ($0.string(0), $0.optionalString(1)) }
-    for (conversation, target) in dropped {
+    ) { ($0.string(0), $0.optionalString(1), $0.string(2)) }
+    for (conversation, target, kind) in dropped {
       guard let conversation = ConversationID(rawValue: conversation),
         let target = target.flatMap(MessageID.init(rawValue:))
       else { continue }
-      _ = try foldReactions(of: target, in: conversation, tx: tx)
+      if kind == "pin" {
+        try foldPins(of: conversation, tx: tx)
+      } else {
+        _ = try foldReactions(of: target, in: conversation, tx: tx)
+      }
       tx.touch(conversation)
     }
     return !dropped.isEmpty

@@ -177,6 +177,7 @@ extension MessagesTable {
       guard let target = item.target else { return 0 }
       return try foldReactions(of: target, in: item.conversationID, tx: tx)
     case .pin:
+      try foldPins(of: item.conversationID, tx: tx)
       return 0
     case .members:
       return try applyMembers(item, me: me, tx: tx)
