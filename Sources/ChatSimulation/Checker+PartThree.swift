@@ -5,7 +5,8 @@ import ChatIdentifiers
 /// API.md Part 3 at the end of a run: every device ends with the server's reactions on every
 /// message (none lost, none doubled, none on a deleted one), each reply's quote as the server
 /// serves it to that device's user now (its target's current state, nothing of what the user
-/// cannot see), the mentions the server found, and the server's count of unread mentions.
+/// cannot see), the mentions the server found, the server's count of unread mentions, and the
+/// server's pinned messages in its order (at most ten on either side).
 extension Checker {
   /// `shown` and `served` are one conversation's messages on a device and on the server, the
   /// same items in the same order (`checkDevice` found them so).
@@ -56,9 +57,17 @@ extension Checker {
       }
     }
     guard conversation.views[user]?.membership == .member,
-      let counted = conversation.views[user]?.unreadMentions,
+      let view = conversation.views[user],
       let summary = final.incarnation.known.first(where: { $0.id == conversation.id })
     else { return }
+    let pinned = summary.pinned.map(\.id.rawValue)
+    if pinned != view.pinned || max(pinned.count, view.pinned.count) > APILimits.maxPins {
+      report(
+        .pins,
+        "\(name) shows \(pinned.count) pinned in \(label) (\(pinned.joined(separator: " "))), the server \(view.pinned.count) (\(view.pinned.joined(separator: " ")))",
+        keys: [name] + pinned)
+    }
+    guard let counted = view.unreadMentions else { return }
     if summary.unreadMentions != counted {
       report(
         .mentions,

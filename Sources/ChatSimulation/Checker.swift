@@ -72,6 +72,9 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
     /// A device counts other unread mentions than the server's `unreadMentions`, or shows
     /// other mentions on a message than the server found.
     case mentions
+    /// A device shows other pinned messages (or another order) than the server's `pinned` for
+    /// its user, or either holds more than ten.
+    case pins
   }
 
   public let invariant: Invariant

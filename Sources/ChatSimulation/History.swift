@@ -50,10 +50,12 @@ final class History: @unchecked Sendable {
   private(set) var mediaSent: [MessageID: String] = [:]
   /// Downloads of others' media that returned (each checked by the checker).
   var downloads = 0
-  /// Reactions asked for, replies saved, and messages written naming a member (API.md Part 3).
+  /// Reactions asked for, replies saved, messages written naming a member, and pins or unpins
+  /// asked for (API.md Part 3).
   var reactions = 0
   var replies = 0
   var mentions = 0
+  var pins = 0
   /// Items the devices' upkeep pruned; messages below a history floor at the end the
   /// server search was asked for, and those it found.
   var pruned = 0

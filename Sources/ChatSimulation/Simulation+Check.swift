@@ -25,6 +25,8 @@ struct LoggedConversation {
     let items: [Item]
     /// Its unread messages that mention it, as the server counts them (API.md Part 3).
     var unreadMentions: Int? = nil
+    /// The pinned messages it can see, newest pin first (API.md Part 3).
+    var pinned: [String] = []
 
     func sees(_ sequence: Int) -> Bool {
       visible.contains { sequence >= $0.first && $0.last.map { sequence <= $0 } ?? true }
@@ -126,7 +128,8 @@ extension Simulation {
         views[key, default: [:]][UserID(user)] = LoggedConversation.UserView(
           membership: item.membership ?? .member,
           visible: item.visible ?? [VisibleRange(first: 1, last: nil)], items: items,
-          unreadMentions: item.unreadMentions)
+          unreadMentions: item.unreadMentions,
+          pinned: (item.pinned ?? []).map { $0.clientMessageId.lowercased() })
       }
     }
     return conversations.keys.sorted().compactMap { key in

@@ -4,15 +4,16 @@ import ChatIdentifiers
 import Foundation
 
 // API.md Part 3 in the workload: users react to what their screens show (toggling, so a
-// reaction taken back while unsent cancels in place), and reply to a message with a text of
-// their own that sometimes names another member. A reply is a send like any other: the
-// checker follows it by its text.
+// reaction taken back while unsent cancels in place), pin and unpin what they see (toggling
+// too), and reply to a message with a text of their own that sometimes names another member.
+// A reply is a send like any other: the checker follows it by its text.
 
 extension Simulation {
   /// The emoji users react with.
   static let reactionEmoji = ["👍", "❤️", "😂", "🎉"]
 
-  /// One reaction or one reply in `conversation`, beside the user's other action.
+  /// One reaction or one reply in `conversation` (and, three times in ten, a pin or unpin),
+  /// beside the user's other action.
   func actOnPartThree(
     _ device: SimDevice, _ incarnation: Incarnation, _ engine: ChatEngine,
     in conversation: ConversationID
@@ -21,6 +22,9 @@ extension Simulation {
       $0.sequence != nil && !$0.isDeleted && $0.event == nil
     }
     guard !shown.isEmpty else { return }
+    if pinRandom.chance(0.3) {
+      pin(shown, incarnation, engine, in: conversation)
+    }
     let target = partThreeRandom.pick(shown)
     if partThreeRandom.chance(0.6) {
       let emoji = partThreeRandom.pick(Self.reactionEmoji)
@@ -85,6 +89,29 @@ extension Simulation {
         history.trace("op \(incarnation.name) saved \(tag) id=\(id)")
       } catch {
         history.trace("op \(incarnation.name) refused \(tag): \(error)")
+      }
+    }
+  }
+
+  /// Pins or unpins one of the messages shown: half the time one of the pinned ones (so mostly
+  /// an unpin), else any.
+  private func pin(
+    _ shown: [Message], _ incarnation: Incarnation, _ engine: ChatEngine,
+    in conversation: ConversationID
+  ) {
+    let pins = Set(incarnation.known.first { $0.id == conversation }?.pinned.map(\.id) ?? [])
+    let shownPinned = shown.filter { pins.contains($0.id) }
+    let target =
+      !shownPinned.isEmpty && pinRandom.chance(0.5)
+      ? pinRandom.pick(shownPinned) : pinRandom.pick(shown)
+    let pinned = pins.contains(target.id)
+    history.pins += 1
+    history.trace("op \(incarnation.name) \(pinned ? "unpin" : "pin") id=\(target.id)")
+    incarnation.executor.spawn { [self] in
+      do {
+        try await engine.messages.pin(target.id, in: conversation, remove: pinned)
+      } catch {
+        history.trace("op \(incarnation.name) pin refused id=\(target.id): \(error)")
       }
     }
   }

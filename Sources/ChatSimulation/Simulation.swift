@@ -39,6 +39,8 @@ final class Simulation: @unchecked Sendable {
   /// Part 3's actions (reactions, replies, mentions) draw from a stream of their own, so a
   /// seed's other actions are the ones it made before they came.
   var partThreeRandom: SimRandom
+  /// Pins, drawn apart so that adding them left the other Part 3 actions' draws as they were.
+  var pinRandom: SimRandom
   var faultCounts: [FaultKind: Int] = [:]
   var phase = Phase.setup
 
@@ -93,6 +95,7 @@ final class Simulation: @unchecked Sendable {
     faultRandom = SimRandom(seed: seed, stream: "faults")
     workloadRandom = SimRandom(seed: seed, stream: "workload")
     partThreeRandom = SimRandom(seed: seed, stream: "part three")
+    pinRandom = SimRandom(seed: seed, stream: "pins")
     let ttl = Duration.seconds(planRandom.int(in: 60...900))
     server = try ServerNode(
       path: folder + "/server.sqlite", world: world, seed: seed, accessTokenTTL: ttl,

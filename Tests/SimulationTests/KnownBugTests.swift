@@ -43,6 +43,8 @@ struct KnownBugTests {
     ("reactionsIgnoreRemovals", [.reactions]),
     ("quotesAsServed", [.quote, .bytesLeft]),
     ("mentionsIgnoreRead", [.mentions]),
+    // Issue 36: the last pin, unpinned on another device, stays.
+    ("pinsKeepLastWhenNoneServed", [.pins]),
   ]
 
   @Test(arguments: rows)

@@ -38,6 +38,9 @@
 ///   (`SnapshotQuery.requote`, `MessagesTable.requoteReplies`).
 /// - `mentionsIgnoreRead`: the list counts the mentions of me in every message held, read or
 ///   not, so reading never lowers the "@" (`ConversationListQuery`).
+/// - `pinsKeepLastWhenNoneServed` (API.md Part 3): a conversation served with no pinned
+///   message keeps the pinned list served before (an empty list read as "not said"), so the
+///   last pin unpinned elsewhere stays in the pinned bar here (`ConversationsTable.save`).
 /// - `keepRefusedDelete`: a delete of mine the server refuses keeps its tombstone here, while
 ///   the message lives on everywhere else (`MessagesTable.undoRefused`). Found by the simulation
 ///   before it was fixed.
@@ -60,6 +63,7 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let reactionsIgnoreRemovals = KnownBugs(rawValue: 1 << 11)
   package static let quotesAsServed = KnownBugs(rawValue: 1 << 12)
   package static let mentionsIgnoreRead = KnownBugs(rawValue: 1 << 13)
+  package static let pinsKeepLastWhenNoneServed = KnownBugs(rawValue: 1 << 14)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: KnownBugs)] = [
@@ -70,6 +74,6 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
     ("keepRefusedDelete", .keepRefusedDelete), ("ignoreMyRemoval", .ignoreMyRemoval),
     ("trustDownloads", .trustDownloads), ("eraseLeavesIndexSegments", .eraseLeavesIndexSegments),
     ("reactionsIgnoreRemovals", .reactionsIgnoreRemovals), ("quotesAsServed", .quotesAsServed),
-    ("mentionsIgnoreRead", .mentionsIgnoreRead),
+    ("mentionsIgnoreRead", .mentionsIgnoreRead), ("pinsKeepLastWhenNoneServed", .pinsKeepLastWhenNoneServed),
   ]
 }

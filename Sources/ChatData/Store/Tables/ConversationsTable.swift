@@ -109,6 +109,7 @@ enum ConversationsTable {
     me: UserID, tx: StoreTransaction
   ) throws {
     if let cursor { try SettingsTable.saveSyncCursor(cursor, tx: tx) }
+    let keepsLastPins = tx.knownBugs.contains(.pinsKeepLastWhenNoneServed)
     for conversation in conversations {
       try tx.db.run(
         """
@@ -123,7 +124,8 @@ enum ConversationsTable {
                 coalesce(?, 'push'), ?, CASE WHEN ? THEN ? ELSE 0 END)
         ON CONFLICT (id) DO UPDATE SET
           pinned_served = CASE WHEN ? AND excluded.pinned_as_of >= pinned_as_of
-                               THEN excluded.pinned_served ELSE pinned_served END,
+                               THEN \(keepsLastPins ? "coalesce(excluded.pinned_served, pinned_served)" : "excluded.pinned_served")
+                               ELSE pinned_served END,
           pinned_as_of = CASE WHEN ? THEN max(pinned_as_of, excluded.pinned_as_of)
                               ELSE pinned_as_of END,
           muted_until = CASE WHEN ? THEN excluded.muted_until ELSE muted_until END,
