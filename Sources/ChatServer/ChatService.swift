@@ -178,6 +178,8 @@ public actor ChatService {
       return try await changeTitle(of: conversation, request, by: caller.userId, at: now)
     case .mute(let conversation):
       return try await mute(conversation, request, by: caller.userId)
+    case .draft(let conversation):
+      return try await saveDraft(conversation, request, by: caller.userId, at: now)
     case .receipts(let conversation):
       return try await receipts(in: conversation, for: caller.userId)
     case .delivered(let conversation):

@@ -206,6 +206,20 @@ extension PostgresStoreBackend {
         WHERE pinned_at IS NOT NULL;
       """
     ),
+    (
+      "pg-v7-drafts",
+      """
+      CREATE TABLE drafts (
+        conversation_id TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        text TEXT NOT NULL,
+        reply_to TEXT,
+        version BIGINT NOT NULL,
+        updated_at BIGINT NOT NULL,
+        PRIMARY KEY (conversation_id, user_id)
+      );
+      """
+    ),
   ])
 }
 

@@ -24,7 +24,7 @@ import Testing
     #expect(
       Set(object.keys) == [
         "id", "title", "memberIds", "lastSequence", "readUpTo", "createdAt", "visible",
-        "membership", "createdBy", "unreadMentions", "mutedMentions", "pinned",
+        "membership", "createdBy", "unreadMentions", "mutedMentions", "pinned", "draft",
       ])
     #expect(object["membership"] as? String == "member")
     #expect(object["createdBy"] as? String == "bob")
@@ -75,7 +75,7 @@ import Testing
     #expect(
       Set(item.keys) == [
         "id", "title", "memberIds", "lastSequence", "readUpTo", "lastMessage", "createdAt",
-        "visible", "membership", "createdBy", "unreadMentions", "mutedMentions", "pinned", "pinned",
+        "visible", "membership", "createdBy", "unreadMentions", "mutedMentions", "pinned", "draft",
       ])
     #expect(item["lastSequence"] as? Int == 1)
     #expect(item["readUpTo"] as? Int == 0)

@@ -137,7 +137,7 @@ import Wire
         item.map { Set($0.keys) } == [
           "id", "title", "memberIds", "lastSequence", "readUpTo", "lastMessage", "createdAt",
           "visible", "membership", "createdBy", "unreadMentions", "mutedMentions", "pinned",
-          "pinned",
+          "draft",
         ])
       #expect(item?["id"] as? String == conversation)
       #expect(item?["title"] as? String == "Hiking")

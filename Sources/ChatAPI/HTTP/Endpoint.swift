@@ -18,6 +18,8 @@ public enum Endpoint: Hashable, Sendable {
   case changeTitle(conversation: String)
   case changeMembers(conversation: String)
   case mute(conversation: String)
+  /// `PUT /v1/conversations/{id}/draft` (Part 3).
+  case draft(conversation: String)
   // Items.
   case listItems(conversation: String)
   case postItem(conversation: String)
@@ -47,7 +49,7 @@ public enum Endpoint: Hashable, Sendable {
       .createUpload, .completeUpload:
       "POST"
     case .changeTitle: "PATCH"
-    case .mute, .registerPush: "PUT"
+    case .mute, .draft, .registerPush: "PUT"
     case .removePush: "DELETE"
     }
   }
@@ -63,6 +65,7 @@ public enum Endpoint: Hashable, Sendable {
     case .changeTitle(let id): "/v1/conversations/\(id)"
     case .changeMembers(let id): "/v1/conversations/\(id)/members"
     case .mute(let id): "/v1/conversations/\(id)/mute"
+    case .draft(let id): "/v1/conversations/\(id)/draft"
     case .listItems(let id), .postItem(let id): "/v1/conversations/\(id)/messages"
     case .receipts(let id): "/v1/conversations/\(id)/receipts"
     case .delivered(let id): "/v1/conversations/\(id)/delivered"
@@ -83,6 +86,7 @@ public enum Endpoint: Hashable, Sendable {
     case .changeTitle: "/v1/conversations/{id}"
     case .changeMembers: "/v1/conversations/{id}/members"
     case .mute: "/v1/conversations/{id}/mute"
+    case .draft: "/v1/conversations/{id}/draft"
     case .listItems, .postItem: "/v1/conversations/{id}/messages"
     case .receipts: "/v1/conversations/{id}/receipts"
     case .delivered: "/v1/conversations/{id}/delivered"
@@ -142,6 +146,7 @@ public enum Endpoint: Hashable, Sendable {
       case ("POST", "read"): return .read(conversation: id)
       case ("POST", "members"): return .changeMembers(conversation: id)
       case ("PUT", "mute"): return .mute(conversation: id)
+      case ("PUT", "draft"): return .draft(conversation: id)
       default: return nil
       }
     case 3 where segments[0] == "v1" && segments[1] == "media" && method == "GET":

@@ -29,14 +29,18 @@ public struct ConversationItem: Codable, Sendable, Equatable {
   /// Part 3: the pinned messages the caller can see, newest pin first; nil from a server
   /// without pins.
   public var pinned: [PinnedMessage]?
+  /// Part 3: the caller's own draft, nil before its first save (and from a server without
+  /// drafts).
+  public var draft: Draft?
 
   public init(
     id: String, title: String, memberIds: [String], lastSequence: Int, readUpTo: Int,
     lastMessage: Item?, createdAt: String, visible: [VisibleRange]? = nil,
     membership: Membership? = nil, createdBy: String? = nil, mutedUntil: String? = nil,
     unreadMentions: Int? = nil, mutedMentions: MentionPushes? = nil,
-    pinned: [PinnedMessage]? = nil
+    pinned: [PinnedMessage]? = nil, draft: Draft? = nil
   ) {
+    self.draft = draft
     self.id = id
     self.title = title
     self.memberIds = memberIds
@@ -55,7 +59,7 @@ public struct ConversationItem: Codable, Sendable, Equatable {
 
   enum CodingKeys: String, CodingKey {
     case id, title, memberIds, lastSequence, readUpTo, lastMessage, createdAt, visible
-    case membership, createdBy, mutedUntil, unreadMentions, mutedMentions, pinned
+    case membership, createdBy, mutedUntil, unreadMentions, mutedMentions, pinned, draft
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -80,6 +84,8 @@ public struct ConversationItem: Codable, Sendable, Equatable {
     try container.encodeIfPresent(unreadMentions, forKey: .unreadMentions)
     try container.encodeIfPresent(mutedMentions, forKey: .mutedMentions)
     try container.encodeIfPresent(pinned, forKey: .pinned)
+    // A server with pins has drafts too: the caller's, or null before its first save.
+    if pinned != nil { try container.encode(draft, forKey: .draft) }
   }
 }
 

@@ -74,6 +74,7 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
     ("keepRefusedDelete", .keepRefusedDelete), ("ignoreMyRemoval", .ignoreMyRemoval),
     ("trustDownloads", .trustDownloads), ("eraseLeavesIndexSegments", .eraseLeavesIndexSegments),
     ("reactionsIgnoreRemovals", .reactionsIgnoreRemovals), ("quotesAsServed", .quotesAsServed),
-    ("mentionsIgnoreRead", .mentionsIgnoreRead), ("pinsKeepLastWhenNoneServed", .pinsKeepLastWhenNoneServed),
+    ("mentionsIgnoreRead", .mentionsIgnoreRead),
+    ("pinsKeepLastWhenNoneServed", .pinsKeepLastWhenNoneServed),
   ]
 }

@@ -96,9 +96,11 @@ extension ServerStore {
                 "CAST(pinned_at AS TEXT) || ':' || CAST(sequence AS TEXT) || ':' || client_message_id",
                 separator: "','"))
               FROM messages WHERE conversation_id = c.id AND pinned_at IS NOT NULL),
+             d.text, d.reply_to, d.version, d.updated_at,
              \(messageColumns(table: "m"))
       FROM members AS me
       JOIN conversations AS c ON c.id = me.conversation_id
+      LEFT JOIN drafts AS d ON d.conversation_id = c.id AND d.user_id = me.user_id
       LEFT JOIN messages AS m ON m.conversation_id = c.id AND m.sequence = c.last_message_sequence
       WHERE me.user_id = ? AND \(changed.sql) AND (CAST(? AS TEXT) IS NULL OR c.id = ?)
       ORDER BY c.last_activity_at DESC, c.id
@@ -113,13 +115,14 @@ extension ServerStore {
         memberIds: (row.optionalString(5) ?? "").split(separator: ",").map(String.init)
           .sorted(),
         lastSequence: lastSequence, readUpTo: min(row.int(4), lastSequence),
-        lastMessage: row.isNull(14)
-          ? nil : hidingQuotes([message(from: row, at: 14)], from: standing).first,
+        lastMessage: row.isNull(18)
+          ? nil : hidingQuotes([message(from: row, at: 18)], from: standing).first,
         createdAt: Timestamp(millisecondsSince1970: Int64(row.int(2))).rfc3339,
         visible: standing.ranges, membership: standing.membership,
         createdBy: row.optionalString(7), mutedUntil: row.optionalString(9),
         unreadMentions: row.int(11), mutedMentions: MentionPushes(rawValue: row.string(12)),
-        pinned: pinned(from: row.optionalString(13) ?? "", seenBy: standing))
+        pinned: pinned(from: row.optionalString(13) ?? "", seenBy: standing),
+        draft: draft(from: row, at: 14))
       return (item, standing, row.int(8))
     }
     // The newest message is one the caller cannot see (it joined later, or left): the

@@ -309,6 +309,22 @@ extension ServerStore {
           WHERE pinned_at IS NOT NULL;
         """)
     }
+    // API.md Part 3's drafts: one per user and conversation, its text, the message it
+    // answers, its version (each save one more) and when it was saved (milliseconds).
+    migrator.register("v13-drafts") { db in
+      try db.execute(
+        """
+        CREATE TABLE drafts (
+          conversation_id TEXT NOT NULL,
+          user_id TEXT NOT NULL,
+          text TEXT NOT NULL,
+          reply_to TEXT,
+          version INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL,
+          PRIMARY KEY (conversation_id, user_id)
+        );
+        """)
+    }
     return migrator
   }
 }

@@ -19,7 +19,8 @@ MESSAGE_FIELDS = {"id", "clientMessageId", "conversationId", "senderId", "text",
 CONVERSATION_FIELDS = {"id", "title", "memberIds", "lastSequence", "readUpTo", "createdAt",
                        "visible", "membership", "createdBy",
                        "unreadMentions", "mutedMentions",  # API.md Part 3, "Mentions"
-                       "pinned"}  # API.md Part 3, "Pins"
+                       "pinned",  # API.md Part 3, "Pins"
+                       "draft"}  # API.md Part 3, "Drafts"
 
 
 def activity(item):

@@ -23,6 +23,7 @@ import traceback
 
 import cases_auth
 import cases_data
+import cases_drafts
 import cases_errors
 import cases_groups
 import cases_items
@@ -49,6 +50,7 @@ SHARED = [
     ("mentions", cases_items.run_mentions),
     ("replies", cases_items.run_replies),
     ("pins", cases_pins.run),
+    ("drafts", cases_drafts.run),
     ("groups", cases_groups.run),
     ("mute", cases_groups.run_mute),
     ("receipts-burst", cases_groups.run_receipts_burst),
