@@ -35,13 +35,17 @@ public struct ConversationSummary: Identifiable, Hashable, Sendable {
   public let readUpTo: Int
   /// Its pinned messages (API.md Part 3), newest pin first: the screen's pinned bar.
   public let pinned: [Pin]
+  /// My draft (API.md Part 3), the same on every device of mine: the list shows "Draft: …",
+  /// the screen restores it. Nil when there is none (or it was cleared).
+  public let draft: MessageDraft?
 
   public init(
     id: ConversationID, title: String, memberIDs: [UserID], lastMessage: Message?,
     unreadCount: Int, lastActivity: Date, participation: Participation = .member,
     mutedUntil: Date? = nil, unreadMentions: Int = 0, mentionsPushThroughMute: Bool = true,
-    readUpTo: Int = 0, pinned: [Pin] = []
+    readUpTo: Int = 0, pinned: [Pin] = [], draft: MessageDraft? = nil
   ) {
+    self.draft = draft
     self.pinned = pinned
     self.readUpTo = readUpTo
     self.unreadMentions = unreadMentions
@@ -79,5 +83,16 @@ public struct Pin: Hashable, Sendable {
     self.sequence = sequence
     self.text = text
     self.senderID = senderID
+  }
+}
+
+/// A message being written, saved as it is typed: its text and the message it answers.
+public struct MessageDraft: Hashable, Sendable {
+  public let text: String
+  public let replyTo: MessageID?
+
+  public init(text: String, replyTo: MessageID? = nil) {
+    self.text = text
+    self.replyTo = replyTo
   }
 }

@@ -24,6 +24,12 @@ public protocol MessageRepository: Sendable {
   func reply(_ text: String, to target: MessageID, in conversation: ConversationID)
     async throws(ChatError) -> MessageID
 
+  /// Saves what I am typing in the conversation (and the message it answers) as my draft: on
+  /// this device at once, then on every device of mine (API.md Part 3). Sending a message
+  /// clears it. Throws for a text that could never be sent, or a database that cannot save.
+  func saveDraft(_ text: String, replyTo: MessageID?, in conversation: ConversationID)
+    async throws(ChatError)
+
   /// Edits my message for everyone (it shows at once). A message still unsent is changed in
   /// place; once its post has started, the edit is sent after it. Throws for a text that can
   /// never be sent, a message that is not mine here, or one that was deleted.

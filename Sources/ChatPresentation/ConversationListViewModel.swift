@@ -175,7 +175,8 @@ public final class ConversationListViewModel {
           preview: last.map { "\(author): \(Self.preview($0))" } ?? "",
           time: formatter.string(for: summary.lastActivity), unreadCount: summary.unreadCount,
           ticks: last.flatMap { mine ? Ticks(send: $0.send, receipt: $0.receipt) : nil },
-          isMuted: summary.isMuted(at: now), mentionsMe: summary.unreadMentions > 0)
+          isMuted: summary.isMuted(at: now), mentionsMe: summary.unreadMentions > 0,
+          draft: summary.draft.map { $0.text.isEmpty ? "↩ reply" : $0.text })
       }, banner: Banner.text(for: connection), search: search, alert: alert,
       totalUnread: summaries.filter { !$0.isMuted(at: now) }.reduce(0) { $0 + $1.unreadCount },
       outbox: OutboxState(rows: outbox.map(outboxRow)))

@@ -31,6 +31,7 @@ public struct ConversationListRow: Equatable, Identifiable, Sendable {
   public let id: ConversationID
   public let title: String
   /// The last message, e.g. "bob: see you" or "You: on my way"; empty when there is none.
+  /// A screen shows `draft` in its place when there is one.
   public let preview: String
   public let time: String
   public let unreadCount: Int
@@ -40,11 +41,14 @@ public struct ConversationListRow: Equatable, Identifiable, Sendable {
   public let isMuted: Bool
   /// Some unread message mentions me: "@" beside the count (even when muted).
   public let mentionsMe: Bool
+  /// My draft here (API.md Part 3), shown instead of the last message: "Draft: on my w".
+  public let draft: String?
 
   public init(
     id: ConversationID, title: String, preview: String, time: String, unreadCount: Int,
-    ticks: Ticks?, isMuted: Bool = false, mentionsMe: Bool = false
+    ticks: Ticks?, isMuted: Bool = false, mentionsMe: Bool = false, draft: String? = nil
   ) {
+    self.draft = draft
     self.mentionsMe = mentionsMe
     self.isMuted = isMuted
     self.id = id

@@ -35,6 +35,8 @@ public final class ConversationViewModel {
   private var isAwayFromNewest = false
   /// Which pin the pinned bar shows (0: the newest); a tap moves it on.
   private var pinIndex = 0
+  /// My draft when the screen opened (the first summary's), until the screen takes it.
+  private var draftToRestore: MessageDraft?
 
   public init(
     conversation: ConversationID, sources: ChatSources, formatter: TimeFormatter = TimeFormatter()
@@ -124,6 +126,24 @@ public final class ConversationViewModel {
     }
   }
 
+  /// My draft when the screen opened, for the input (API.md Part 3: typed on any device of
+  /// mine, restored here with the message it answers); nil once taken, or when there is none.
+  public func takeDraftToRestore() -> MessageDraft? {
+    defer { draftToRestore = nil }
+    return draftToRestore
+  }
+
+  /// What I am typing changed: it is saved as my draft (here at once, on my other devices
+  /// soon). Only a failure shows, as the alert.
+  public func draftChanged(_ text: String, replyTo: MessageID?) async {
+    do {
+      try await repository.saveDraft(text, replyTo: replyTo, in: conversation)
+    } catch {
+      alert = error.description
+      render()
+    }
+  }
+
   /// Pins a message for everyone in the conversation, or unpins it when it is pinned: the
   /// pinned bar shows it at once; undone before it is sent, nothing is sent.
   public func togglePin(_ id: MessageID) async {
@@ -180,10 +200,11 @@ public final class ConversationViewModel {
     render()
   }
 
-  /// The first summary says what was unread when the screen opened.
+  /// The first summary says what was unread when the screen opened, and my draft.
   private func noteFirstUnread() {
     guard !sawSummary, let summary else { return }
     sawSummary = true
+    draftToRestore = summary.draft
     if summary.unreadCount > 0 { unreadAbove = summary.readUpTo }
     openAtFirstUnreadIfAbove()
   }

@@ -17,6 +17,7 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     var reacted: [Reacted] = []
     /// Each pin asked for: the message, and whether it was an unpin.
     var pinned: [(MessageID, Bool)] = []
+    var drafts: [MessageDraft] = []
     var replies: [Reply] = []
     var openedAt: [Int?] = []
     var markedRead: [Int] = []
@@ -88,6 +89,8 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   public var reacted: [Reacted] { calls.withLock { $0.reacted } }
   /// Each pin a screen asked for: the message, and whether it was an unpin.
   public var pinned: [(MessageID, Bool)] { calls.withLock { $0.pinned } }
+  /// Each draft a screen saved.
+  public var drafts: [MessageDraft] { calls.withLock { $0.drafts } }
   /// A reply a screen sent.
   public struct Reply: Sendable, Equatable {
     public var text: String
@@ -144,6 +147,12 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
   ) async throws(ChatError) {
     if let error = sendError { throw error }
     calls.withLock { $0.reacted.append(Reacted(emoji: emoji, target: target, remove: remove)) }
+  }
+
+  public func saveDraft(_ text: String, replyTo: MessageID?, in conversation: ConversationID)
+    async throws(ChatError)
+  {
+    calls.withLock { $0.drafts.append(MessageDraft(text: text, replyTo: replyTo)) }
   }
 
   public func pin(_ target: MessageID, in conversation: ConversationID, remove: Bool)

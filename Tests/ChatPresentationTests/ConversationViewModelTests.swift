@@ -341,6 +341,26 @@ struct ConversationViewModelTests {
     #expect(repository.pinned.map(\.1) == [true, false])
   }
 
+  /// The screen opens with my draft (typed on any device of mine) to put back in the input,
+  /// once; what I type is saved as my draft.
+  @Test func theScreenRestoresMyDraftOnceAndSavesWhatITypes() async throws {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let answered = message(3, from: bob, sequence: 3)
+    repository.emit(
+      ConversationSummary(
+        id: chat, title: "Hiking", memberIDs: [me, bob], lastMessage: nil, unreadCount: 0,
+        lastActivity: answered.sentAt, draft: MessageDraft(text: "yes at", replyTo: answered.id)))
+    try await waitUntil("the title", in: model.viewState) { $0.title == "Hiking" }
+    #expect(model.takeDraftToRestore() == MessageDraft(text: "yes at", replyTo: answered.id))
+    #expect(model.takeDraftToRestore() == nil)
+    await model.draftChanged("yes at one", replyTo: answered.id)
+    #expect(repository.drafts == [MessageDraft(text: "yes at one", replyTo: answered.id)])
+  }
+
   @Test func myMessageInAGroupSaysReadByNOfM() {
     let none = GroupReceipt(readBy: [], deliveredTo: [], memberCount: 3)
     let delivered = GroupReceipt(readBy: [], deliveredTo: [bob], memberCount: 3)
@@ -619,6 +639,28 @@ struct ConversationListViewModelTests {
     try await waitUntil("three rows", in: model.viewState) { $0.rows.count == 3 }
     #expect(model.viewState.rows.map(\.isMuted) == [false, true, false], "a mute that ended")
     #expect(model.viewState.totalUnread == 10)
+  }
+
+  /// A draft shows in place of the last message ("Draft: …"); a reply's draft without text says
+  /// it is a reply.
+  @Test func aDraftShowsInPlaceOfTheLastMessage() async throws {
+    let list = FakeList()
+    let model = model(over: list)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    func summary(_ id: String, draft: MessageDraft?) -> ConversationSummary {
+      ConversationSummary(
+        id: ConversationID(id), title: id, memberIDs: [me], lastMessage: nil, unreadCount: 0,
+        lastActivity: utc.now(), draft: draft)
+    }
+    let answered = MessageID(rawValue: "01900000-0000-7000-8000-000000000001")!
+    list.pair.continuation.yield([
+      summary("c1", draft: MessageDraft(text: "on my w")),
+      summary("c2", draft: MessageDraft(text: "", replyTo: answered)),
+      summary("c3", draft: nil),
+    ])
+    try await waitUntil("three rows", in: model.viewState) { $0.rows.count == 3 }
+    #expect(model.viewState.rows.map(\.draft) == ["on my w", "↩ reply", nil])
   }
 
   func hit(_ n: Int, _ text: String) -> SearchHit {

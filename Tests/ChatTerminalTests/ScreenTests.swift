@@ -224,6 +224,24 @@ import Testing
     #expect(frame.dropFirst(2).contains { $0.contains("message 9") })
   }
 
+  /// A draft stands in place of the last message, after a red "Draft:".
+  @Test func theListShowsADraftInPlaceOfTheLastMessage() {
+    var list = ConversationListViewState()
+    list.rows = [
+      ConversationListRow(
+        id: ConversationID("c1"), title: "Hiking", preview: "bob: lunch?", time: "14:02",
+        unreadCount: 0, ticks: nil, draft: "on my w")
+    ]
+    let frame = ScreenRenderer.frame(
+      model: ScreenModel(user: "alice"), list: list, conversation: nil,
+      size: RawTerminal.Size(rows: 12, columns: 60)
+    ).map {
+      $0.replacingOccurrences(of: "\u{1B}\\[[0-9;]*m", with: "", options: .regularExpression)
+    }
+    #expect(frame.contains { $0.hasPrefix("    Draft: on my w") })
+    #expect(!frame.contains { $0.contains("lunch?") })
+  }
+
   /// The server's refusal text is another party's text too (`chat messages`, `chat send`).
   @Test func aRefusalReasonCannotReachTheTerminal() {
     let refused = Message(

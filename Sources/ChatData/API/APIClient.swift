@@ -99,6 +99,25 @@ struct APIClient: Sendable {
       Item.self, APIRequest(.changeMembers(conversation: conversation.rawValue), json: body))
   }
 
+  /// What a draft save came to: the new version, or the server's draft (a 409).
+  enum DraftAnswer: Sendable, Equatable {
+    case saved(version: Int)
+    case conflict(Draft)
+  }
+
+  /// `PUT /v1/conversations/{id}/draft` (API.md Part 3): a 409 is an answer here, not a
+  /// failure: its body is the server's draft.
+  func saveDraft(_ body: SaveDraft, in conversation: ConversationID)
+    async throws(RequestFailure) -> DraftAnswer
+  {
+    let request = APIRequest(.draft(conversation: conversation.rawValue), json: body)
+    let response = try await send(request, accepting: 409)
+    if response.status == 409 {
+      return .conflict(try Self.read(DraftConflict.self, from: response, of: request).draft)
+    }
+    return .saved(version: try Self.read(DraftSaved.self, from: response, of: request).version)
+  }
+
   func mute(_ body: Mute, in conversation: ConversationID) async throws(RequestFailure) {
     _ = try await send(APIRequest(.mute(conversation: conversation.rawValue), json: body))
   }
@@ -179,13 +198,17 @@ struct APIClient: Sendable {
   }
 
   /// Sends with the current token; on 401 refreshes once and sends again.
-  private func send(_ request: APIRequest) async throws(RequestFailure) -> APIResponse {
+  /// Sends with a fresh token (refreshed once on a 401); any status but 2xx and `accepted` is
+  /// a failure.
+  private func send(_ request: APIRequest, accepting accepted: Int? = nil)
+    async throws(RequestFailure) -> APIResponse
+  {
     let token = try await session.accessToken()
     let response = try await attempt(request, token: token)
-    guard response.status == 401 else { return try check(response) }
+    guard response.status == 401 else { return try check(response, accepting: accepted) }
     let fresh = try await session.refresh(after: token)
     let retried = try await attempt(request, token: fresh)
-    guard retried.status == 401 else { return try check(retried) }
+    guard retried.status == 401 else { return try check(retried, accepting: accepted) }
     await session.signOut()
     throw .signedOut
   }
@@ -202,8 +225,10 @@ struct APIClient: Sendable {
     }
   }
 
-  private func check(_ response: APIResponse) throws(RequestFailure) -> APIResponse {
-    guard (200..<300).contains(response.status) else {
+  private func check(_ response: APIResponse, accepting accepted: Int?) throws(RequestFailure)
+    -> APIResponse
+  {
+    guard (200..<300).contains(response.status) || response.status == accepted else {
       throw Self.classify(response, retryPolicy: retryPolicy)
     }
     return response

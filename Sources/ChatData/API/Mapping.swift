@@ -79,6 +79,12 @@ extension ServerConversation {
           }
         }
       })
+    if let draft = item.draft {
+      let replyTo = draft.replyTo.flatMap(MessageID.init(rawValue:))
+      guard draft.replyTo == nil || replyTo != nil, draft.version >= 0 else { return nil }
+      self.draft = DraftRecord(
+        conversation: id, text: draft.text, replyTo: replyTo, version: draft.version)
+    }
   }
 }
 

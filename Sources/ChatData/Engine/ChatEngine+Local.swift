@@ -100,3 +100,11 @@ extension ChatEngine {
       bufferingNewest: .max, { await store.changes() }, transform: { $0.conversations })
   }
 }
+
+extension ChatEngine {
+  /// Sends every draft the server is owed once, now (for one-shot tools: no throttle, no
+  /// backoff); returns how many are still owed.
+  public func sendOwedDrafts() async -> Int {
+    await drafts.sendOwedOnce()
+  }
+}

@@ -93,6 +93,7 @@ public final class ChatEngine: Sendable {
   let outbox: Outbox
   let catchUp: CatchUp
   let receiptsSource: ReceiptsRepository
+  let drafts: DraftsRepository
   let conversationsSource: ConversationsRepository
   let typingSource: TypingRepository
   let mediaSource: MediaTransfers
@@ -224,6 +225,8 @@ public final class ChatEngine: Sendable {
       mediaProcessing: environment.mediaProcessing)
     self.context = context
     let receipts = ReceiptsRepository(context: context)
+    let drafts = DraftsRepository(context: context)
+    self.drafts = drafts
     let conversations = ConversationsRepository(context: context)
     let catchUp = CatchUp(
       context: context,
@@ -244,7 +247,7 @@ public final class ChatEngine: Sendable {
     lifecycle = AppLifecycle(executor: executor)
     let reconnect = ReconnectSequence(
       context: context, conversations: conversations, catchUp: catchUp, receipts: receipts,
-      outbox: outbox, push: push)
+      outbox: outbox, push: push, drafts: drafts)
     let live = LiveConnection(
       context: context, transport: environment.live, session: session, outgoing: outgoing,
       onFrame: { await router.route($0) }, onConnected: { await reconnect.run() },
@@ -264,7 +267,7 @@ public final class ChatEngine: Sendable {
     self.typingSource = typing
     self.live = live
     self.messages = CompositeMessageRepository(
-      context: context, messages: messages, receipts: receipts)
+      context: context, messages: messages, receipts: receipts, drafts: drafts)
     self.conversationList = conversations
     self.typing = typing
     let network = environment.network
@@ -283,10 +286,12 @@ public final class ChatEngine: Sendable {
     context.spawn {
       // Weak: the socket already holds the session, so strong captures would make a cycle that
       // keeps a closed engine, and its database connection, alive.
-      await session.onSignedOut { [weak live, weak messages, weak receipts, weak conversations] in
+      await session.onSignedOut {
+        [weak live, weak messages, weak receipts, weak conversations, weak drafts] in
         await live?.signedOut()
         await messages?.stop()
         await receipts?.stop()
+        await drafts?.stop()
         await conversations?.stop()
       }
     }
@@ -309,6 +314,7 @@ public final class ChatEngine: Sendable {
 
   func startParts() async {
     await receiptsSource.start()
+    await drafts.start()
     await conversationsSource.start()
     await messagesSource.start()
     await mediaSource.start()
@@ -322,6 +328,7 @@ public final class ChatEngine: Sendable {
     await mediaSource.stop()
     await messagesSource.stop()
     await receiptsSource.stop()
+    await drafts.stop()
     await conversationsSource.stop()
     await live.stop()
   }
@@ -392,6 +399,7 @@ public final class ChatEngine: Sendable {
     try await catchUp.catchUpEverything(progress: progress)
     let remaining = await outbox.drain()
     await receiptsSource.postOwedReads()
+    _ = await drafts.sendOwedOnce()
     return SyncReport(conversationsChanged: changed, outboxRemaining: remaining)
   }
 

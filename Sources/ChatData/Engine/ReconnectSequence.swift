@@ -7,8 +7,8 @@ import ChatIdentifiers
 /// 1. learning which conversations changed (`/v1/sync`; retried with backoff if it fails),
 /// 2. catching up every conversation the server is ahead in or a screen shows (`?after=`), and
 ///    their receipts,
-/// 3. flushing what waits: the outbox, read numbers the server never confirmed, and a push
-///    token the server has not confirmed.
+/// 3. flushing what waits: the outbox, read numbers the server never confirmed, drafts typed
+///    offline, and a push token the server has not confirmed.
 struct ReconnectSequence: Sendable {
   let context: EngineContext
   let conversations: ConversationsRepository
@@ -16,6 +16,7 @@ struct ReconnectSequence: Sendable {
   let receipts: ReceiptsRepository
   let outbox: Outbox
   let push: PushRegistrar
+  let drafts: DraftsRepository
 
   func run() async {
     if await skipsCatchUp() {
@@ -44,6 +45,7 @@ struct ReconnectSequence: Sendable {
   private func flush() async {
     await outbox.wake()
     await receipts.postOwedReads()
+    await drafts.postOwed()
     // A token the server never confirmed (registered offline, or changed).
     try? await push.sync()
   }

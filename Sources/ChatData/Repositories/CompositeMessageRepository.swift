@@ -25,6 +25,7 @@ actor CompositeMessageRepository: MessageRepository {
 
   private let messagesSource: MessagesRepository
   private let receiptsSource: ReceiptsRepository
+  private let drafts: DraftsRepository
   /// What each watched conversation's screen sees: its newest rows, or rows centred on one.
   private struct Window {
     var limit = CompositeMessageRepository.windowStep
@@ -35,8 +36,10 @@ actor CompositeMessageRepository: MessageRepository {
   private var watchers: [ConversationID: Int] = [:]
 
   init(
-    context: EngineContext, messages: MessagesRepository, receipts: ReceiptsRepository
+    context: EngineContext, messages: MessagesRepository, receipts: ReceiptsRepository,
+    drafts: DraftsRepository
   ) {
+    self.drafts = drafts
     self.context = context
     self.messagesSource = messages
     self.receiptsSource = receipts
@@ -105,14 +108,24 @@ actor CompositeMessageRepository: MessageRepository {
 
   @discardableResult
   func send(_ text: String, in conversation: ConversationID) async throws(ChatError) -> MessageID {
-    try await messagesSource.send(text, in: conversation)
+    let id = try await messagesSource.send(text, in: conversation)
+    await drafts.messageSent(in: conversation)
+    return id
   }
 
   @discardableResult
   func reply(_ text: String, to target: MessageID, in conversation: ConversationID)
     async throws(ChatError) -> MessageID
   {
-    try await messagesSource.reply(text, to: target, in: conversation)
+    let id = try await messagesSource.reply(text, to: target, in: conversation)
+    await drafts.messageSent(in: conversation)
+    return id
+  }
+
+  func saveDraft(_ text: String, replyTo: MessageID?, in conversation: ConversationID)
+    async throws(ChatError)
+  {
+    try await drafts.type(text, replyTo: replyTo, in: conversation)
   }
 
   func edit(_ id: MessageID, in conversation: ConversationID, to text: String)

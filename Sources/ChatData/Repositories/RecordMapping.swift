@@ -120,7 +120,7 @@ enum RecordMapping {
       participation: row.conversation.participation, mutedUntil: row.conversation.mutedUntil,
       unreadMentions: row.unreadMentions,
       mentionsPushThroughMute: row.conversation.mentionsPushThroughMute,
-      readUpTo: row.conversation.readUpTo, pinned: row.pins)
+      readUpTo: row.conversation.readUpTo, pinned: row.pins, draft: row.conversation.draft)
   }
 
   static func hit(_ record: SearchResultRecord, me: UserID) -> SearchHit {

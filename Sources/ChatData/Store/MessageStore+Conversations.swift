@@ -74,3 +74,35 @@ extension MessageStore {
     try read { try ReceiptsTable.receipts(conversation, db: $0) }
   }
 }
+
+/// My drafts (`ConversationsTable+Drafts.swift`).
+extension MessageStore {
+  @discardableResult
+  func typeDraft(_ text: String, replyTo: MessageID?, in conversation: ConversationID)
+    throws(StoreError) -> Bool
+  {
+    try write { try ConversationsTable.typeDraft(text, replyTo: replyTo, in: conversation, tx: $0) }
+  }
+
+  func clearDraftAfterSend(_ conversation: ConversationID) throws(StoreError) {
+    try write { try ConversationsTable.clearDraftAfterSend(conversation, tx: $0) }
+  }
+
+  func owedDrafts() throws(StoreError) -> [DraftRecord] {
+    try read { try ConversationsTable.owedDrafts(db: $0) }
+  }
+
+  func draftSaved(_ sent: DraftRecord, as version: Int) throws(StoreError) {
+    try write { try ConversationsTable.draftSaved(sent, as: version, tx: $0) }
+  }
+
+  func draftConflicted(_ conversation: ConversationID, serverVersion: Int) throws(StoreError) {
+    try write {
+      try ConversationsTable.draftConflicted(conversation, serverVersion: serverVersion, tx: $0)
+    }
+  }
+
+  func dropOwedDraft(_ conversation: ConversationID) throws(StoreError) {
+    try write { try ConversationsTable.dropOwedDraft(conversation, tx: $0) }
+  }
+}

@@ -321,6 +321,20 @@ extension MessageStore {
         DELETE FROM sync_state WHERE key = 'conversations';
         """)
     }
+    // API.md Part 3's drafts: my draft of a conversation as typed here (`draft_text`,
+    // `draft_reply_to`; NULL text: none known), the server's version it was typed on
+    // (`draft_version`), and whether it was typed here since its last successful save
+    // (`draft_dirty`: the server is owed it; `ConversationsTable+Drafts.swift`).
+    migrator.register("v16-drafts") { db in
+      try db.execute(
+        """
+        ALTER TABLE conversations ADD COLUMN draft_text TEXT;
+        ALTER TABLE conversations ADD COLUMN draft_reply_to TEXT;
+        ALTER TABLE conversations ADD COLUMN draft_version INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE conversations ADD COLUMN draft_dirty INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX conversations_draft_dirty ON conversations (id) WHERE draft_dirty = 1;
+        """)
+    }
     return migrator
   }
 }

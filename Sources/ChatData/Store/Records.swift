@@ -126,6 +126,8 @@ package struct ConversationRecord: Sendable, Equatable {
   /// Its pins as shown (`MessagesTable.foldPins`), newest first, deleted messages not yet
   /// left out.
   var pinned: [PinnedEntry] = []
+  /// My draft here (`ConversationsTable+Drafts.swift`); nil when none, or cleared.
+  var draft: MessageDraft? = nil
 }
 
 /// The sequences a member can see: inclusive ranges, oldest first, the last open while still a

@@ -127,6 +127,50 @@ struct PinCommand: ChatCommand {
   }
 }
 
+/// `chat draft`: saves what I am writing in a conversation as my draft, on every device of mine.
+struct DraftCommand: ChatCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "draft",
+    abstract:
+      "Save a draft in a conversation, shown on every device of yours: saved at once, sent now or at the next sync.",
+    discussion:
+      "An empty text clears it, as sending a message there does. `chat conversations --json` shows each conversation's draft."
+  )
+
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp("The conversation.", valueName: "conversationId"),
+    transform: conversationID)
+  var conversation: ConversationID
+  @Argument(help: "The draft's text (\"\" clears it).") var text: String
+  @Option(
+    name: .customLong("reply-to"),
+    help: ArgumentHelp("The message it answers.", valueName: "clientMessageId"),
+    transform: messageID)
+  var replyTo: MessageID?
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await context.withEngine { engine throws(CommandFailure) in
+      try await attempt {
+        try await engine.messages.saveDraft(text, replyTo: replyTo, in: conversation)
+      }
+      let owed = await engine.sendOwedDrafts()
+      if context.output.json {
+        context.output.json(DraftStateJSON(state: owed == 0 ? "sent" : "queued"))
+      } else {
+        context.output.line(
+          owed == 0 ? "Draft saved." : "Draft saved here; it goes out at the next sync.")
+      }
+      return .success
+    }
+  }
+}
+
+struct DraftStateJSON: Encodable {
+  /// `sent` or `queued`.
+  let state: String
+}
+
 /// Sends what waits, then says what the server has: `sent` when nothing is left in the outbox,
 /// else `queued` (it goes at the next sync). JSON: the message as `chat messages --json` shows
 /// it (absent once an unsent message was deleted), with the state.

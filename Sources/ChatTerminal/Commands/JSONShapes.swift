@@ -164,8 +164,11 @@ struct ConversationJSON: Encodable, Equatable {
   let mutedUntil: String?
   /// Its pinned messages, newest pin first (API.md Part 3).
   let pinned: [PinJSON]
+  /// My draft (API.md Part 3): `{ text, replyTo }`, absent when there is none.
+  let draft: DraftJSON?
 
   init(_ summary: ConversationSummary) {
+    draft = summary.draft.map { DraftJSON(text: $0.text, replyTo: $0.replyTo?.rawValue) }
     pinned = summary.pinned.map(PinJSON.init)
     membership = summary.participation.rawValue
     mutedUntil = summary.mutedUntil.map {
@@ -178,6 +181,11 @@ struct ConversationJSON: Encodable, Equatable {
     lastMessage = summary.lastMessage.map(MessageJSON.init)
     lastActivity = MessageJSON.format(summary.lastActivity)
   }
+}
+
+struct DraftJSON: Encodable, Equatable {
+  let text: String
+  let replyTo: String?
 }
 
 /// A pinned message: `sequence` absent while this device knows only the pin, `text` and

@@ -102,11 +102,17 @@ public enum ScreenRenderer {
       if row.isMuted { title.append("  muted", style: Style.dim) }
       title.append("  \(row.time)", style: Style.dim)
       var preview = StyledLine("    ")
-      if let ticks = row.ticks {
-        let mark = tickMark(ticks)
-        preview.append(mark.text + " ", style: mark.style)
+      if let draft = row.draft {
+        // Telegram's and WhatsApp's "Draft:" in red, in place of the last message.
+        preview.append("Draft: ", style: Style.red)
+        preview.append(draft.replacingOccurrences(of: "\n", with: " "), style: Style.dim)
+      } else {
+        if let ticks = row.ticks {
+          let mark = tickMark(ticks)
+          preview.append(mark.text + " ", style: mark.style)
+        }
+        preview.append(row.preview.replacingOccurrences(of: "\n", with: " "), style: Style.dim)
       }
-      preview.append(row.preview.replacingOccurrences(of: "\n", with: " "), style: Style.dim)
       lines += [title, preview]
     }
     // Keep the selection on screen.

@@ -83,6 +83,7 @@ public final class TerminalApp {
       _ = conversation?.viewState
     } onChange: {
       Task { @MainActor in
+        self.restoreDraft()
         self.setNeedsRender()
         self.observe()
       }
@@ -197,6 +198,17 @@ public final class TerminalApp {
     guard let conversation else { return }
     let confirming = model.confirmingDelete
     model.confirmingDelete = nil
+    // What is typed (not an edit) is my draft: saved as it changes (API.md Part 3).
+    let typed = (model.input, model.replyingTo?.target, model.editing)
+    defer {
+      if typed.2 == nil, model.editing == nil,
+        model.mode == .conversation(conversation.conversation),
+        typed.0 != model.input || typed.1 != model.replyingTo?.target
+      {
+        let (text, replyTo) = (model.input, model.replyingTo?.target)
+        Task { await conversation.draftChanged(text, replyTo: replyTo) }
+      }
+    }
     switch key {
     case .escape where model.editing != nil:
       model.editing = nil
@@ -325,6 +337,20 @@ public final class TerminalApp {
   }
 
   // MARK: - Actions
+
+  /// Puts my draft back in the input when a conversation opens: once, into an empty input.
+  private func restoreDraft() {
+    guard case .conversation = model.mode, model.input.isEmpty, model.editing == nil,
+      model.replyingTo == nil, let draft = conversation?.takeDraftToRestore()
+    else { return }
+    model.input = draft.text
+    if let target = draft.replyTo {
+      let row = conversation?.viewState.rows.first { $0.id == target }
+      model.replyingTo = QuoteRow(
+        target: target, author: row.map { $0.sender ?? "You" } ?? "",
+        text: row.map { $0.text.isEmpty ? ($0.media?.label ?? "") : $0.text } ?? "")
+    }
+  }
 
   func open(_ id: ConversationID) {
     conversationTask?.cancel()

@@ -25,6 +25,9 @@ package struct ServerConversation: Sendable, Equatable {
   /// Part 3 (nil from a server without pins): the pinned messages I can see, newest pin first,
   /// true as of `lastSequence`.
   var pinned: [PinnedEntry]? = nil
+  /// Part 3: my draft as the server holds it (nil before its first save, and from a server
+  /// without drafts).
+  var draft: DraftRecord? = nil
 
   package init(
     id: ConversationID, title: String, memberIDs: [UserID], createdAt: Date, lastSequence: Int,
@@ -62,7 +65,7 @@ enum ConversationsTable {
   static let columns = """
     id, title, member_ids, created_at, last_sequence, read_up_to, read_acknowledged,
     synced_up_to, history_floor, membership, visible, muted_until, unread_mentions,
-    muted_mentions, pinned
+    muted_mentions, pinned, draft_text, draft_reply_to
     """
 
   /// How many columns `columns` names (what a query selects after them starts here).
@@ -85,7 +88,11 @@ enum ConversationsTable {
       visible: VisibleSequences(stored: row.string(10)),
       mutedUntil: row.isNull(11) ? nil : Date(timeIntervalSince1970: row.double(11)),
       unreadMentions: row.int(12), mentionsPushThroughMute: row.string(13) != "silent",
-      pinned: PinnedEntry.list(stored: row.optionalString(14)))
+      pinned: PinnedEntry.list(stored: row.optionalString(14)),
+      draft: row.optionalString(15).flatMap { text in
+        let replyTo = row.optionalString(16).flatMap(MessageID.init(rawValue:))
+        return text.isEmpty && replyTo == nil ? nil : MessageDraft(text: text, replyTo: replyTo)
+      })
   }
 
   static func conversation(_ id: ConversationID, db: Database) throws -> ConversationRecord? {
@@ -161,6 +168,7 @@ enum ConversationsTable {
         conversation.visible?.stored)
       tx.touch(conversation.id)
       if conversation.pinned != nil { try MessagesTable.foldPins(of: conversation.id, tx: tx) }
+      if let draft = conversation.draft { try saveServedDraft(draft, tx: tx) }
     }
     for message in lastMessages {
       _ = try MessagesTable.saveServerMessages(
