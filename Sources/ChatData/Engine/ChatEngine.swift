@@ -403,10 +403,13 @@ public final class ChatEngine: Sendable {
     return SyncReport(conversationsChanged: changed, outboxRemaining: remaining)
   }
 
-  /// Posts every queued message once, in order, stopping at the first temporary failure;
-  /// returns how many are left (for one-shot tools: no backoff, no waiting).
+  /// Posts every queued message once, in order, stopping at the first temporary failure, then
+  /// the drafts the server is owed (a send's cleared draft among them); returns how many
+  /// messages are left (for one-shot tools: no backoff, no waiting).
   public func drainOutbox() async -> Int {
-    await outbox.drain()
+    let left = await outbox.drain()
+    _ = await drafts.sendOwedOnce()
+    return left
   }
 
   /// Messages waiting to be accepted by the server (0 when the database cannot be read, which
