@@ -6,7 +6,8 @@ import ChatIdentifiers
 /// message (none lost, none doubled, none on a deleted one), each reply's quote as the server
 /// serves it to that device's user now (its target's current state, nothing of what the user
 /// cannot see), the mentions the server found, the server's count of unread mentions, and the
-/// server's pinned messages in its order (at most ten on either side).
+/// server's pinned messages in its order (at most ten on either side), and the server's draft of
+/// its user.
 extension Checker {
   /// `shown` and `served` are one conversation's messages on a device and on the server, the
   /// same items in the same order (`checkDevice` found them so).
@@ -66,6 +67,14 @@ extension Checker {
         .pins,
         "\(name) shows \(pinned.count) pinned in \(label) (\(pinned.joined(separator: " "))), the server \(view.pinned.count) (\(view.pinned.joined(separator: " ")))",
         keys: [name] + pinned)
+    }
+    let draft = summary.draft.map { "\($0.text) ↩\($0.replyTo?.rawValue ?? "-")" }
+    let served = view.draft.map { "\($0.text) ↩\($0.replyTo?.lowercased() ?? "-")" }
+    if draft != served {
+      report(
+        .drafts,
+        "\(name) shows the draft \(draft ?? "none") in \(label), the server \(served ?? "none")",
+        keys: [name])
     }
     guard let counted = view.unreadMentions else { return }
     if summary.unreadMentions != counted {

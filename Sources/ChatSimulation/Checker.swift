@@ -75,6 +75,9 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
     /// A device shows other pinned messages (or another order) than the server's `pinned` for
     /// its user, or either holds more than ten.
     case pins
+    /// A device of a member shows another draft than the server holds for its user (one typed
+    /// on another device not taken, or one typed here never sent).
+    case drafts
   }
 
   public let invariant: Invariant

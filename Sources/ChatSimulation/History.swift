@@ -56,6 +56,7 @@ final class History: @unchecked Sendable {
   var replies = 0
   var mentions = 0
   var pins = 0
+  var drafts = 0
   /// Items the devices' upkeep pruned; messages below a history floor at the end the
   /// server search was asked for, and those it found.
   var pruned = 0

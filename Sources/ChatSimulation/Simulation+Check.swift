@@ -27,6 +27,8 @@ struct LoggedConversation {
     var unreadMentions: Int? = nil
     /// The pinned messages it can see, newest pin first (API.md Part 3).
     var pinned: [String] = []
+    /// Its draft, when it holds something (API.md Part 3).
+    var draft: Draft? = nil
 
     func sees(_ sequence: Int) -> Bool {
       visible.contains { sequence >= $0.first && $0.last.map { sequence <= $0 } ?? true }
@@ -129,7 +131,8 @@ extension Simulation {
           membership: item.membership ?? .member,
           visible: item.visible ?? [VisibleRange(first: 1, last: nil)], items: items,
           unreadMentions: item.unreadMentions,
-          pinned: (item.pinned ?? []).map { $0.clientMessageId.lowercased() })
+          pinned: (item.pinned ?? []).map { $0.clientMessageId.lowercased() },
+          draft: item.draft.flatMap { $0.isEmpty ? nil : $0 })
       }
     }
     return conversations.keys.sorted().compactMap { key in

@@ -25,6 +25,9 @@ extension Simulation {
     if pinRandom.chance(0.3) {
       pin(shown, incarnation, engine, in: conversation)
     }
+    if draftRandom.chance(0.6) {
+      typeDraft(on: incarnation, engine, in: conversation)
+    }
     let target = partThreeRandom.pick(shown)
     if partThreeRandom.chance(0.6) {
       let emoji = partThreeRandom.pick(Self.reactionEmoji)
@@ -89,6 +92,23 @@ extension Simulation {
         history.trace("op \(incarnation.name) saved \(tag) id=\(id)")
       } catch {
         history.trace("op \(incarnation.name) refused \(tag): \(error)")
+      }
+    }
+  }
+
+  /// Types a draft (one time in five, clears it): the user's other devices must end with the
+  /// server's draft, whichever device typed last.
+  private func typeDraft(
+    on incarnation: Incarnation, _ engine: ChatEngine, in conversation: ConversationID
+  ) {
+    history.drafts += 1
+    let text = draftRandom.chance(0.2) ? "" : "draft \(incarnation.name) \(history.drafts)"
+    history.trace("op \(incarnation.name) draft \(label(conversation)) \"\(text)\"")
+    incarnation.executor.spawn { [self] in
+      do {
+        try await engine.messages.saveDraft(text, replyTo: nil, in: conversation)
+      } catch {
+        history.trace("op \(incarnation.name) draft refused: \(error)")
       }
     }
   }

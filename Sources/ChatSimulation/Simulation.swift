@@ -41,6 +41,8 @@ final class Simulation: @unchecked Sendable {
   var partThreeRandom: SimRandom
   /// Pins, drawn apart so that adding them left the other Part 3 actions' draws as they were.
   var pinRandom: SimRandom
+  /// Drafts, drawn apart for the same reason.
+  var draftRandom: SimRandom
   var faultCounts: [FaultKind: Int] = [:]
   var phase = Phase.setup
 
@@ -96,6 +98,7 @@ final class Simulation: @unchecked Sendable {
     workloadRandom = SimRandom(seed: seed, stream: "workload")
     partThreeRandom = SimRandom(seed: seed, stream: "part three")
     pinRandom = SimRandom(seed: seed, stream: "pins")
+    draftRandom = SimRandom(seed: seed, stream: "drafts")
     let ttl = Duration.seconds(planRandom.int(in: 60...900))
     server = try ServerNode(
       path: folder + "/server.sqlite", world: world, seed: seed, accessTokenTTL: ttl,

@@ -149,6 +149,24 @@ import Testing
     #expect(try await shown(f).pendingEditedAt == nil)
   }
 
+  /// My reaction and pin of the message, queued behind the refused edit, carry its ID as their
+  /// target but restore nothing: the text still goes back. Found by the simulation (a 422
+  /// injected on an edit with a reaction queued behind it left the edit's text shown).
+  @Test func aRefusedEditPutsBackTheTextWithMyReactionAndPinQueuedBehindIt() async throws {
+    let f = try await sentMessage()
+    _ = try await f.store.editOwn(
+      StoreFixture.id(1), in: f.chat, sender: f.me, text: "Meet at the pier", id: editID,
+      at: Date())
+    _ = try await f.store.react(
+      "👍", to: StoreFixture.id(1), in: f.chat, sender: f.me, remove: false,
+      id: StoreFixture.id(102), at: Date())
+    _ = try await f.store.pin(
+      StoreFixture.id(1), in: f.chat, sender: f.me, remove: false, id: StoreFixture.id(103),
+      at: Date())
+    #expect(try await f.store.markFailed(editID, sender: f.me, reason: "refused") == nil)
+    #expect(try await shown(f).text == "Meet at the old lighthouse")
+  }
+
   /// The server refused my queued delete: the tombstone goes and the sync position moves back
   /// below the message, so the next catch-up brings it back as the server holds it.
   @Test func aRefusedDeleteIsUndoneByACatchUpFromBelowTheMessage() async throws {

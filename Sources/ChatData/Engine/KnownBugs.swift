@@ -41,6 +41,9 @@
 /// - `pinsKeepLastWhenNoneServed` (API.md Part 3): a conversation served with no pinned
 ///   message keeps the pinned list served before (an empty list read as "not said"), so the
 ///   last pin unpinned elsewhere stays in the pinned bar here (`ConversationsTable.save`).
+/// - `draftsIgnoreServed` (API.md Part 3): a draft served by `/v1/sync` or a `conversation`
+///   event is never taken, so a draft typed on one device never shows on the others
+///   (`ConversationsTable.save`).
 /// - `keepRefusedDelete`: a delete of mine the server refuses keeps its tombstone here, while
 ///   the message lives on everywhere else (`MessagesTable.undoRefused`). Found by the simulation
 ///   before it was fixed.
@@ -64,6 +67,7 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let quotesAsServed = KnownBugs(rawValue: 1 << 12)
   package static let mentionsIgnoreRead = KnownBugs(rawValue: 1 << 13)
   package static let pinsKeepLastWhenNoneServed = KnownBugs(rawValue: 1 << 14)
+  package static let draftsIgnoreServed = KnownBugs(rawValue: 1 << 15)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: KnownBugs)] = [
@@ -76,5 +80,6 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
     ("reactionsIgnoreRemovals", .reactionsIgnoreRemovals), ("quotesAsServed", .quotesAsServed),
     ("mentionsIgnoreRead", .mentionsIgnoreRead),
     ("pinsKeepLastWhenNoneServed", .pinsKeepLastWhenNoneServed),
+    ("draftsIgnoreServed", .draftsIgnoreServed),
   ]
 }

@@ -168,7 +168,9 @@ enum ConversationsTable {
         conversation.visible?.stored)
       tx.touch(conversation.id)
       if conversation.pinned != nil { try MessagesTable.foldPins(of: conversation.id, tx: tx) }
-      if let draft = conversation.draft { try saveServedDraft(draft, tx: tx) }
+      if let draft = conversation.draft, !tx.knownBugs.contains(.draftsIgnoreServed) {
+        try saveServedDraft(draft, tx: tx)
+      }
     }
     for message in lastMessages {
       _ = try MessagesTable.saveServerMessages(

@@ -168,7 +168,8 @@ extension MessagesTable {
   /// The server refused my queued edit or delete (`row`): the message goes back to what the
   /// server holds. For an edit, to the text it had before the edit, unless the server's own
   /// state replaced it meanwhile (a server edit cleared the local mark); a later edit of mine
-  /// still queued takes over what to restore instead. A delete erased the text at once and
+  /// still queued takes over what to restore instead (an edit: my reactions and pins of it
+  /// queued behind carry its ID too, and restore nothing). A delete erased the text at once and
   /// kept nothing to restore (`refetchRefusedDelete`). Returns true when the conversation must
   /// catch up to get the message back.
   static func undoRefused(
@@ -186,13 +187,14 @@ extension MessagesTable {
       try db.scalarInt(
         """
         SELECT count(*) FROM messages WHERE conversation_id = ? AND sender_id = ? AND target = ?
-          AND sequence IS NULL AND state = 0
+          AND kind = 'edit' AND sequence IS NULL AND state = 0
         """, conversation, sender, target.rawValue) ?? 0
     if later > 0 {
       try db.run(
         """
         UPDATE messages SET restore_text = ? WHERE conversation_id = ? AND sender_id = ?
-          AND target = ? AND sequence IS NULL AND state = 0 AND restore_text = ?
+          AND target = ? AND kind = 'edit' AND sequence IS NULL AND state = 0
+          AND restore_text = ?
         """, previous, conversation, sender, target.rawValue, row.text)
       return false
     }
