@@ -11,11 +11,7 @@ extension ChatService {
     _ rawConversation: String, _ request: APIRequest, by caller: String, at now: Timestamp
   ) async throws -> APIResponse {
     let body = try RequestBody(request.body)
-    if case .string(let text)? = body["text"], text.unicodeScalars.count > APILimits.maxTextScalars
-    {
-      throw ServiceError.tooLarge(
-        "A draft holds at most \(APILimits.maxTextScalars) Unicode scalars.")
-    }
+    try body.refuseLongText(in: "A draft")
     let conversation = try Self.conversationID(rawConversation)
     let draft = try body.decode(SaveDraft.self)
     if let id = draft.replyTo, MessageID(rawValue: id) == nil {

@@ -25,11 +25,7 @@ extension ChatService {
     to rawConversation: String, _ request: APIRequest, from sender: String, at now: Timestamp
   ) async throws -> APIResponse {
     let body = try RequestBody(request.body)
-    if case .string(let text)? = body["text"], text.unicodeScalars.count > APILimits.maxTextScalars
-    {
-      throw ServiceError.tooLarge(
-        "A message holds at most \(APILimits.maxTextScalars) Unicode scalars.")
-    }
+    try body.refuseLongText(in: "A message")
     let conversation = try Self.conversationID(rawConversation)
     let post = try body.decode(PostItem.self)
     guard let clientMessageKey = MessageID(rawValue: post.clientMessageId)?.rawValue else {

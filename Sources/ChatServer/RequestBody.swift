@@ -19,6 +19,16 @@ struct RequestBody {
 
   subscript(key: String) -> JSON? { object[key] }
 
+  /// 413 when the field `text` holds more than API.md's 4,096 Unicode scalars: checked before
+  /// the body is read as a shape (API.md ranks 413 before 400). `what` names what holds it.
+  func refuseLongText(in what: String) throws(ServiceError) {
+    if case .string(let text)? = object["text"],
+      text.unicodeScalars.count > APILimits.maxTextScalars
+    {
+      throw .tooLarge("\(what) holds at most \(APILimits.maxTextScalars) Unicode scalars.")
+    }
+  }
+
   /// The body as `T`; a 400 naming the field when it does not fit.
   func decode<T: Decodable>(_ type: T.Type) throws(ServiceError) -> T {
     do {

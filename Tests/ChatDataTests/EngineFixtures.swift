@@ -4,6 +4,7 @@ import ChatIdentifiers
 import ChatTestSupport
 import ChatWorld
 import Foundation
+import Testing
 
 @testable import ChatData
 
@@ -47,6 +48,14 @@ struct Pair {
   /// Watches a conversation on a device, as a screen would.
   func watch(_ device: TestDevice, _ conversation: ConversationID? = nil) -> Probe<[Message]> {
     Probe(device.messages.messages(in: conversation ?? chat), on: world.executor)
+  }
+
+  /// Bob's message `text`, posted on the service and held by both devices.
+  func bobsMessage(_ text: String = "lunch?") async throws -> MessageID {
+    let id = UUID().uuidString.lowercased()
+    try await world.post(text, in: chat, as: "bob", clientMessageId: id)
+    await world.settle()
+    return try #require(MessageID(rawValue: id))
   }
 
   func close() async {

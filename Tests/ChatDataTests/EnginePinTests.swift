@@ -13,14 +13,6 @@ import Testing
 /// it changes nothing is dropped; others' pins and a delete's unpin reach every device.
 @Suite(.timeLimit(.minutes(3)))
 struct EnginePinTests {
-  /// Bob's message, held by both devices.
-  private func bobsMessage(_ p: Pair, _ text: String = "lunch?") async throws -> MessageID {
-    let id = UUID().uuidString.lowercased()
-    try await p.world.post(text, in: p.chat, as: "bob", clientMessageId: id)
-    await p.world.settle()
-    return try #require(MessageID(rawValue: id))
-  }
-
   private func serverPins(_ p: Pair) async throws -> [String] {
     try await p.world.conversationItem(p.chat, as: "bob").pinned?.map(\.clientMessageId) ?? []
   }
@@ -31,7 +23,7 @@ struct EnginePinTests {
 
   @Test func myPinShowsAtOnceOfflineAndReachesEveryDeviceWhenOnline() async throws {
     let p = try await Pair.make()
-    let lunch = try await bobsMessage(p)
+    let lunch = try await p.bobsMessage()
     let alices = summary(p.alice, p)
     let bobs = summary(p.bob, p)
     p.alice.network.isOnline = false
@@ -61,7 +53,7 @@ struct EnginePinTests {
 
   @Test func aPinUndoneWhileUnsentPostsNothing() async throws {
     let p = try await Pair.make()
-    let lunch = try await bobsMessage(p)
+    let lunch = try await p.bobsMessage()
     let alices = summary(p.alice, p)
     p.alice.network.isOnline = false
     try await p.alice.messages.pin(lunch, in: p.chat, remove: false)
@@ -80,7 +72,7 @@ struct EnginePinTests {
 
   @Test func aPinThatChangesNothingOnTheServerIsDroppedWithoutAFailure() async throws {
     let p = try await Pair.make()
-    let lunch = try await bobsMessage(p)
+    let lunch = try await p.bobsMessage()
     let alices = summary(p.alice, p)
     p.alice.network.isOnline = false
     await p.world.settle()
@@ -99,7 +91,7 @@ struct EnginePinTests {
   @Test func anEleventhPinIsRefusedHereAndADeleteUnpinsOnEveryDevice() async throws {
     let p = try await Pair.make()
     var messages: [MessageID] = []
-    for n in 1...11 { messages.append(try await bobsMessage(p, "m\(n)")) }
+    for n in 1...11 { messages.append(try await p.bobsMessage("m\(n)")) }
     for id in messages.prefix(10) {
       #expect(try await p.world.pin(id.rawValue, in: p.chat, as: "bob") == 201)
     }
@@ -122,7 +114,7 @@ struct EnginePinTests {
 
   @Test func aPinIsOfAMessageThatIsHereAndStands() async throws {
     let p = try await Pair.make()
-    let lunch = try await bobsMessage(p)
+    let lunch = try await p.bobsMessage()
     let unknown = try #require(MessageID(rawValue: UUID().uuidString.lowercased()))
     await #expect(throws: ChatError.self) {
       try await p.alice.messages.pin(unknown, in: p.chat, remove: false)

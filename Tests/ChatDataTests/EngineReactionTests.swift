@@ -13,14 +13,6 @@ import Testing
 /// says it changes nothing is dropped, never a failure.
 @Suite(.timeLimit(.minutes(3)))
 struct EngineReactionTests {
-  /// Bob's message, held by alice's device.
-  private func bobsMessage(_ p: Pair, _ text: String = "lunch?") async throws -> MessageID {
-    let id = UUID().uuidString.lowercased()
-    try await p.world.post(text, in: p.chat, as: "bob", clientMessageId: id)
-    await p.world.settle()
-    return try #require(MessageID(rawValue: id))
-  }
-
   private func serverReactions(_ p: Pair, on id: MessageID) async throws -> [ReactionGroup] {
     let log = try await p.world.serverLog(p.chat, as: "bob")
     return try #require(log.first { $0.clientMessageId == id.rawValue }?.reactions)
@@ -29,7 +21,7 @@ struct EngineReactionTests {
   @Test func myReactionShowsAtOnceOfflineAndReachesTheServerWhenOnline() async throws {
     let p = try await Pair.make()
     let screen = p.watch(p.alice)
-    let lunch = try await bobsMessage(p)
+    let lunch = try await p.bobsMessage()
     p.alice.network.isOnline = false
     try await p.alice.messages.react("👍", to: lunch, in: p.chat, remove: false)
     await p.world.settle()
@@ -53,7 +45,7 @@ struct EngineReactionTests {
   @Test func aReactionToggledBackWhileUnsentPostsNothing() async throws {
     let p = try await Pair.make()
     let screen = p.watch(p.alice)
-    let lunch = try await bobsMessage(p)
+    let lunch = try await p.bobsMessage()
     p.alice.network.isOnline = false
     try await p.alice.messages.react("👍", to: lunch, in: p.chat, remove: false)
     try await p.alice.messages.react("👍", to: lunch, in: p.chat, remove: true)
@@ -73,7 +65,7 @@ struct EngineReactionTests {
   @Test func aReactionTakenBackAfterItsPostStartedIsQueuedBehindIt() async throws {
     let p = try await Pair.make()
     let screen = p.watch(p.alice)
-    let lunch = try await bobsMessage(p)
+    let lunch = try await p.bobsMessage()
     p.alice.network.hold()
     try await p.alice.messages.react("👍", to: lunch, in: p.chat, remove: false)
     await p.world.settle()
@@ -95,7 +87,7 @@ struct EngineReactionTests {
   @Test func aReactionThatChangesNothingOnTheServerIsDroppedWithoutAFailure() async throws {
     let p = try await Pair.make()
     let screen = p.watch(p.alice)
-    let lunch = try await bobsMessage(p)
+    let lunch = try await p.bobsMessage()
     // Alice's other device puts 👍 while this one is offline and has not heard of it.
     p.alice.network.isOnline = false
     await p.world.settle()
@@ -135,7 +127,7 @@ struct EngineReactionTests {
 
   @Test func aReactionIsOneEmojiOnAMessageThatIsHere() async throws {
     let p = try await Pair.make()
-    let lunch = try await bobsMessage(p)
+    let lunch = try await p.bobsMessage()
     for notOne in ["", "ok", "👍👍", "a"] {
       await #expect(throws: ChatError.self) {
         try await p.alice.messages.react(notOne, to: lunch, in: p.chat, remove: false)
