@@ -58,20 +58,24 @@ extension ChatService {
       poll = fanOut.longPolls.arm(caller)
     }
     defer { if let poll { fanOut.longPolls.disarm(poll) } }
+    // The block list is read after the conversations: a block between the two reads is
+    // answered now and again next time (the whole list: the same answer), never missed.
     var (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
+    var blocked = try await store.blockedIfChanged(caller, since: cursor)
     if let poll, let wait {
       // A wake-up that brings nothing for the cursor (a change the caller cannot see, or one
       // already answered) holds again, for the rest of `wait`.
       let deadline = clock.uptime() + .seconds(wait)
-      while items.isEmpty, !fanOut.longPolls.isEnding, clock.uptime() < deadline {
+      while items.isEmpty, blocked == nil, !fanOut.longPolls.isEnding, clock.uptime() < deadline {
         await hold(poll, until: deadline)
         fanOut.longPolls.rearm(poll)
         (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
+        blocked = try await store.blockedIfChanged(caller, since: cursor)
       }
-      // API.md: nothing changed for the caller, the same cursor.
-      if items.isEmpty, let cursor { next = cursor }
     }
-    return .json(200, SyncResponse(conversations: items, cursor: next))
+    // API.md: nothing changed for the caller, the same cursor.
+    if items.isEmpty, blocked == nil, let cursor { next = cursor }
+    return .json(200, SyncResponse(conversations: items, cursor: next, blocked: blocked))
   }
 
   /// API.md: `wait` is 1–60 seconds.

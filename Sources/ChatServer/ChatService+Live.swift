@@ -118,6 +118,13 @@ extension ChatService {
       metrics.liveFramesIgnored += 1
       return
     }
+    // API.md Part 3: typing is dropped in a one-to-one conversation with a blocker.
+    if members.count == 2,
+      (try? await store.blockers(of: subscriber.userId, among: members))?.isEmpty == false
+    {
+      metrics.liveFramesIgnored += 1
+      return
+    }
     publish(
       .typing(conversationId: conversation, userId: subscriber.userId),
       to: members.filter { $0 != subscriber.userId }, isChange: false)

@@ -202,6 +202,12 @@ public actor ChatService {
       return try await removePush(for: caller)
     case .search:
       return try await search(request, for: caller.userId)
+    case .blockedUsers:
+      return try await blockedUsers(of: caller.userId)
+    case .block(let user):
+      return try await setBlocked(user, by: caller.userId, block: true)
+    case .unblock(let user):
+      return try await setBlocked(user, by: caller.userId, block: false)
     default:
       // Unknown, or a route of API.md this server does not serve yet.
       throw ServiceError.unknownRoute

@@ -220,6 +220,21 @@ extension PostgresStoreBackend {
       );
       """
     ),
+    (
+      "pg-v8-blocking",
+      """
+      CREATE TABLE blocks (
+        user_id TEXT NOT NULL,
+        blocked_id TEXT NOT NULL,
+        PRIMARY KEY (user_id, blocked_id)
+      );
+      CREATE INDEX blocks_blocked ON blocks (blocked_id);
+      CREATE TABLE block_lists (
+        user_id TEXT PRIMARY KEY,
+        change_xid xid8 NOT NULL DEFAULT pg_current_xact_id()
+      );
+      """
+    ),
   ])
 }
 

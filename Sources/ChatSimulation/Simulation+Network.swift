@@ -417,6 +417,8 @@ extension Simulation {
       return "typing \(name(conversation)) \(user)"
     case .conversation(let conversation):
       return "conversation \(name(conversation.id))"
+    case .blocked(let users):
+      return "blocked \(users.joined(separator: ","))"
     case .unknown(let type):
       return "\(type) ?"
     }

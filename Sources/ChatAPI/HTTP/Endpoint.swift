@@ -39,18 +39,22 @@ public enum Endpoint: Hashable, Sendable {
   case removePush
   // Search.
   case search
+  // Blocking (Part 3).
+  case blockedUsers
+  case block(user: String)
+  case unblock(user: String)
 
   public var method: String {
     switch self {
     case .healthz, .metrics, .listConversations, .sync, .listItems, .receipts, .live, .upload,
-      .media, .search:
+      .media, .search, .blockedUsers:
       "GET"
     case .devLogin, .refresh, .createConversation, .changeMembers, .postItem, .delivered, .read,
       .createUpload, .completeUpload:
       "POST"
     case .changeTitle: "PATCH"
-    case .mute, .draft, .registerPush: "PUT"
-    case .removePush: "DELETE"
+    case .mute, .draft, .registerPush, .block: "PUT"
+    case .removePush, .unblock: "DELETE"
     }
   }
 
@@ -77,6 +81,8 @@ public enum Endpoint: Hashable, Sendable {
     case .media(let key): "/v1/media/\(key)"
     case .registerPush, .removePush: "/v1/devices/me/push"
     case .search: "/v1/search"
+    case .blockedUsers: "/v1/users/me/blocked"
+    case .block(let user), .unblock(let user): "/v1/users/me/blocked/\(user)"
     }
   }
 
@@ -94,6 +100,7 @@ public enum Endpoint: Hashable, Sendable {
     case .upload: "/v1/media/uploads/{key}"
     case .completeUpload: "/v1/media/uploads/{key}/complete"
     case .media: "/v1/media/{key}"
+    case .block, .unblock: "/v1/users/me/blocked/{userId}"
     default: path
     }
   }
@@ -131,7 +138,15 @@ public enum Endpoint: Hashable, Sendable {
     case ("PUT", ["v1", "devices", "me", "push"]): return .registerPush
     case ("DELETE", ["v1", "devices", "me", "push"]): return .removePush
     case ("GET", ["v1", "search"]): return .search
+    case ("GET", ["v1", "users", "me", "blocked"]): return .blockedUsers
     default: break
+    }
+    if segments.count == 5, segments[0...3] == ["v1", "users", "me", "blocked"] {
+      switch method {
+      case "PUT": return .block(user: segments[4])
+      case "DELETE": return .unblock(user: segments[4])
+      default: return nil
+      }
     }
     switch segments.count {
     case 3 where segments[0] == "v1" && segments[1] == "conversations":

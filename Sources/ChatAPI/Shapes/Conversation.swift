@@ -163,10 +163,22 @@ public struct ConversationList: Codable, Sendable, Equatable {
 public struct SyncResponse: Codable, Sendable, Equatable {
   public var conversations: [ConversationItem]
   public var cursor: String
+  /// Part 3: the caller's whole block list, when it changed since the cursor; absent otherwise.
+  public var blocked: [String]?
 
-  public init(conversations: [ConversationItem], cursor: String) {
+  public init(conversations: [ConversationItem], cursor: String, blocked: [String]? = nil) {
     self.conversations = conversations
     self.cursor = cursor
+    self.blocked = blocked
+  }
+}
+
+/// `GET /v1/users/me/blocked` (Part 3).
+public struct BlockedUsers: Codable, Sendable, Equatable {
+  public var userIds: [String]
+
+  public init(userIds: [String]) {
+    self.userIds = userIds
   }
 }
 

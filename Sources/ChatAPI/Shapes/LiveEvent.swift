@@ -9,11 +9,14 @@ public enum LiveEvent: Codable, Sendable, Equatable {
   case typing(conversationId: String, userId: String)
   /// Created, or membership, title or mute changed.
   case conversation(ConversationItem)
+  /// Part 3: the user's whole block list changed (to its own sockets only).
+  case blocked(userIds: [String])
   /// A type this version does not know: ignored, so the server can add events.
   case unknown(type: String)
 
   enum CodingKeys: String, CodingKey {
     case type, conversationId, message, userId, deliveredUpTo, readUpTo, members, conversation
+    case userIds
   }
 
   public init(from decoder: any Decoder) throws {
@@ -41,6 +44,8 @@ public enum LiveEvent: Codable, Sendable, Equatable {
         userId: try container.decode(String.self, forKey: .userId))
     case "conversation":
       self = .conversation(try container.decode(ConversationItem.self, forKey: .conversation))
+    case "blocked":
+      self = .blocked(userIds: try container.decode([String].self, forKey: .userIds))
     default:
       self = .unknown(type: type)
     }
@@ -70,6 +75,9 @@ public enum LiveEvent: Codable, Sendable, Equatable {
     case .conversation(let conversation):
       try container.encode("conversation", forKey: .type)
       try container.encode(conversation, forKey: .conversation)
+    case .blocked(let users):
+      try container.encode("blocked", forKey: .type)
+      try container.encode(users, forKey: .userIds)
     case .unknown(let type):
       try container.encode(type, forKey: .type)
     }

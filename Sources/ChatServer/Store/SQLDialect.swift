@@ -39,6 +39,21 @@ package enum SQLDialect: Sendable {
     }
   }
 
+  /// The column a change marker lives in, and a new row's value (`block_lists`, Part 3).
+  package var changeColumn: String {
+    switch self {
+    case .sqlite: "change_version"
+    case .postgres: "change_xid"
+    }
+  }
+
+  package var changeValue: String {
+    switch self {
+    case .sqlite: Self.nextChangeVersion
+    case .postgres: "pg_current_xact_id()"
+    }
+  }
+
   /// A new conversation row's `change_version` (PostgreSQL's `change_xid` has its default).
   package var firstChangeVersion: String {
     switch self {
@@ -47,14 +62,19 @@ package enum SQLDialect: Sendable {
     }
   }
 
-  /// SQLite's next change version: one more than the highest.
-  private static let nextChangeVersion =
-    "(SELECT coalesce(max(change_version), 0) + 1 FROM conversations)"
+  /// SQLite's next change version: one more than the highest, of conversations and block
+  /// lists alike (one counter, so one cursor covers both).
+  private static let nextChangeVersion = "(\(highestChangeVersion) + 1)"
+
+  private static let highestChangeVersion = """
+    max(coalesce((SELECT max(change_version) FROM conversations), 0),
+        coalesce((SELECT max(change_version) FROM block_lists), 0))
+    """
 
   /// The query whose one text column is the cursor that follows a read.
   package var cursorQuery: String {
     switch self {
-    case .sqlite: "SELECT CAST(coalesce(max(change_version), 0) AS TEXT) FROM conversations"
+    case .sqlite: "SELECT CAST(\(Self.highestChangeVersion) AS TEXT)"
     case .postgres: "SELECT CAST(pg_current_snapshot() AS TEXT)"
     }
   }

@@ -2,7 +2,7 @@ import ChatAPI
 import SQLite
 import Support
 
-// WIP (issue 36, blocking): not built yet. The block list per user (API.md Part 3,
+// The block list per user (API.md Part 3,
 // "Blocking"): `blocks` holds who blocked whom; `block_lists` carries the list's change marker
 // (SQLite's change version or PostgreSQL's transaction), so `/v1/sync` answers `blocked` when
 // the list changed since the cursor, with the same condition as a conversation row.
@@ -45,14 +45,21 @@ extension ServerStore {
 
   /// `user`'s block list when it changed since `cursor` (always without one, when it has
   /// ever changed); nil otherwise.
+  func blockedIfChanged(_ user: String, since cursor: String?) async throws(StoreError)
+    -> [String]?
+  {
+    try await reading { db in try Self.blockedIfChanged(user, since: cursor, db) }
+  }
+
   static func blockedIfChanged(
     _ user: String, since cursor: String?, _ db: any StoreDatabase
   ) throws -> [String]? {
     let changed = db.dialect.changed(since: cursor, alias: "l")
     let listed =
-      try db.scalarInt(
+      try db.query(
         "SELECT count(*) FROM block_lists AS l WHERE l.user_id = ? AND \(changed.sql)",
-        values: [user] + changed.values) ?? 0
+        values: [user] + changed.values
+      ) { $0.int(0) }.first ?? 0
     return listed > 0 ? try blocked(by: user, db) : nil
   }
 
@@ -65,9 +72,10 @@ extension ServerStore {
       "SELECT user_id FROM members WHERE conversation_id = ? AND membership = 'member'",
       conversation
     ) { $0.string(0) }
-    guard members.count == 2, let other = members.first(where: { $0 != sender }) else {
-      return false
-    }
+    // Only for a member: anyone else is answered 404 by the store, as API.md ranks it.
+    guard members.count == 2, members.contains(sender),
+      let other = members.first(where: { $0 != sender })
+    else { return false }
     return
       (try db.scalarInt(
         "SELECT count(*) FROM blocks WHERE user_id = ? AND blocked_id = ?", other, sender)
@@ -81,5 +89,17 @@ extension ServerStore {
     Set(
       try db.query("SELECT user_id FROM blocks WHERE blocked_id = ?", sender) { $0.string(0) }
     ).intersection(users)
+  }
+}
+
+extension ServerStore {
+  /// `isBlockedOneToOne` on its own read.
+  func isBlockedOneToOne(_ conversation: String, sender: String) async throws(StoreError) -> Bool {
+    try await reading { db in try Self.isBlockedOneToOne(conversation, sender: sender, db) }
+  }
+
+  /// `blockers(of:among:)` on its own read.
+  func blockers(of sender: String, among users: [String]) async throws(StoreError) -> Set<String> {
+    try await reading { db in try Self.blockers(of: sender, among: users, db) }
   }
 }

@@ -88,7 +88,8 @@ extension ServerStore {
   }
 
   /// Queues a push of message `sequence` for every device of the other members with a token,
-  /// except those in `skipping` (a socket is open) and members who muted the conversation:
+  /// except those in `skipping` (a socket is open), members who muted the conversation, and
+  /// members who blocked the sender (API.md Part 3: never a push for a blocked user's message):
   /// inside the message's own savepoint, so the push is owed exactly when the message is
   /// stored. A device already owed one for the conversation has it replaced (the newest wins,
   /// and keeps the time it was due); one that got a push less than `window` ago waits for the
@@ -110,10 +111,12 @@ extension ServerStore {
       LEFT JOIN push_queue AS q ON q.user_id = t.user_id AND q.device_id = t.device_id
         AND q.conversation_id = m.conversation_id
       WHERE m.conversation_id = ? AND m.membership = 'member' AND m.user_id != ?
+        AND NOT EXISTS (SELECT 1 FROM blocks AS b WHERE b.user_id = m.user_id
+                          AND b.blocked_id = ?)
         AND (\(unmuted("m")) OR (m.muted_mentions = 'push' AND m.user_id IN (\(
           mentioning.isEmpty ? "NULL" : mentioning.map { _ in "?" }.joined(separator: ", ")))))
       ORDER BY t.user_id, t.device_id
-      """, values: [conversation, sender, now.rfc3339] + mentioning
+      """, values: [conversation, sender, sender, now.rfc3339] + mentioning
     ) { row in
       (
         device: DeviceKey(userId: row.string(0), deviceId: row.string(1)),

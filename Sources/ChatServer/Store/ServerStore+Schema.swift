@@ -325,6 +325,23 @@ extension ServerStore {
         );
         """)
     }
+    // API.md Part 3's blocking: who blocked whom, and each user's list's change version (the
+    // conversations' counter: `/v1/sync` answers the list when it changed since the cursor).
+    migrator.register("v14-blocking") { db in
+      try db.execute(
+        """
+        CREATE TABLE blocks (
+          user_id TEXT NOT NULL,
+          blocked_id TEXT NOT NULL,
+          PRIMARY KEY (user_id, blocked_id)
+        );
+        CREATE INDEX blocks_blocked ON blocks (blocked_id);
+        CREATE TABLE block_lists (
+          user_id TEXT PRIMARY KEY,
+          change_version INTEGER NOT NULL
+        );
+        """)
+    }
     return migrator
   }
 }

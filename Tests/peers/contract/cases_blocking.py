@@ -1,4 +1,4 @@
-"""WIP (issue 36, blocking; not in contract.py's groups yet). API.md Part 3, "Blocking":
+"""API.md Part 3, "Blocking", over the network (on SQLite and on PostgreSQL):
 PUT/DELETE/GET /v1/users/me/blocked; in a one-to-one conversation with someone who blocked
 the caller, the caller's posts are 403 and its typing dropped; groups unchanged; the list in
 /v1/sync when it changed, and a `blocked` event on the user's own sockets."""

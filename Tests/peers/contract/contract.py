@@ -22,6 +22,7 @@ import time
 import traceback
 
 import cases_auth
+import cases_blocking
 import cases_data
 import cases_drafts
 import cases_errors
@@ -51,6 +52,7 @@ SHARED = [
     ("replies", cases_items.run_replies),
     ("pins", cases_pins.run),
     ("drafts", cases_drafts.run),
+    ("blocking", cases_blocking.run),
     ("groups", cases_groups.run),
     ("mute", cases_groups.run_mute),
     ("receipts-burst", cases_groups.run_receipts_burst),
