@@ -36,14 +36,19 @@ public struct Message: Identifiable, Hashable, Sendable {
   public let replyTo: QuotedMessage?
   /// The members it names as `@user` (the server finds them; never parsed here).
   public let mentions: [UserID]
+  /// Sent by someone I blocked, in a group (API.md Part 3): the screen shows "Blocked
+  /// message" instead of it. Never set in a one-to-one conversation, where the server refuses
+  /// their posts.
+  public let isFromBlockedSender: Bool
 
   public init(
     id: MessageID, conversationID: ConversationID, senderID: UserID, text: String, sentAt: Date,
     sequence: Int?, send: SendState, receipt: ReceiptState, editedAt: Date? = nil,
     isDeleted: Bool = false, event: ConversationEvent? = nil, group: GroupReceipt? = nil,
     media: MessageMedia? = nil, reactions: [Reaction] = [], replyTo: QuotedMessage? = nil,
-    mentions: [UserID] = []
+    mentions: [UserID] = [], isFromBlockedSender: Bool = false
   ) {
+    self.isFromBlockedSender = isFromBlockedSender
     self.mentions = mentions
     self.replyTo = replyTo
     self.reactions = reactions

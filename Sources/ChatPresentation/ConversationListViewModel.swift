@@ -156,8 +156,10 @@ public final class ConversationListViewModel {
     }
   }
 
-  /// A message's text, or what its media is when it has no caption.
-  static func preview(_ message: Message) -> String {
+  /// A message's text, or what its media is when it has no caption; "Blocked message" for
+  /// one of someone I blocked, in a group.
+  nonisolated public static func preview(_ message: Message) -> String {
+    if message.isFromBlockedSender, !message.isDeleted { return MessageRow.blockedText }
     guard let media = message.media, !message.isDeleted else { return message.text }
     let what = MediaRow.preview(media)
     return message.text.isEmpty ? what : "\(what) · \(message.text)"

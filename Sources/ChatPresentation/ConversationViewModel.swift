@@ -298,6 +298,15 @@ public final class ConversationViewModel {
         cache[message.id] = (message, row)
         return row
       }
+      if message.isFromBlockedSender, !message.isDeleted {
+        let row = MessageRow(
+          id: message.id, text: MessageRow.blockedText, isMine: false,
+          sender: message.senderID.rawValue,
+          time: formatter.string(for: message.sentAt, today: today), ticks: nil,
+          sequence: message.sequence, isBlocked: true)
+        cache[message.id] = (message, row)
+        return row
+      }
       let row = MessageRow(
         id: message.id, text: message.isDeleted ? MessageRow.deletedText : message.text,
         isMine: mine, sender: mine ? nil : message.senderID.rawValue,

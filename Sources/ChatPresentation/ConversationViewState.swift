@@ -110,16 +110,22 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   public let quote: QuoteRow?
   /// It names me (`@me`): highlighted.
   public let mentionsMe: Bool
+  /// Sent by someone I blocked, in a group: `text` is "Blocked message", shown dimmed, and
+  /// nothing else of it shows.
+  public let isBlocked: Bool
 
   /// What a deleted message shows instead of its text, which is gone from the device.
   public static let deletedText = "This message was deleted"
+  /// What a message of someone I blocked shows in a group (API.md Part 3).
+  public static let blockedText = "Blocked message"
 
   public init(
     id: MessageID, text: String, isMine: Bool, sender: String?, time: String, ticks: Ticks?,
     sequence: Int?, isEdited: Bool = false, isDeleted: Bool = false, isEvent: Bool = false,
     groupReceipt: String? = nil, media: MediaRow? = nil, reactions: [ReactionBadge] = [],
-    quote: QuoteRow? = nil, mentionsMe: Bool = false
+    quote: QuoteRow? = nil, mentionsMe: Bool = false, isBlocked: Bool = false
   ) {
+    self.isBlocked = isBlocked
     self.quote = quote
     self.mentionsMe = mentionsMe
     self.reactions = reactions

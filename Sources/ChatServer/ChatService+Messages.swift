@@ -28,9 +28,6 @@ extension ChatService {
     try body.refuseLongText(in: "A message")
     let conversation = try Self.conversationID(rawConversation)
     let post = try body.decode(PostItem.self)
-    if try await store.isBlockedOneToOne(conversation, sender: sender) {
-      throw ServiceError(.forbidden, "The recipient blocked you: this message is not sent.")
-    }
     guard let clientMessageKey = MessageID(rawValue: post.clientMessageId)?.rawValue else {
       throw ServiceError.badRequest("clientMessageId must be a UUID.")
     }

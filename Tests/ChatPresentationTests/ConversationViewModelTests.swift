@@ -76,6 +76,34 @@ struct ConversationViewModelTests {
     #expect(rows.map(\.text) == ["text 1", "new text", MessageRow.deletedText])
   }
 
+  @Test func aBlockedSendersMessageShowsAsBlockedWithNothingElseOfIt() async throws {
+    let repository = FakeMessageRepository(currentUserID: me)
+    let model = ConversationViewModel(
+      conversation: chat, sources: repository.sources, formatter: utc)
+    let watching = Task { await model.onAppear() }
+    defer { watching.cancel() }
+    let hidden = message(1, from: bob, sequence: 1)
+    repository.emit([
+      Message(
+        id: hidden.id, conversationID: chat, senderID: bob, text: "secret", sentAt: hidden.sentAt,
+        sequence: 1, send: .sent, receipt: .unknown,
+        reactions: [Reaction(emoji: "👍", count: 1, includesMe: false)], mentions: [me],
+        isFromBlockedSender: true),
+      message(2, from: me, sequence: 2),
+    ])
+    try await waitUntil("two rows", in: model.viewState) { $0.rows.count == 2 }
+    let rows = model.viewState.rows
+    #expect(rows.map(\.text) == [MessageRow.blockedText, "text 2"])
+    #expect(rows.map(\.isBlocked) == [true, false])
+    #expect(rows[0].reactions.isEmpty && !rows[0].mentionsMe && rows[0].sender == "bob")
+    #expect(
+      ConversationListViewModel.preview(
+        Message(
+          id: hidden.id, conversationID: chat, senderID: bob, text: "secret",
+          sentAt: hidden.sentAt, sequence: 1, send: .sent, receipt: .unknown,
+          isFromBlockedSender: true)) == MessageRow.blockedText)
+  }
+
   @Test func aPhotoShowsItsThumbnailAndMyUploadItsProgressAndADocumentItsNameAndSize()
     async throws
   {

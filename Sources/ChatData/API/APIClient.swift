@@ -118,6 +118,13 @@ struct APIClient: Sendable {
     return .saved(version: try Self.read(DraftSaved.self, from: response, of: request).version)
   }
 
+  /// `PUT` (or `DELETE`) `/v1/users/me/blocked/{userId}`, then the whole list as it is now.
+  func setBlocked(_ user: UserID, block: Bool) async throws(RequestFailure) -> [String] {
+    _ = try await send(
+      APIRequest(block ? .block(user: user.rawValue) : .unblock(user: user.rawValue)))
+    return try await decode(BlockedUsers.self, APIRequest(.blockedUsers)).userIds
+  }
+
   func mute(_ body: Mute, in conversation: ConversationID) async throws(RequestFailure) {
     _ = try await send(APIRequest(.mute(conversation: conversation.rawValue), json: body))
   }

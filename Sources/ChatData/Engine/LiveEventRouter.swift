@@ -46,9 +46,8 @@ final class LiveEventRouter: Sendable {
       await typing.receive(conversationID: conversation, userID: user)
     case .conversation(let conversation):
       await conversations.receive(conversation)
-    case .blocked:
-      // Issue 36, blocking on the device: not yet (the list arrives with /v1/sync too).
-      log.write(LogRecord(.debug, "live.unknown_event", [("type", "blocked")]))
+    case .blocked(let users):
+      await conversations.receiveBlocked(users)
     case .unknown(let type):
       log.write(LogRecord(.debug, "live.unknown_event", [("type", type)]))
     }

@@ -75,7 +75,7 @@ actor ConversationsRepository: ConversationListRepository {
       return .failure(error)
     }
     // The cursor moves only with a complete save: a change not saved must come again.
-    let complete = await save(dto.conversations, cursor: dto.cursor)
+    let complete = await save(dto.conversations, cursor: dto.cursor, blocked: dto.blocked)
     if !complete {
       context.log.write(LogRecord(.warning, "sync.cursor_kept"))
     }
@@ -126,13 +126,47 @@ actor ConversationsRepository: ConversationListRepository {
     await save([dto], cursor: nil)
   }
 
+  // MARK: - Blocking (API.md Part 3)
+
+  /// My block list changed (the socket's `blocked` event, or my own block): the whole list.
+  func receiveBlocked(_ served: [String]) async {
+    let users = served.compactMap(UserID.init(rawValue:))
+    guard users.count == served.count else {
+      // An unreadable list is left for the next `/v1/sync`, which answers it whole.
+      context.log.write(LogRecord(.warning, "blocked.unreadable"))
+      return
+    }
+    do {
+      try await store.saveBlocked(users)
+    } catch {
+      context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))
+    }
+  }
+
+  /// Blocks (or unblocks) `user` for me on the server, then saves the list it answers. Not
+  /// queued: it needs the network now, and says so when there is none.
+  func setBlocked(_ user: UserID, block: Bool) async throws(ChatError) {
+    guard user != context.me else { throw .invalidInput("you cannot block yourself") }
+    do {
+      let list = try await context.api.setBlocked(user, block: block)
+      await receiveBlocked(list)
+    } catch {
+      throw error.chatError
+    }
+  }
+
   /// Saves conversations (and the cursor, in the same transaction, when every one was
   /// readable). Returns false when something was left out.
   @discardableResult
-  private func save(_ dtos: [ConversationItem], cursor: String?) async -> Bool {
+  private func save(_ dtos: [ConversationItem], cursor: String?, blocked served: [String]? = nil)
+    async -> Bool
+  {
     let conversations = dtos.compactMap(ServerConversation.init)
     let lastMessages = dtos.compactMap { $0.lastMessage.flatMap(MessageRecord.init) }
-    let complete = conversations.count == dtos.count
+    // An unreadable block list (an ID that is not one) is left out, and the cursor with it.
+    let blocked = served.map { $0.compactMap(UserID.init(rawValue:)) }
+    let complete =
+      conversations.count == dtos.count && blocked?.count == served?.count
     if !complete {
       context.log.write(
         LogRecord(
@@ -142,7 +176,7 @@ actor ConversationsRepository: ConversationListRepository {
     do {
       try await store.saveConversations(
         conversations, lastMessages: lastMessages, cursor: complete ? cursor : nil,
-        me: context.me)
+        blocked: blocked?.count == served?.count ? blocked : nil, me: context.me)
       return complete
     } catch {
       context.log.write(LogRecord(.error, "store.save_failed", [("error", "\(error)")]))

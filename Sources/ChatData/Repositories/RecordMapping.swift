@@ -29,13 +29,13 @@ enum RecordMapping {
       }
       return message(
         record, receipts: snapshot.receipts, me: me, group: group,
-        mediaFolder: snapshot.mediaFolder)
+        mediaFolder: snapshot.mediaFolder, blocked: snapshot.blocked)
     }
   }
 
   static func message(
     _ record: MessageRecord, receipts: ReceiptsRecord?, me: UserID, group: GroupReceipt? = nil,
-    mediaFolder: MediaFolder? = nil
+    mediaFolder: MediaFolder? = nil, blocked: Set<UserID> = []
   ) -> Message {
     let send: SendState =
       switch record.state {
@@ -57,7 +57,8 @@ enum RecordMapping {
           emoji: group.emoji, count: group.userIds.count,
           includesMe: group.userIds.contains(me.rawValue))
       }, replyTo: record.isDeleted ? nil : record.replyTo.map { quoted($0, record.quote) },
-      mentions: record.isDeleted ? [] : record.mentions)
+      mentions: record.isDeleted ? [] : record.mentions,
+      isFromBlockedSender: record.kind == .message && blocked.contains(record.senderID))
   }
 
   /// A reply's quote as the screen shows it; no quote when the reader cannot see the target
@@ -114,7 +115,9 @@ enum RecordMapping {
     ConversationSummary(
       id: row.conversation.id, title: row.conversation.title,
       memberIDs: row.conversation.memberIDs,
-      lastMessage: row.lastMessage.map { message($0, receipts: row.receipts, me: me) },
+      lastMessage: row.lastMessage.map {
+        message($0, receipts: row.receipts, me: me, blocked: row.blocked)
+      },
       unreadCount: row.unreadCount,
       lastActivity: row.lastMessage?.sentAt ?? row.conversation.createdAt,
       participation: row.conversation.participation, mutedUntil: row.conversation.mutedUntil,

@@ -16,12 +16,26 @@ extension MessageStore {
   /// `ConversationsTable.save`.
   package func saveConversations(
     _ conversations: [ServerConversation], lastMessages: [MessageRecord] = [],
-    cursor: String? = nil, me: UserID
+    cursor: String? = nil, blocked: [UserID]? = nil, me: UserID
   ) throws(StoreError) {
     try write {
+      // The block list in the cursor's transaction: a list not saved must come again.
+      if let blocked { try BlockedTable.replace(with: Set(blocked), tx: $0) }
       try ConversationsTable.save(
         conversations, lastMessages: lastMessages, cursor: cursor, me: me, tx: $0)
     }
+  }
+
+  // MARK: - Blocking
+
+  /// Replaces the users I blocked with the server's whole list (`BlockedTable`).
+  func saveBlocked(_ users: [UserID]) throws(StoreError) {
+    try write { try BlockedTable.replace(with: Set(users), tx: $0) }
+  }
+
+  /// The users I blocked, sorted.
+  package func blockedUsers() throws(StoreError) -> [UserID] {
+    try read { try BlockedTable.blocked(db: $0) }.sorted()
   }
 
   func setMuted(_ conversation: ConversationID, until: Date?, mentionsPush: Bool)

@@ -335,6 +335,16 @@ extension MessageStore {
         CREATE INDEX conversations_draft_dirty ON conversations (id) WHERE draft_dirty = 1;
         """)
     }
+    // API.md Part 3's blocking: the users I blocked, as the server last answered (`/v1/sync`'s
+    // `blocked`, the `blocked` event, or my own block). A device that synced before kept no
+    // list: the next `/v1/sync` starts from scratch so that the server answers it.
+    migrator.register("v17-blocking") { db in
+      try db.execute(
+        """
+        CREATE TABLE blocked_users (user_id TEXT PRIMARY KEY) WITHOUT ROWID;
+        DELETE FROM sync_state WHERE key = 'conversations';
+        """)
+    }
     return migrator
   }
 }

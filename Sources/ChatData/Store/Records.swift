@@ -217,6 +217,8 @@ package struct ConversationSnapshot: Sendable, Equatable {
   var joinedAt: [UserID: Int] = [:]
   /// Where the rows' media files are.
   var mediaFolder: MediaFolder? = nil
+  /// Whose messages show as "Blocked message" (`BlockedTable.hidden`).
+  var blocked: Set<UserID> = []
 }
 
 /// One row of the conversation list.
@@ -227,6 +229,8 @@ struct ConversationListRow: Sendable, Equatable {
   var unreadCount: Int
   var unreadMentions = 0
   var pins: [Pin] = []
+  /// Whose messages show as "Blocked message" (`BlockedTable.hidden`).
+  var blocked: Set<UserID> = []
 }
 
 /// The signed-in session: who this device is and its tokens.

@@ -63,16 +63,11 @@ extension ServerStore {
     return listed > 0 ? try blocked(by: user, db) : nil
   }
 
-  /// Whether `sender`'s post in `conversation` is refused: a one-to-one conversation (two
-  /// current members) whose other member blocked `sender`.
+  /// Whether `sender`'s new item is refused: in a one-to-one conversation (`members`, the
+  /// current ones, are two) whose other member blocked `sender`.
   static func isBlockedOneToOne(
-    _ conversation: String, sender: String, _ db: any StoreDatabase
+    members: [String], sender: String, _ db: any StoreDatabase
   ) throws -> Bool {
-    let members = try db.query(
-      "SELECT user_id FROM members WHERE conversation_id = ? AND membership = 'member'",
-      conversation
-    ) { $0.string(0) }
-    // Only for a member: anyone else is answered 404 by the store, as API.md ranks it.
     guard members.count == 2, members.contains(sender),
       let other = members.first(where: { $0 != sender })
     else { return false }
@@ -93,11 +88,6 @@ extension ServerStore {
 }
 
 extension ServerStore {
-  /// `isBlockedOneToOne` on its own read.
-  func isBlockedOneToOne(_ conversation: String, sender: String) async throws(StoreError) -> Bool {
-    try await reading { db in try Self.isBlockedOneToOne(conversation, sender: sender, db) }
-  }
-
   /// `blockers(of:among:)` on its own read.
   func blockers(of sender: String, among users: [String]) async throws(StoreError) -> Set<String> {
     try await reading { db in try Self.blockers(of: sender, among: users, db) }

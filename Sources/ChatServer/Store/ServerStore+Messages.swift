@@ -84,6 +84,10 @@ extension ServerStore {
     }
     // A former member's retry is answered above; anything new from it is refused.
     guard isMember else { throw StoreError.formerMember }
+    // A retry is answered above too, blocked since or not (API.md: a retry is the stored item).
+    if try isBlockedOneToOne(members: members, sender: new.senderId, db) {
+      throw StoreError.notAllowed("The recipient blocked you: this message is not sent.")
+    }
     // API.md's precedence: the item's own 403 and 422 come before the key's 409.
     var target: Item?
     var reaction: (target: Int, reactions: [ReactionGroup])?

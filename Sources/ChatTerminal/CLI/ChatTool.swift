@@ -22,7 +22,7 @@ public struct ChatTool: ChatCommand {
       DemoCommand.self, LoginCommand.self, ConversationsCommand.self, CreateCommand.self,
       SendCommand.self, DownloadCommand.self, AutoDownloadCommand.self, EditCommand.self,
       DeleteCommand.self, ReplyCommand.self, ReactCommand.self, PinCommand.self, DraftCommand.self,
-      MembersCommand.self,
+      MembersCommand.self, BlockCommand.self, UnblockCommand.self, BlockedCommand.self,
       LeaveCommand.self, TitleCommand.self, MuteCommand.self, SyncCommand.self,
       MessagesCommand.self, SearchCommand.self,
       ReadCommand.self, ListenCommand.self, OutboxCommand.self, RetentionCommand.self,

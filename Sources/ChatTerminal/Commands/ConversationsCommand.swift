@@ -1,6 +1,7 @@
 import ArgumentParsing
 import ChatData
 import ChatDomain
+import ChatPresentation
 import Foundation
 
 /// `chat conversations`: the list, caught up from the server when it can be reached.
@@ -28,7 +29,10 @@ struct ConversationsCommand: ChatCommand {
       } else {
         for summary in list {
           let unread = summary.unreadCount > 0 ? " (\(summary.unreadCount) unread)" : ""
-          let preview = summary.lastMessage.map { "  \($0.senderID): \($0.text)" } ?? ""
+          let preview =
+            summary.lastMessage.map {
+              "  \($0.senderID): \(ConversationListViewModel.preview($0))"
+            } ?? ""
           context.output.line("\(summary.id)  \(summary.title)\(unread)\(preview)".terminalSafe)
         }
       }

@@ -36,6 +36,9 @@ struct MessageJSON: Encodable, Equatable {
   let replyTo: ReplyJSON?
   /// The members it names.
   let mentions: [String]
+  /// Sent by someone I blocked, in a group: the screen shows "Blocked message" (the text is
+  /// still here, for a tool).
+  let senderBlocked: Bool
 
   struct ReplyJSON: Encodable, Equatable {
     let clientMessageId: String
@@ -72,6 +75,7 @@ struct MessageJSON: Encodable, Equatable {
           }))
     }
     mentions = message.mentions.map(\.rawValue)
+    senderBlocked = message.isFromBlockedSender
     readBy = message.group?.readBy.map(\.rawValue)
     deliveredTo = message.group?.deliveredTo.map(\.rawValue)
     switch message.event {

@@ -2,6 +2,7 @@ import ArgumentParsing
 import ChatData
 import ChatDomain
 import ChatIdentifiers
+import ChatPresentation
 import Foundation
 
 /// `chat messages`: the local view of a conversation, in display order.
@@ -39,8 +40,11 @@ struct MessagesCommand: ChatCommand {
       } else {
         for message in messages {
           let sequence = message.sequence.map { String($0) } ?? "-"
-          let text = [message.media?.label, message.text.terminalSafe].compactMap { $0 }
-            .filter { !$0.isEmpty }.joined(separator: " ")
+          let text =
+            message.isFromBlockedSender && !message.isDeleted
+            ? MessageRow.blockedText
+            : [message.media?.label, message.text.terminalSafe].compactMap { $0 }
+              .filter { !$0.isEmpty }.joined(separator: " ")
           context.output.line(
             "\(sequence)\t\(message.senderID)\t\(text)\t[\(message.statusText)]")
         }

@@ -252,7 +252,7 @@ public enum ScreenRenderer {
     let text =
       row.text.isEmpty && row.media != nil ? [] : TextWidth.wrap(row.text, columns: width - 2)
     let time = row.isEdited ? "\(row.time) · edited" : row.time
-    let textStyle = row.isDeleted ? Style.dim : row.mentionsMe ? Style.yellow : ""
+    let textStyle = row.isDeleted || row.isBlocked ? Style.dim : row.mentionsMe ? Style.yellow : ""
     var lines: [StyledLine] = []
     let media = row.media.map { mediaLines($0, width: width - 2) } ?? []
     // A reply's quote, above its text: "┃ bob: lunch at noon?", one line, dim.

@@ -3,6 +3,8 @@ PUT/DELETE/GET /v1/users/me/blocked; in a one-to-one conversation with someone w
 the caller, the caller's posts are 403 and its typing dropped; groups unchanged; the list in
 /v1/sync when it changed, and a `blocked` event on the user's own sockets."""
 
+import uuid
+
 from cases_live import Live
 from chatserver import Device, error_code
 
@@ -22,6 +24,8 @@ def run(report, server):
     report.check("no one is blocked at first", blocked(alice).json() == {"userIds": []})
     cursor = tablet.request("GET", "/v1/sync").json()["cursor"]
     tablet_live = Live(tablet)
+    sent_before = str(uuid.uuid4())
+    first = bob.send(direct, "sent before the block", sent_before)
     put = alice.request("PUT", "/v1/users/me/blocked/block-bob")
     report.check("a block is 204, and the list says so",
                  put.status_code == 204 and blocked(alice).json() == {"userIds": ["block-bob"]})
@@ -36,6 +40,10 @@ def run(report, server):
     refused = bob.send(direct, "hello?")
     report.check("the blocked user's post in the one-to-one conversation is 403",
                  refused.status_code == 403 and error_code(refused) == "forbidden", refused.text)
+    retried = bob.send(direct, "sent before the block", sent_before)
+    report.check("a retry of a post accepted before the block is still its stored item (200)",
+                 first.status_code == 201 and retried.status_code == 200
+                 and retried.json()["sequence"] == first.json()["sequence"], retried.text)
     report.check("in a group a block changes nothing on the server",
                  bob.send(group, "hi all").status_code == 201)
     report.check("the blocker still posts", alice.send(direct, "bye").status_code == 201)

@@ -17,8 +17,9 @@ enum ConversationListQuery {
     let conversations = try db.query("SELECT \(ConversationsTable.columns) FROM conversations") {
       ConversationsTable.record($0)
     }.compactMap { $0 }
+    let blocked = try BlockedTable.blocked(db: db)
     return try conversations.map {
-      try row(for: $0, me: me, countsReadMentions: countsReadMentions, db: db)
+      try row(for: $0, me: me, blocked: blocked, countsReadMentions: countsReadMentions, db: db)
     }.sorted { lhs, rhs in
       let left = lhs.lastMessage?.sentAt ?? lhs.conversation.createdAt
       let right = rhs.lastMessage?.sentAt ?? rhs.conversation.createdAt
@@ -31,11 +32,14 @@ enum ConversationListQuery {
     _ id: ConversationID, me: UserID, countsReadMentions: Bool = false, db: Database
   ) throws -> ConversationListRow? {
     guard let conversation = try ConversationsTable.conversation(id, db: db) else { return nil }
-    return try row(for: conversation, me: me, countsReadMentions: countsReadMentions, db: db)
+    return try row(
+      for: conversation, me: me, blocked: try BlockedTable.blocked(db: db),
+      countsReadMentions: countsReadMentions, db: db)
   }
 
   private static func row(
-    for conversation: ConversationRecord, me: UserID, countsReadMentions: Bool, db: Database
+    for conversation: ConversationRecord, me: UserID, blocked: Set<UserID>,
+    countsReadMentions: Bool, db: Database
   ) throws
     -> ConversationListRow
   {
@@ -86,6 +90,7 @@ enum ConversationListQuery {
       conversation: conversation, lastMessage: last, receipts: receipts,
       unreadCount: max(0, newest - conversation.readUpTo - changesAbove),
       unreadMentions: unreadMentions,
-      pins: try MessagesTable.pins(conversation.pinned, in: conversation.id, db: db))
+      pins: try MessagesTable.pins(conversation.pinned, in: conversation.id, db: db),
+      blocked: conversation.memberIDs.count == 2 ? [] : blocked)
   }
 }

@@ -105,7 +105,7 @@ package enum SnapshotQuery {
     return ConversationSnapshot(
       conversation: record, messages: messages, receipts: receipts,
       hasOlderHeld: hasOlder, memberReceipts: memberReceipts, joinedAt: joinedAt,
-      mediaFolder: media)
+      mediaFolder: media, blocked: try BlockedTable.hidden(in: record, db: db))
   }
 
   /// The held message (its row ID) that the message `id` of `conversation` names, both SQL
