@@ -225,6 +225,19 @@ import Testing
     #expect(behind == 0)
     #expect(conversations == 2)
   }
+
+  /// A device from before blocking (fixture v20) asks `/v1/sync` from scratch, so that the
+  /// server answers its block list: an older app may have synced past a block it ignored.
+  @Test func aV20DeviceSyncsFromScratchToLearnItsBlockList() async throws {
+    let file = try StoreFixtureFile()
+    try SchemaFixtures.copy("v20", "client-alice.sqlite", to: file.path)
+    let before = try Database(.file(file.path))
+    #expect(try SettingsTable.syncCursor(db: before) != nil)
+    before.close()
+    let store = try await MessageStore.open(.file(file.path), executor: file.executor)
+    #expect(try await store.read { try SettingsTable.syncCursor(db: $0) } == nil)
+    #expect(try await store.blockedUsers() == [])
+  }
 }
 
 /// A temporary database path and the store executor that opens it.
