@@ -112,7 +112,8 @@ extension ChatService {
           media.key = media.key.lowercased()
           media.sha256 = media.sha256.lowercased()
           return media
-        }, emoji: post.emoji, remove: post.remove ?? false, replyTo: replyTo, push: push))
+        }, emoji: post.emoji, remove: post.remove ?? false, replyTo: replyTo, push: push,
+        checksBlocks: !configuration.knownBugs.contains(.acceptBlockedPosts)))
     let message = outcome.message
     if let key = outcome.droppedMediaKey { await dropMedia(key) }
     guard outcome.isNew else {

@@ -66,16 +66,20 @@ public struct ServerConfiguration: Sendable {
 /// - `deliverToRemovedMembers`: a new item goes live to every user who was ever a member, so a
 ///   removed member's open socket still hears the group (`ChatService.post`). API.md: "a
 ///   removed member's sockets get the members item that removed them, then nothing more".
+/// - `acceptBlockedPosts`: a post in a one-to-one conversation is accepted though the other
+///   member blocked its sender (API.md Part 3: 403).
 package struct ServerKnownBugs: OptionSet, Sendable, Hashable {
   package let rawValue: Int
 
   package init(rawValue: Int) { self.rawValue = rawValue }
 
   package static let deliverToRemovedMembers = ServerKnownBugs(rawValue: 1 << 0)
+  package static let acceptBlockedPosts = ServerKnownBugs(rawValue: 1 << 1)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: ServerKnownBugs)] = [
-    ("deliverToRemovedMembers", .deliverToRemovedMembers)
+    ("deliverToRemovedMembers", .deliverToRemovedMembers),
+    ("acceptBlockedPosts", .acceptBlockedPosts),
   ]
 }
 

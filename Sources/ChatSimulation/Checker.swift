@@ -78,6 +78,12 @@ public struct Violation: Sendable, Equatable, CustomStringConvertible {
     /// A device of a member shows another draft than the server holds for its user (one typed
     /// on another device not taken, or one typed here never sent).
     case drafts
+    /// The server accepted a post in a one-to-one conversation while the other member surely
+    /// blocked its sender (API.md Part 3: 403).
+    case blockedPost = "blocked-post"
+    /// A device holds another block list than the server's for its user, or shows a group
+    /// message as blocked that is not (or the other way round).
+    case blocking
   }
 
   public let invariant: Invariant

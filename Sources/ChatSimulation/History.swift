@@ -1,6 +1,7 @@
 import ChatDomain
 import ChatIdentifiers
 import ChatWorld
+import Support
 
 /// Everything that happened in one run, in order: the trace every line of which feeds the
 /// run's hash, and the operations the checker reads (Jepsen's history: each operation invoked,
@@ -50,13 +51,40 @@ final class History: @unchecked Sendable {
   private(set) var mediaSent: [MessageID: String] = [:]
   /// Downloads of others' media that returned (each checked by the checker).
   var downloads = 0
-  /// Reactions asked for, replies saved, messages written naming a member, and pins or unpins
-  /// asked for (API.md Part 3).
-  var reactions = 0
-  var replies = 0
-  var mentions = 0
-  var pins = 0
-  var drafts = 0
+  /// API.md Part 3's actions.
+  var partThree = PartThreeCounts()
+  /// Each time a user's block of another was surely in force on the server: from when the
+  /// block's 204 came back to when its unblock was asked for (nil: never).
+  private(set) var blockWindows: [BlockWindow] = []
+
+  struct BlockWindow {
+    let blocker: UserID
+    let blocked: UserID
+    let from: Timestamp
+    var until: Timestamp?
+  }
+
+  /// Whether `blocker` blocked `blocked` as far as the history knows (a block that returned,
+  /// not yet undone).
+  func isBlocking(_ blocker: UserID, _ blocked: UserID) -> Bool {
+    blockWindows.contains { $0.blocker == blocker && $0.blocked == blocked && $0.until == nil }
+  }
+
+  /// A block's 204 came back at `time`.
+  func blockReturned(_ blocker: UserID, _ blocked: UserID, at time: Timestamp) {
+    guard !isBlocking(blocker, blocked) else { return }
+    blockWindows.append(BlockWindow(blocker: blocker, blocked: blocked, from: time))
+  }
+
+  /// An unblock was asked for at `time`: the block may end from then on.
+  func unblockInvoked(_ blocker: UserID, _ blocked: UserID, at time: Timestamp) {
+    for index in blockWindows.indices
+    where blockWindows[index].blocker == blocker && blockWindows[index].blocked == blocked
+      && blockWindows[index].until == nil
+    {
+      blockWindows[index].until = time
+    }
+  }
   /// Items the devices' upkeep pruned; messages below a history floor at the end the
   /// server search was asked for, and those it found.
   var pruned = 0
@@ -154,5 +182,29 @@ final class History: @unchecked Sendable {
     guard matching.count > limit else { return matching }
     return Array(matching.prefix(limit / 2)) + ["    … \(matching.count - limit) more lines …"]
       + Array(matching.suffix(limit / 2))
+  }
+}
+
+/// API.md Part 3's actions in a run: reactions asked for, replies saved, messages written
+/// naming a member, pins and unpins asked for, drafts typed, blocks and unblocks asked for.
+public struct PartThreeCounts: Sendable, Equatable {
+  public var reactions = 0
+  public var replies = 0
+  public var mentions = 0
+  public var pins = 0
+  public var drafts = 0
+  public var blocks = 0
+
+  public init() {}
+
+  static func + (lhs: Self, rhs: Self) -> Self {
+    var sum = lhs
+    sum.reactions += rhs.reactions
+    sum.replies += rhs.replies
+    sum.mentions += rhs.mentions
+    sum.pins += rhs.pins
+    sum.drafts += rhs.drafts
+    sum.blocks += rhs.blocks
+    return sum
   }
 }

@@ -34,7 +34,7 @@ public struct RunSummary: Sendable {
   public let sends: Int
   public let mediaSends: Int
   public let downloads: Int
-  public let partThree: (reactions: Int, replies: Int, mentions: Int, pins: Int, drafts: Int)
+  public let partThree: PartThreeCounts
   public let retention: (pruned: Int, searched: Int, found: Int)
   public let stale: (held: Int, sentNow: Int, discarded: Int)
 
@@ -52,12 +52,7 @@ public struct RunSummary: Sendable {
     sends = results.reduce(0) { $0 + $1.sends }
     mediaSends = results.reduce(0) { $0 + $1.media.sends }
     downloads = results.reduce(0) { $0 + $1.media.downloads }
-    partThree = results.reduce((0, 0, 0, 0, 0)) {
-      (
-        $0.0 + $1.partThree.reactions, $0.1 + $1.partThree.replies,
-        $0.2 + $1.partThree.mentions, $0.3 + $1.partThree.pins, $0.4 + $1.partThree.drafts
-      )
-    }
+    partThree = results.reduce(PartThreeCounts()) { $0 + $1.partThree }
     retention = results.reduce((0, 0, 0)) {
       ($0.0 + $1.retention.pruned, $0.1 + $1.retention.searched, $0.2 + $1.retention.found)
     }
@@ -81,7 +76,7 @@ public struct RunSummary: Sendable {
       lines.append(
         "part three:       \(partThree.reactions) reactions asked for, \(partThree.replies) replies, "
           + "\(partThree.mentions) messages naming a member, \(partThree.pins) pins or unpins, "
-          + "\(partThree.drafts) drafts typed")
+          + "\(partThree.drafts) drafts typed, \(partThree.blocks) blocks or unblocks")
     }
     if retention.pruned > 0 || retention.searched > 0 {
       lines.append(

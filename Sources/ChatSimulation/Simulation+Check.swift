@@ -91,6 +91,8 @@ struct FinalView {
   let listed: [ConversationID]
   /// Where its user stands in each conversation it holds; nil when it could not be read.
   let conversations: [HeldConversation]?
+  /// The users its user blocked, as it holds them; nil when they could not be read.
+  var blocked: [UserID]? = nil
   /// The client message IDs (lowercased) of the messages below a history floor that the
   /// device's server search found.
   var foundOnServer: Set<String> = []
@@ -143,6 +145,18 @@ extension Simulation {
         messages: (log[key] ?? [:]).sorted { $0.key < $1.key }.map(\.value),
         views: views[key] ?? [:])
     }
+  }
+
+  /// `user`'s block list as the server serves it; nil (reported) when it could not be read.
+  private func servedBlockList(of user: UserID) -> Set<UserID>? {
+    guard let token = observer(user.rawValue),
+      let response = serverRequest(APIRequest(.blockedUsers), token: token),
+      let list = try? APICoding.decode(BlockedUsers.self, from: response.body)
+    else {
+      checker.report(.relaunch, "the block list could not be read as \(user)", keys: [])
+      return nil
+    }
+    return Set(list.userIds.compactMap(UserID.init(rawValue:)))
   }
 
   /// Every item of a conversation the holder of `token` may see, page by page.
@@ -211,14 +225,25 @@ extension Simulation {
       let standing = world.perform(on: incarnation.executor, timeout: .seconds(60)) {
         try? await engine.heldConversations()
       }
+      let blocked = world.perform(on: incarnation.executor, timeout: .seconds(60)) {
+        try? await engine.blockedUsers()
+      }
       var final = FinalView(
         device: device, incarnation: incarnation, views: incarnation.latest, outbox: outbox,
-        held: held ?? nil, listed: incarnation.known.map(\.id), conversations: standing ?? nil)
+        held: held ?? nil, listed: incarnation.known.map(\.id), conversations: standing ?? nil,
+        blocked: blocked ?? nil)
       if options.retainMessages != nil { searchPruned(&final, log: log, engine: engine) }
       finals.append(final)
     }
     checkErasure(log, finals)
     checker.checkEnd(log: log, finals: finals, simulation: self)
+    if options.partThree {
+      checker.checkBlockedPosts(log: log, history: history, simulation: self)
+      for final in finals {
+        guard let served = servedBlockList(of: final.device.user) else { continue }
+        checker.checkBlocking(final, served: served, simulation: self)
+      }
+    }
   }
 
   /// Every device prunes once more, its screens scrolled back to the beginning: what its

@@ -28,11 +28,14 @@ extension Simulation {
     if draftRandom.chance(0.6) {
       typeDraft(on: incarnation, engine, in: conversation)
     }
+    if blockRandom.chance(0.3) {
+      toggleBlock(on: device, incarnation, engine)
+    }
     let target = partThreeRandom.pick(shown)
     if partThreeRandom.chance(0.6) {
       let emoji = partThreeRandom.pick(Self.reactionEmoji)
       let remove = target.reactions.contains { $0.emoji == emoji && $0.includesMe }
-      history.reactions += 1
+      history.partThree.reactions += 1
       history.trace(
         "op \(incarnation.name) \(remove ? "unreact" : "react") \(emoji) id=\(target.id)")
       incarnation.executor.spawn { [self] in
@@ -59,7 +62,7 @@ extension Simulation {
     guard others.count > 1, partThreeRandom.chance(0.1) else { return text }
     let named = " @" + partThreeRandom.pick(others).rawValue
     guard text.unicodeScalars.count + named.unicodeScalars.count <= 4096 else { return text }
-    history.mentions += 1
+    history.partThree.mentions += 1
     return text + named
   }
 
@@ -87,8 +90,8 @@ extension Simulation {
         let id = try await engine.messages.reply(text, to: target, in: conversation)
         history.sendSaved(number, as: id)
         checker.sendSaved(id, on: device.name)
-        history.replies += 1
-        if names { history.mentions += 1 }
+        history.partThree.replies += 1
+        if names { history.partThree.mentions += 1 }
         history.trace("op \(incarnation.name) saved \(tag) id=\(id)")
       } catch {
         history.trace("op \(incarnation.name) refused \(tag): \(error)")
@@ -101,14 +104,45 @@ extension Simulation {
   private func typeDraft(
     on incarnation: Incarnation, _ engine: ChatEngine, in conversation: ConversationID
   ) {
-    history.drafts += 1
-    let text = draftRandom.chance(0.2) ? "" : "draft \(incarnation.name) \(history.drafts)"
+    history.partThree.drafts += 1
+    let text =
+      draftRandom.chance(0.2) ? "" : "draft \(incarnation.name) \(history.partThree.drafts)"
     history.trace("op \(incarnation.name) draft \(label(conversation)) \"\(text)\"")
     incarnation.executor.spawn { [self] in
       do {
         try await engine.messages.saveDraft(text, replyTo: nil, in: conversation)
       } catch {
         history.trace("op \(incarnation.name) draft refused: \(error)")
+      }
+    }
+  }
+
+  /// Blocks the other member of one of the user's one-to-one conversations, or unblocks one
+  /// it blocked (an unblock twice as likely, so blocks pass). The history keeps when each
+  /// block surely held on the server: from its 204 to its unblock's invocation.
+  private func toggleBlock(on device: SimDevice, _ incarnation: Incarnation, _ engine: ChatEngine) {
+    let user = device.user
+    let partners = Set(
+      incarnation.known.filter { $0.memberIDs.count == 2 && $0.memberIDs.contains(user) }
+        .flatMap(\.memberIDs)
+    ).subtracting([user]).sorted()
+    guard !partners.isEmpty else { return }
+    let other = blockRandom.pick(partners)
+    let unblock = history.isBlocking(user, other)
+    guard unblock ? blockRandom.chance(0.7) : blockRandom.chance(0.35) else { return }
+    history.partThree.blocks += 1
+    history.trace("op \(incarnation.name) \(unblock ? "unblock" : "block") \(other)")
+    if unblock { history.unblockInvoked(user, other, at: world.clock.now()) }
+    incarnation.executor.spawn { [self] in
+      do {
+        if unblock {
+          try await engine.unblock(other)
+        } else {
+          try await engine.block(other)
+          history.blockReturned(user, other, at: world.clock.now())
+        }
+      } catch {
+        history.trace("op \(incarnation.name) block refused \(other): \(error)")
       }
     }
   }
@@ -125,7 +159,7 @@ extension Simulation {
       !shownPinned.isEmpty && pinRandom.chance(0.5)
       ? pinRandom.pick(shownPinned) : pinRandom.pick(shown)
     let pinned = pins.contains(target.id)
-    history.pins += 1
+    history.partThree.pins += 1
     history.trace("op \(incarnation.name) \(pinned ? "unpin" : "pin") id=\(target.id)")
     incarnation.executor.spawn { [self] in
       do {

@@ -28,9 +28,8 @@ public struct SeedResult: Sendable {
   public internal(set) var leftAtTeardown = (jobs: 0, timers: 0)
   /// Sends saved with a photo or a document, and downloads of others' media that returned.
   public internal(set) var media = (sends: 0, downloads: 0)
-  /// API.md Part 3 in the workload: reactions asked for, replies saved, messages written naming
-  /// a member, pins and unpins asked for, drafts typed.
-  public internal(set) var partThree = (reactions: 0, replies: 0, mentions: 0, pins: 0, drafts: 0)
+  /// API.md Part 3 in the workload.
+  public internal(set) var partThree = PartThreeCounts()
   /// Items the devices pruned; messages below a history floor at the end, and how many of
   /// them the devices' server search found.
   public internal(set) var retention = (pruned: 0, searched: 0, found: 0)
@@ -122,9 +121,7 @@ extension Simulation {
       sends: history.sends.count, messagesOnServer: log.reduce(0) { $0 + $1.messages.count },
       trace: options.keepsTrace ? history.lines : [])
     result.media = (history.mediaSent.count, history.downloads)
-    result.partThree = (
-      history.reactions, history.replies, history.mentions, history.pins, history.drafts
-    )
+    result.partThree = history.partThree
     result.retention = (history.pruned, history.prunedSearched, history.prunedFound)
     result.stale = checker.stale
     if let window = options.retainMessages { result.options += " --retain-messages \(window)" }

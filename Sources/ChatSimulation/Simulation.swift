@@ -43,6 +43,8 @@ final class Simulation: @unchecked Sendable {
   var pinRandom: SimRandom
   /// Drafts, drawn apart for the same reason.
   var draftRandom: SimRandom
+  /// Blocks and unblocks, drawn apart for the same reason.
+  var blockRandom: SimRandom
   var faultCounts: [FaultKind: Int] = [:]
   var phase = Phase.setup
 
@@ -99,6 +101,7 @@ final class Simulation: @unchecked Sendable {
     partThreeRandom = SimRandom(seed: seed, stream: "part three")
     pinRandom = SimRandom(seed: seed, stream: "pins")
     draftRandom = SimRandom(seed: seed, stream: "drafts")
+    blockRandom = SimRandom(seed: seed, stream: "blocks")
     let ttl = Duration.seconds(planRandom.int(in: 60...900))
     server = try ServerNode(
       path: folder + "/server.sqlite", world: world, seed: seed, accessTokenTTL: ttl,

@@ -32,6 +32,8 @@ struct KnownBugTests {
     // API.md Part 2's groups that change: a removed member hears nothing more (the server's
     // bug), and a device stands where the server says it does (the client's).
     ("deliverToRemovedMembers", [.invisible]),
+    // The server takes a post in a one-to-one conversation from someone the other blocked.
+    ("acceptBlockedPosts", [.blockedPost]),
     ("ignoreMyRemoval", [.membership]),
     // API.md Part 2's media: a download is checked against its sender's sha256 (spoiled
     // downloads are rare under the seeds' own plans; with the plan aimed at them,
@@ -47,6 +49,8 @@ struct KnownBugTests {
     ("pinsKeepLastWhenNoneServed", [.pins]),
     // A draft typed on one device never shows on the user's others.
     ("draftsIgnoreServed", [.drafts]),
+    // A device away during a block never learns it.
+    ("blockedIgnoresSync", [.blocking]),
   ]
 
   @Test(arguments: rows)

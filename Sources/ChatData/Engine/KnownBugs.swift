@@ -44,6 +44,9 @@
 /// - `draftsIgnoreServed` (API.md Part 3): a draft served by `/v1/sync` or a `conversation`
 ///   event is never taken, so a draft typed on one device never shows on the others
 ///   (`ConversationsTable.save`).
+/// - `blockedIgnoresSync` (API.md Part 3): `/v1/sync`'s `blocked` is never taken, only the
+///   socket's event, so a device away during a block never learns it
+///   (`ConversationsRepository.performSync`).
 /// - `keepRefusedDelete`: a delete of mine the server refuses keeps its tombstone here, while
 ///   the message lives on everywhere else (`MessagesTable.undoRefused`). Found by the simulation
 ///   before it was fixed.
@@ -68,6 +71,7 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let mentionsIgnoreRead = KnownBugs(rawValue: 1 << 13)
   package static let pinsKeepLastWhenNoneServed = KnownBugs(rawValue: 1 << 14)
   package static let draftsIgnoreServed = KnownBugs(rawValue: 1 << 15)
+  package static let blockedIgnoresSync = KnownBugs(rawValue: 1 << 16)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: KnownBugs)] = [
@@ -80,6 +84,6 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
     ("reactionsIgnoreRemovals", .reactionsIgnoreRemovals), ("quotesAsServed", .quotesAsServed),
     ("mentionsIgnoreRead", .mentionsIgnoreRead),
     ("pinsKeepLastWhenNoneServed", .pinsKeepLastWhenNoneServed),
-    ("draftsIgnoreServed", .draftsIgnoreServed),
+    ("draftsIgnoreServed", .draftsIgnoreServed), ("blockedIgnoresSync", .blockedIgnoresSync),
   ]
 }

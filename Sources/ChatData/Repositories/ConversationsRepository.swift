@@ -75,7 +75,8 @@ actor ConversationsRepository: ConversationListRepository {
       return .failure(error)
     }
     // The cursor moves only with a complete save: a change not saved must come again.
-    let complete = await save(dto.conversations, cursor: dto.cursor, blocked: dto.blocked)
+    let blocked = context.knownBugs.contains(.blockedIgnoresSync) ? nil : dto.blocked
+    let complete = await save(dto.conversations, cursor: dto.cursor, blocked: blocked)
     if !complete {
       context.log.write(LogRecord(.warning, "sync.cursor_kept"))
     }
