@@ -237,10 +237,12 @@ extension ChatService {
     guard let key = UUIDText.canonical(rawKey) else {
       throw ServiceError.badRequest("The media key is malformed.")
     }
-    guard let upload = try await store.visibleMedia(key, to: caller) else {
+    guard let (upload, newestCarrier) = try await store.visibleMedia(key, to: caller) else {
       throw ServiceError(.notFound, "No such media.")
     }
-    guard now - upload.createdAt <= .seconds(configuration.mediaRetentionDays * 86_400) else {
+    // The retention counts from the upload, or from a later forward that carries it.
+    let since = max(upload.createdAt, newestCarrier)
+    guard now - since <= .seconds(configuration.mediaRetentionDays * 86_400) else {
       // Past the retention: the bytes go now, if no sweep took them yet.
       await dropMedia(upload.mediaKey)
       throw ServiceError(

@@ -34,9 +34,21 @@ extension ChatService {
     let kind = post.kind ?? .message
     var target: (id: String, key: String)?
     var replyTo: (id: String, key: String)?
+    var forwardOf: (conversationId: String, key: String)?
     switch kind {
     case .message:
       guard post.target == nil else { throw ServiceError.badRequest("A message has no target.") }
+      if let source = post.forwardOf {
+        guard post.text == nil || post.text == "", post.media == nil, post.replyTo == nil else {
+          throw ServiceError.badRequest(
+            "A forward carries forwardOf instead of text, media and replyTo.")
+        }
+        guard let key = MessageID(rawValue: source.clientMessageId)?.rawValue else {
+          throw ServiceError.badRequest(
+            "forwardOf.clientMessageId must be the clientMessageId (a UUID) of the message.")
+        }
+        forwardOf = (try Self.conversationID(source.conversationId), key)
+      }
       if let media = post.media { try Self.checkShape(of: media) }
       if let id = post.replyTo {
         guard let key = MessageID(rawValue: id)?.rawValue else {
@@ -90,8 +102,11 @@ extension ChatService {
     guard kind == .message || post.replyTo == nil else {
       throw ServiceError.badRequest("Only a message replies to another.")
     }
+    guard kind == .message || post.forwardOf == nil else {
+      throw ServiceError.badRequest("Only a message is forwarded.")
+    }
     let text: String
-    if [.delete, .reaction, .pin].contains(kind) {
+    if [.delete, .reaction, .pin].contains(kind) || forwardOf != nil {
       guard post.text == nil || post.text == "" else {
         throw ServiceError.badRequest("A \(kind.rawValue) has no text.")
       }
@@ -113,7 +128,8 @@ extension ChatService {
           media.sha256 = media.sha256.lowercased()
           return media
         }, emoji: post.emoji, remove: post.remove ?? false, replyTo: replyTo, push: push,
-        checksBlocks: !configuration.knownBugs.contains(.acceptBlockedPosts)))
+        checksBlocks: !configuration.knownBugs.contains(.acceptBlockedPosts),
+        forwardOf: forwardOf))
     let message = outcome.message
     if let key = outcome.droppedMediaKey { await dropMedia(key) }
     guard outcome.isNew else {

@@ -235,6 +235,8 @@ extension PostgresStoreBackend {
       );
       """
     ),
+    // API.md Part 3's forwarding (as SQLite's v15-forwarding).
+    ("pg-v9-forwarding", "ALTER TABLE messages ADD COLUMN forwarded_from TEXT;"),
   ])
 }
 

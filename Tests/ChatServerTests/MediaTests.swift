@@ -118,6 +118,39 @@ import Testing
     #expect(gone.status == 410)
   }
 
+  /// API.md Part 3: forwarded media shares its bytes, which live while any message carrying
+  /// them is within the retention: the sweep keeps them for a forward sent later than the
+  /// original, and takes them once the forward is past the retention too.
+  @Test func theSweepKeepsBytesAForwardWithinTheRetentionStillCarries() async throws {
+    let storage = MemoryMediaStorage()
+    var configuration = TestServer.defaultConfiguration
+    configuration.mediaRetentionDays = 30
+    let server = try TestServer(configuration: configuration, media: storage)
+    let (key, conversation, _) = try await Self.postedPhoto(server, storage, bytes: [1, 2, 3])
+    server.clock.shiftWallClock(by: .seconds(20 * 86_400))
+    let alice = try await server.login("alice")
+    let page = await server.messages(in: conversation, as: alice)
+    let original = try #require(page.items.last?["clientMessageId"] as? String)
+    let other = try await server.createConversation(by: alice, with: ["carol"])
+    let forwarded = await server.request(
+      "POST", "/v1/conversations/\(other)/messages", token: alice.accessToken,
+      body: try TestJSON.encode([
+        "clientMessageId": UUID().uuidString,
+        "forwardOf": ["conversationId": conversation, "clientMessageId": original],
+      ]))
+    #expect(forwarded.status == 201, "\(forwarded.text)")
+    // 31 days after the original, 11 after the forward: the bytes stay.
+    server.clock.shiftWallClock(by: .seconds(11 * 86_400))
+    #expect(await server.service.sweepMedia(at: server.clock.now()) == 0)
+    #expect(storage.holds(key))
+    let carol = try await server.login("carol")
+    #expect(await server.request("GET", "/v1/media/\(key)", token: carol.accessToken).status == 200)
+    // Past the forward's retention too: they go.
+    server.clock.shiftWallClock(by: .seconds(20 * 86_400))
+    #expect(await server.service.sweepMedia(at: server.clock.now()) == 1)
+    #expect(!storage.holds(key))
+  }
+
   /// Issue 33: a deleted document leaves nothing of itself on the server: its bytes go at
   /// once, its upload keeps no name, hash, size or type (only what the sweep needs: key, owner,
   /// dates), no message names its key, and the next sweep after the day's grace removes the

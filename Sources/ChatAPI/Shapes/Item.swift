@@ -190,11 +190,16 @@ public struct PostItem: Codable, Sendable, Equatable {
   public var remove: Bool?
   /// A message answering another: its clientMessageId.
   public var replyTo: String?
+  /// A forward (API.md Part 3): the message whose current text and media the server copies,
+  /// instead of text and media.
+  public var forwardOf: ForwardOf?
 
   public init(
     clientMessageId: String, text: String?, kind: ItemKind? = nil, target: String? = nil,
-    media: Media? = nil, emoji: String? = nil, remove: Bool? = nil, replyTo: String? = nil
+    media: Media? = nil, emoji: String? = nil, remove: Bool? = nil, replyTo: String? = nil,
+    forwardOf: ForwardOf? = nil
   ) {
+    self.forwardOf = forwardOf
     self.clientMessageId = clientMessageId
     self.text = text
     self.kind = kind
@@ -203,5 +208,16 @@ public struct PostItem: Codable, Sendable, Equatable {
     self.emoji = emoji
     self.remove = remove
     self.replyTo = replyTo
+  }
+}
+
+/// `forwardOf` of a post (API.md Part 3, "Forwarding"): the message forwarded.
+public struct ForwardOf: Codable, Sendable, Equatable {
+  public var conversationId: String
+  public var clientMessageId: String
+
+  public init(conversationId: String, clientMessageId: String) {
+    self.conversationId = conversationId
+    self.clientMessageId = clientMessageId
   }
 }

@@ -66,8 +66,12 @@ extension ServerStore {
   }
 
   /// The upload behind `key` when `user` can see a message, not deleted, that carries it: a
-  /// member (or former member) whose visible ranges hold the message's sequence.
-  func visibleMedia(_ key: String, to user: String) async throws(StoreError) -> MediaUpload? {
+  /// member (or former member) whose visible ranges hold the message's sequence; and when the
+  /// newest message carrying it (a forward, API.md Part 3) was sent, which the retention
+  /// counts from.
+  func visibleMedia(_ key: String, to user: String) async throws(StoreError)
+    -> (upload: MediaUpload, newestCarrier: Timestamp)?
+  {
     let visible = try await reading { db in
       try db.scalarInt(
         """
@@ -84,13 +88,20 @@ extension ServerStore {
         "SELECT owner_id FROM media_uploads WHERE media_key = ? AND complete = 1", key
       ) { $0.string(0) }.first
     }
-    guard let owner else { return nil }
-    return try await upload(key, of: owner)
+    guard let owner, let upload = try await upload(key, of: owner) else { return nil }
+    let newest = try await reading { db in
+      try db.scalarInt("SELECT max(sent_at) FROM messages WHERE media_key = ? AND deleted = 0", key)
+    }
+    return (
+      upload, newest.map { Timestamp(millisecondsSince1970: Int64($0)) } ?? upload.createdAt
+    )
   }
 
   /// What the media sweep removes at `now`: bytes past the retention (the upload stays, so a
   /// download says 410), uploads never completed or never sent in a message after `grace`
-  /// (they go whole). The rows are changed here; the service deletes the bytes.
+  /// (they go whole). The rows are changed here; the service deletes the bytes. Bytes a
+  /// forward sent within the retention still carries stay (API.md Part 3: shared bytes live
+  /// while any message carrying them is within retention).
   func sweepMedia(now: Timestamp, retention: Duration, grace: Duration) async throws(StoreError)
     -> [MediaUpload]
   {
@@ -101,11 +112,13 @@ extension ServerStore {
         """
         SELECT \(Self.uploadColumns)
         FROM media_uploads u
-        WHERE (complete = 1 AND purged = 0 AND created_at < ?)
+        WHERE (complete = 1 AND purged = 0 AND created_at < ?
+               AND NOT EXISTS (SELECT 1 FROM messages
+                 WHERE media_key = u.media_key AND deleted = 0 AND sent_at >= ?))
            OR (created_at < ? AND (complete = 0
                OR NOT EXISTS (SELECT 1 FROM messages WHERE media_key = u.media_key)))
         ORDER BY created_at LIMIT 500
-        """, expired, stale
+        """, expired, expired, stale
       ) { Self.mediaUpload($0) }
       for upload in swept {
         let attached =

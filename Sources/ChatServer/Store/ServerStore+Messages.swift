@@ -31,6 +31,12 @@ struct NewMessage: Sendable {
   var push: PushQueueRequest? = nil
   /// Test-only: false puts back the known bug `acceptBlockedPosts` (no block check).
   var checksBlocks = true
+  /// A forward (API.md Part 3): the message copied, by its conversation and client message
+  /// key; `text` and `media` are taken from it in the store's transaction.
+  var forwardOf: (conversationId: String, key: String)? = nil
+
+  /// How a forward names its source in `messages.forwarded_from`.
+  var forwardedFrom: String? { forwardOf.map { "\($0.conversationId)/\($0.key)" } }
 }
 
 /// What the service knows that the store needs to queue pushes: the devices with a socket
@@ -73,13 +79,17 @@ extension ServerStore {
     return outcome
   }
 
-  private static func store(_ new: NewMessage, in db: any StoreDatabase) throws -> SendOutcome {
+  private static func store(_ posted: NewMessage, in db: any StoreDatabase) throws -> SendOutcome {
+    var new = posted
     try db.lockConversation(new.conversationId)
     let (members, isMember) = try memberIds(
       db, of: new.conversationId, formerAllowed: new.senderId)
     let existing = try item(
       db, in: new.conversationId, from: new.senderId, key: new.clientMessageKey)
-    if let existing, isRetry(of: existing.item, with: new, targetKey: existing.targetKey) {
+    if let existing,
+      isRetry(of: existing.item, with: new, targetKey: existing.targetKey)
+        || (new.forwardOf != nil && existing.forwardedFrom == new.forwardedFrom)
+    {
       let stored = try hidingQuotes([existing.item], from: new.senderId, in: db)
       return SendOutcome(
         message: stored.first ?? existing.item, isNew: false, memberIds: members)
@@ -98,7 +108,9 @@ extension ServerStore {
     switch new.kind {
     case .message:
       if new.replyTo != nil { reply = try replied(new, members: members, in: db) }
-      if let media = new.media {
+      if let source = new.forwardOf {
+        (new.text, new.media) = try forwarded(source, by: new.senderId, db)
+      } else if let media = new.media {
         try checkMedia(media, of: new, in: db)
       } else if new.text.isEmpty {
         throw StoreError.invalid("A message needs some text.")
@@ -134,15 +146,16 @@ extension ServerStore {
       INSERT INTO messages (conversation_id, sequence, id, sender_id, client_message_id,
                             client_message_key, text, sent_at, kind, target_id, target_key,
                             media, media_key, emoji, reaction_remove, mentions, reply_to_id,
-                            reply_to_sequence, media_kind)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            reply_to_sequence, media_kind, forwarded_from)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       """, new.conversationId, sequence, new.id, new.senderId, new.clientMessageId,
       new.clientMessageKey, [.delete, .reaction, .pin].contains(new.kind) ? "" : new.text,
       sentAt, new.kind.rawValue, new.target?.id, new.target?.key, mediaJSON, new.media?.key,
       new.kind == .reaction ? new.emoji : nil,
       [.reaction, .pin].contains(new.kind) && new.remove ? 1 : 0,
       new.kind == .message && !mentions.isEmpty ? mentions.joined(separator: ",") : nil,
-      reply.map { _ in new.replyTo?.id }, reply?.quote.sequence, new.media?.kind.rawValue)
+      reply.map { _ in new.replyTo?.id }, reply?.quote.sequence, new.media?.kind.rawValue,
+      new.forwardedFrom)
     if let reaction {
       try storeReactions(reaction.reactions, of: reaction.target, in: new.conversationId, db)
     }
@@ -163,6 +176,8 @@ extension ServerStore {
         // A delete drops the media too: the row forgets it, the service deletes the bytes,
         // and the upload keeps its key, owner and dates alone; no message names it now, so
         // the media sweep removes it whole (and the bytes again, should that delete fail).
+        // Unless a forward (or the message forwarded) still carries the key: then the bytes
+        // and the upload stay for it.
         droppedMediaKey = target.media?.key
         try db.run(
           """
@@ -170,6 +185,7 @@ extension ServerStore {
             reactions = NULL, mentions = NULL, media_kind = NULL, pinned_at = NULL
           WHERE conversation_id = ? AND sequence = ?
           """, new.conversationId, target.sequence)
+        if let key = droppedMediaKey, try mediaStillCarried(key, db) { droppedMediaKey = nil }
         if let droppedMediaKey {
           try db.run(
             """
@@ -215,7 +231,7 @@ extension ServerStore {
         new.replyTo.map { ReplyTo(clientMessageId: $0.id, quote: reply.quote) }
       },
       mentions: new.kind == .message ? mentions : nil,
-      forwarded: new.kind == .message ? false : nil,
+      forwarded: new.kind == .message ? new.forwardOf != nil : nil,
       emoji: new.kind == .reaction ? new.emoji : nil,
       remove: [.reaction, .pin].contains(new.kind) ? new.remove : nil)
     var pushes = PushQueueing()
@@ -320,13 +336,19 @@ extension ServerStore {
   /// The item `sender` posted with `key` in `conversation`, and its target's key.
   private static func item(
     _ db: any StoreDatabase, in conversation: String, from sender: String, key: String
-  ) throws -> (item: Item, targetKey: String?)? {
+  ) throws -> (item: Item, targetKey: String?, forwardedFrom: String?)? {
     try db.query(
       """
-      SELECT \(messageColumns(table: "messages")), messages.target_key FROM messages
+      SELECT \(messageColumns(table: "messages")), messages.target_key, messages.forwarded_from
+      FROM messages
       WHERE conversation_id = ? AND sender_id = ? AND client_message_key = ?
       """, conversation, sender, key
-    ) { row in (message(from: row, at: 0), row.optionalString(itemColumnCount)) }.first
+    ) { row in
+      (
+        message(from: row, at: 0), row.optionalString(itemColumnCount),
+        row.optionalString(itemColumnCount + 1)
+      )
+    }.first
   }
 
   /// A page of the items `user` can see (a former member: what it saw), ascending by
@@ -389,12 +411,13 @@ extension ServerStore {
       "id", "client_message_id", "conversation_id", "sender_id", "text", "sequence", "sent_at",
       "kind", "target_id", "edited_at", "deleted", "added", "removed", "title", "media",
       "reactions", "emoji", "reaction_remove", "mentions", "reply_to_id", "reply_to_sequence",
+      "forwarded_from",
     ]
     .map { "\(table).\($0)" }.joined(separator: ", ") + ", " + quoteColumn(table: table)
   }
 
   /// How many columns `messageColumns` names (what a query selects after them starts here).
-  static let itemColumnCount = 22
+  static let itemColumnCount = 23
 
   /// An item in its current state, from the columns of `messageColumns` at `first`.
   static func message(from row: any StoreRow, at first: Int) -> Item {
@@ -426,11 +449,11 @@ extension ServerStore {
         ? row.optionalString(first + 19).map {
           ReplyTo(
             clientMessageId: $0,
-            quote: quote(of: row.optionalInt(first + 20), from: row.optionalString(first + 21)))
+            quote: quote(of: row.optionalInt(first + 20), from: row.optionalString(first + 22)))
         } : nil,
       mentions: isMessage
         ? row.optionalString(first + 18)?.split(separator: ",").map(String.init) ?? [] : nil,
-      forwarded: isMessage ? false : nil,
+      forwarded: isMessage ? !row.isNull(first + 21) : nil,
       emoji: kind == .reaction ? row.optionalString(first + 16) ?? "" : nil,
       remove: kind == .reaction || kind == .pin ? row.int(first + 17) != 0 : nil)
   }

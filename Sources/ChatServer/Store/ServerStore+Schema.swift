@@ -342,6 +342,12 @@ extension ServerStore {
         );
         """)
     }
+    // API.md Part 3's forwarding: a forward names its source ("conversationId/clientMessageKey"
+    // of the message it copied), never served (it is served as `forwarded: true`), so that a
+    // retry is recognised by its source.
+    migrator.register("v15-forwarding") { db in
+      try db.execute("ALTER TABLE messages ADD COLUMN forwarded_from TEXT;")
+    }
     return migrator
   }
 }

@@ -26,6 +26,7 @@ import cases_blocking
 import cases_data
 import cases_drafts
 import cases_errors
+import cases_forwarding
 import cases_groups
 import cases_items
 import cases_live
@@ -71,6 +72,7 @@ OWN = [
     ("unavailable", cases_ops.run_unavailable),
     ("media", cases_media.run_uploads),
     ("media-off", cases_media.run_without_store),
+    ("forwarding", cases_forwarding.run),
     ("push", cases_push.run),
     ("long-poll", cases_push.run_long_poll),
 ]
