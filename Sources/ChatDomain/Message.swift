@@ -40,14 +40,17 @@ public struct Message: Identifiable, Hashable, Sendable {
   /// message" instead of it. Never set in a one-to-one conversation, where the server refuses
   /// their posts.
   public let isFromBlockedSender: Bool
+  /// A forward (API.md Part 3): the screen says "Forwarded" above it.
+  public let isForwarded: Bool
 
   public init(
     id: MessageID, conversationID: ConversationID, senderID: UserID, text: String, sentAt: Date,
     sequence: Int?, send: SendState, receipt: ReceiptState, editedAt: Date? = nil,
     isDeleted: Bool = false, event: ConversationEvent? = nil, group: GroupReceipt? = nil,
     media: MessageMedia? = nil, reactions: [Reaction] = [], replyTo: QuotedMessage? = nil,
-    mentions: [UserID] = [], isFromBlockedSender: Bool = false
+    mentions: [UserID] = [], isFromBlockedSender: Bool = false, isForwarded: Bool = false
   ) {
+    self.isForwarded = isForwarded
     self.isFromBlockedSender = isFromBlockedSender
     self.mentions = mentions
     self.replyTo = replyTo

@@ -24,6 +24,13 @@ public protocol MessageRepository: Sendable {
   func reply(_ text: String, to target: MessageID, in conversation: ConversationID)
     async throws(ChatError) -> MessageID
 
+  /// Forwards a message held here (anyone's, sent and not deleted) into another conversation
+  /// of mine, as `send` does: a copy of its text and media, marked forwarded, with nothing of
+  /// its sender or conversation (API.md Part 3). Nothing is uploaded again. Works offline.
+  @discardableResult
+  func forward(_ message: MessageID, from source: ConversationID, to conversation: ConversationID)
+    async throws(ChatError) -> MessageID
+
   /// Saves what I am typing in the conversation (and the message it answers) as my draft: on
   /// this device at once, then on every device of mine (API.md Part 3). Sending a message
   /// clears it. Throws for a text that could never be sent, or a database that cannot save.

@@ -318,7 +318,7 @@ public final class ConversationViewModel {
         reactions: message.reactions.map {
           ReactionBadge(emoji: $0.emoji, count: $0.count, isMine: $0.includesMe)
         }, quote: message.replyTo.map { Self.quoteRow($0, me: me) },
-        mentionsMe: message.mentions.contains(me))
+        mentionsMe: message.mentions.contains(me), isForwarded: message.isForwarded)
       cache[message.id] = (message, row)
       return row
     }

@@ -113,6 +113,8 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
   /// Sent by someone I blocked, in a group: `text` is "Blocked message", shown dimmed, and
   /// nothing else of it shows.
   public let isBlocked: Bool
+  /// A forward: the screen says "Forwarded" above its text.
+  public let isForwarded: Bool
 
   /// What a deleted message shows instead of its text, which is gone from the device.
   public static let deletedText = "This message was deleted"
@@ -123,8 +125,10 @@ public struct MessageRow: Equatable, Identifiable, Sendable {
     id: MessageID, text: String, isMine: Bool, sender: String?, time: String, ticks: Ticks?,
     sequence: Int?, isEdited: Bool = false, isDeleted: Bool = false, isEvent: Bool = false,
     groupReceipt: String? = nil, media: MediaRow? = nil, reactions: [ReactionBadge] = [],
-    quote: QuoteRow? = nil, mentionsMe: Bool = false, isBlocked: Bool = false
+    quote: QuoteRow? = nil, mentionsMe: Bool = false, isBlocked: Bool = false,
+    isForwarded: Bool = false
   ) {
+    self.isForwarded = isForwarded
     self.isBlocked = isBlocked
     self.quote = quote
     self.mentionsMe = mentionsMe

@@ -142,6 +142,13 @@ public final class FakeMessageRepository: MessageRepository, ConversationListRep
     return MessageID(rawValue: UUID().uuidString.lowercased())!
   }
 
+  public func forward(
+    _ message: MessageID, from source: ConversationID, to conversation: ConversationID
+  ) async throws(ChatError) -> MessageID {
+    if let error = sendError { throw error }
+    return MessageID(rawValue: UUID().uuidString.lowercased())!
+  }
+
   public func react(
     _ emoji: String, to target: MessageID, in conversation: ConversationID, remove: Bool
   ) async throws(ChatError) {

@@ -19,6 +19,7 @@ public struct ServerMessage: Decodable, Equatable, Sendable {
   public let reactions: [ReactionGroup]?
   public let replyTo: ReplyTo?
   public let mentions: [String]?
+  public let forwarded: Bool?
 }
 
 extension TestWorld {

@@ -32,6 +32,7 @@ extension MessageRecord {
       removed: (item.removed ?? []).compactMap(UserID.init(rawValue:)), title: item.title,
       media: kind == .message ? item.media : nil)
     servedReactions = kind == .message ? item.reactions : nil
+    forwardOf = kind == .message && item.forwarded == true ? "" : nil
     emoji = kind == .reaction ? item.emoji : nil
     reactionRemove = [.reaction, .pin].contains(kind) && item.remove == true
     if kind == .message, let reply = item.replyTo {

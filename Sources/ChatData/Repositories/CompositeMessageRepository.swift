@@ -122,6 +122,13 @@ actor CompositeMessageRepository: MessageRepository {
     return id
   }
 
+  @discardableResult
+  func forward(_ message: MessageID, from source: ConversationID, to conversation: ConversationID)
+    async throws(ChatError) -> MessageID
+  {
+    try await messagesSource.forward(message, from: source, to: conversation)
+  }
+
   func saveDraft(_ text: String, replyTo: MessageID?, in conversation: ConversationID)
     async throws(ChatError)
   {

@@ -119,6 +119,33 @@ actor MessagesRepository {
     return record.clientID
   }
 
+  /// Saves my forward of a message held here (anyone's, sent and not deleted) into
+  /// `conversation` (API.md Part 3, "Forwarding"), as `send` does: a copy of its text and
+  /// media as held now, shown at once; the server makes its own copy of the message's current
+  /// state when the forward goes, sharing the media's bytes (nothing is uploaded again).
+  func forward(_ message: MessageID, from source: ConversationID, to conversation: ConversationID)
+    async throws(ChatError) -> MessageID
+  {
+    let original: MessageRecord?
+    do {
+      original = try await store.message(message, in: source)
+    } catch {
+      throw ChatError(error)
+    }
+    guard let original, original.kind == .message else {
+      throw .notFound("no message \(message) in conversation \(source)")
+    }
+    guard !original.isDeleted else { throw .invalidInput("the message was deleted") }
+    guard original.sequence != nil else {
+      throw .invalidInput("the message is not sent yet; forward it once it is")
+    }
+    var record = newMessage(original.text, in: conversation)
+    record.media = original.media
+    record.forwardOf = "\(source.rawValue)/\(message.rawValue)"
+    try await save(record)
+    return record.clientID
+  }
+
   /// Saves my new message (text, or media with its caption) at the back of the outbox and
   /// lets the outbox post it. Throws when I am no longer a member, or the conversation is not
   /// here.

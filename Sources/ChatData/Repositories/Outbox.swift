@@ -275,17 +275,20 @@ actor Outbox {
     let postedID =
       context.knownBugs.contains(.retryWithNewID) ? context.ids.next() : message.clientID
     do {
-      // A message with media is posted once its upload completed (its steps resume).
+      // A message with media is posted once its upload completed (its steps resume); a
+      // forward names what it copies instead (API.md Part 3).
+      let forward = message.kind == .message ? message.forwardSource : nil
       let media =
-        message.media != nil && message.kind == .message
+        message.media != nil && message.kind == .message && forward == nil
         ? try await MediaUpload(context: context).run(for: message) : nil
-      let body = PostItem(
+      var body = PostItem(
         clientMessageId: postedID.rawValue, text: message.kind == .delete ? nil : message.text,
         kind: message.kind == .message ? nil : ItemKind(rawValue: message.kind.rawValue),
         target: message.target?.rawValue, media: media,
         emoji: message.kind == .reaction ? message.emoji : nil,
         remove: [.reaction, .pin].contains(message.kind) ? message.reactionRemove : nil,
-        replyTo: message.kind == .message ? message.replyTo?.rawValue : nil)
+        replyTo: message.kind == .message ? message.replyTo?.rawValue : nil, forwardOf: forward)
+      if forward != nil { body.text = nil }
       let item = try await context.api.postMessage(body, in: message.conversationID)
       guard var record = MessageRecord(item), record.clientID == postedID else {
         context.log.write(LogRecord(.error, "send.unreadable_reply"))

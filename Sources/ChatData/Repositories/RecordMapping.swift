@@ -58,7 +58,8 @@ enum RecordMapping {
           includesMe: group.userIds.contains(me.rawValue))
       }, replyTo: record.isDeleted ? nil : record.replyTo.map { quoted($0, record.quote) },
       mentions: record.isDeleted ? [] : record.mentions,
-      isFromBlockedSender: record.kind == .message && blocked.contains(record.senderID))
+      isFromBlockedSender: record.kind == .message && blocked.contains(record.senderID),
+      isForwarded: record.forwardOf != nil && !record.isDeleted)
   }
 
   /// A reply's quote as the screen shows it; no quote when the reader cannot see the target

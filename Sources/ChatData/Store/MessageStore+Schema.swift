@@ -345,6 +345,12 @@ extension MessageStore {
         DELETE FROM sync_state WHERE key = 'conversations';
         """)
     }
+    // API.md Part 3's forwarding: `forward_of` is what my unsent forward copies
+    // ("conversationId/clientMessageId"), '' for a message the server serves as forwarded,
+    // NULL for any other.
+    migrator.register("v18-forwarding") { db in
+      try db.execute("ALTER TABLE messages ADD COLUMN forward_of TEXT;")
+    }
     return migrator
   }
 }

@@ -65,6 +65,17 @@ package struct MessageRecord: Sendable, Equatable {
   @Indirect var quote: ServedQuote? = nil
   /// The members its current text names (the server's `mentions`).
   var mentions: [UserID] = []
+  /// A forward (API.md Part 3): what my unsent one copies ("conversationId/clientMessageId",
+  /// `forwardSource`), '' once the server serves it as forwarded; nil for any other message.
+  var forwardOf: String? = nil
+
+  /// The message my unsent forward copies.
+  var forwardSource: ForwardOf? {
+    guard let forwardOf, let slash = forwardOf.firstIndex(of: "/") else { return nil }
+    return ForwardOf(
+      conversationId: String(forwardOf[..<slash]),
+      clientMessageId: String(forwardOf[forwardOf.index(after: slash)...]))
+  }
 
   /// A reply's quote as served: the quote, or hidden (the reader cannot see the target).
   enum ServedQuote: Sendable, Equatable {

@@ -21,7 +21,8 @@ public struct ChatTool: ChatCommand {
     subcommands: [
       DemoCommand.self, LoginCommand.self, ConversationsCommand.self, CreateCommand.self,
       SendCommand.self, DownloadCommand.self, AutoDownloadCommand.self, EditCommand.self,
-      DeleteCommand.self, ReplyCommand.self, ReactCommand.self, PinCommand.self, DraftCommand.self,
+      DeleteCommand.self, ReplyCommand.self, ForwardCommand.self, ReactCommand.self,
+      PinCommand.self, DraftCommand.self,
       MembersCommand.self, BlockCommand.self, UnblockCommand.self, BlockedCommand.self,
       LeaveCommand.self, TitleCommand.self, MuteCommand.self, SyncCommand.self,
       MessagesCommand.self, SearchCommand.self,

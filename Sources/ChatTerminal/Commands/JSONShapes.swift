@@ -39,6 +39,8 @@ struct MessageJSON: Encodable, Equatable {
   /// Sent by someone I blocked, in a group: the screen shows "Blocked message" (the text is
   /// still here, for a tool).
   let senderBlocked: Bool
+  /// A forward of another message (API.md Part 3).
+  let forwarded: Bool
 
   struct ReplyJSON: Encodable, Equatable {
     let clientMessageId: String
@@ -76,6 +78,7 @@ struct MessageJSON: Encodable, Equatable {
     }
     mentions = message.mentions.map(\.rawValue)
     senderBlocked = message.isFromBlockedSender
+    forwarded = message.isForwarded
     readBy = message.group?.readBy.map(\.rawValue)
     deliveredTo = message.group?.deliveredTo.map(\.rawValue)
     switch message.event {

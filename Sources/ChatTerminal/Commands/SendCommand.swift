@@ -42,14 +42,16 @@ struct SendCommand: ChatCommand {
     return await Self.send(text, attachment, replyTo: nil, in: conversation, context)
   }
 
-  /// Saves a message (or a reply to `replyTo`), sends what waits, and says where it stands:
-  /// `chat send` and `chat reply`.
+  /// Saves a message (or a reply to `replyTo`, or a forward of `forward`), sends what waits,
+  /// and says where it stands: `chat send`, `chat reply` and `chat forward`.
   static func send(
     _ text: String, _ attachment: Attachment?, replyTo: MessageID?,
+    forward: (message: MessageID, source: ConversationID)? = nil,
     in conversation: ConversationID, _ context: CommandContext
   ) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in
-      let id = try await Self.save(text, attachment, replyTo: replyTo, in: conversation, engine)
+      let id = try await Self.save(
+        text, attachment, replyTo: replyTo, forward: forward, in: conversation, engine)
       let watcher =
         attachment == nil ? nil : Self.showUpload(of: id, engine, conversation, context.output)
       _ = await engine.drainOutbox()
@@ -90,9 +92,14 @@ struct SendCommand: ChatCommand {
   /// up says so (exit 75: nothing was saved, try again online).
   private static func save(
     _ text: String, _ attachment: Attachment?, replyTo: MessageID?,
-    in conversation: ConversationID, _ engine: ChatEngine
+    forward: (message: MessageID, source: ConversationID)?, in conversation: ConversationID,
+    _ engine: ChatEngine
   ) async throws(CommandFailure) -> MessageID {
     func save() async throws(ChatError) -> MessageID {
+      if let forward {
+        return try await engine.messages.forward(
+          forward.message, from: forward.source, to: conversation)
+      }
       if let attachment {
         return try await engine.media.send(attachment, caption: text, in: conversation)
       }
@@ -177,5 +184,34 @@ struct ReplyCommand: ChatCommand {
 
   func run(_ context: CommandContext) async -> ExitCode {
     await SendCommand.send(text, nil, replyTo: message, in: conversation, context)
+  }
+}
+
+/// `chat forward`: forwards a message held here into another conversation, as `chat send` does.
+struct ForwardCommand: ChatCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "forward",
+    abstract: "Forward a message (its text, photo or document) to another conversation.",
+    discussion:
+      "The copy says it was forwarded and carries nothing of its sender or conversation; a photo or document is not uploaded again. Saved at once, sent now or at the next sync."
+  )
+
+  @OptionGroup(title: "GLOBAL OPTIONS") var options: GlobalOptions
+  @Argument(
+    help: ArgumentHelp("The conversation the message is in.", valueName: "fromConversationId"),
+    transform: conversationID)
+  var source: ConversationID
+  @Argument(
+    help: ArgumentHelp("The message (from `chat messages --json`).", valueName: "clientMessageId"),
+    transform: messageID)
+  var message: MessageID
+  @Argument(
+    help: ArgumentHelp("The conversation to forward it to.", valueName: "toConversationId"),
+    transform: conversationID)
+  var conversation: ConversationID
+
+  func run(_ context: CommandContext) async -> ExitCode {
+    await SendCommand.send(
+      "", nil, replyTo: nil, forward: (message, source), in: conversation, context)
   }
 }

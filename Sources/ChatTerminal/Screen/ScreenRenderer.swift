@@ -263,10 +263,12 @@ public enum ScreenRenderer {
         TextWidth.wrap(quote.line, columns: max(1, width - 4)).first ?? "", style: Style.dim)
       return line
     }
+    // A forward says so above it, dim (API.md Part 3).
+    let forwarded = row.isForwarded ? StyledLine("↪ Forwarded", style: Style.dim) : nil
     if row.isMine {
-      if let quote {
-        var line = StyledLine(String(repeating: " ", count: max(0, columns - quote.width - 1)))
-        line.append(quote)
+      for head in [forwarded, quote].compactMap({ $0 }) {
+        var line = StyledLine(String(repeating: " ", count: max(0, columns - head.width - 1)))
+        line.append(head)
         lines.append(line)
       }
       for part in media {
@@ -298,9 +300,9 @@ public enum ScreenRenderer {
       name.append(row.sender ?? "", style: Style.bold + Style.cyan)
       name.append("  \(time)", style: Style.dim)
       lines.append(name)
-      if let quote {
+      for head in [forwarded, quote].compactMap({ $0 }) {
         var line = StyledLine(" ")
-        line.append(quote)
+        line.append(head)
         lines.append(line)
       }
       for part in media {

@@ -78,8 +78,8 @@ extension MessagesTable {
                                       sequence, sent_at, state, kind, target, edited_at, deleted,
                                       added, removed, item_title, media, reactions_served,
                                       reactions, emoji, reaction_remove, reply_to, quote,
-                                      mentions)
-      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                      mentions, forward_of)
+      VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (conversation_id, sender_id, client_id) DO UPDATE SET
         server_id = excluded.server_id, sequence = excluded.sequence,
         sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL,
@@ -91,6 +91,7 @@ extension MessagesTable {
           ELSE excluded.reactions END,
         reply_to = coalesce(excluded.reply_to, messages.reply_to),
         quote = coalesce(excluded.quote, messages.quote),
+        forward_of = coalesce(excluded.forward_of, messages.forward_of),
         mentions = CASE WHEN excluded.reactions_served IS NULL THEN messages.mentions
           ELSE excluded.mentions END
       WHERE messages.sequence IS NULL
@@ -113,7 +114,8 @@ extension MessagesTable {
       message.servedReactions.map { Self.stored(reactions: $0) ?? "[]" },
       message.servedReactions.flatMap { Self.stored(reactions: $0) }, message.emoji,
       message.reactionRemove ? 1 : 0, message.replyTo?.rawValue,
-      message.quote.map(Self.stored(quote:)), Self.stored(users: message.mentions))
+      message.quote.map(Self.stored(quote:)), Self.stored(users: message.mentions),
+      message.forwardOf)
   }
 
   /// Applies an item to the message it concerns (API.md Part 2): a message served in a newer

@@ -24,7 +24,7 @@ enum MessagesTable {
     """
     conversation_id, client_id, sender_id, server_id, text, sequence, sent_at, state, failure, \
     kind, target, edited_at, deleted, pending_edited_at, added, removed, item_title, media, \
-    media_file, upload_sent, upload_done, reactions, reply_to, quote, mentions
+    media_file, upload_sent, upload_done, reactions, reply_to, quote, mentions, forward_of
     """
 
   /// How many columns `columns` names (what a query selects after them starts here).
@@ -70,7 +70,8 @@ enum MessagesTable {
       replyTo: row.optionalString(offset + 22).flatMap(MessageID.init(rawValue:)),
       quote: heldQuote.flatMap { quote(held: row, at: $0) }.map { .shown($0) }
         ?? row.optionalString(offset + 23).flatMap(Self.quote(stored:)),
-      mentions: users(row.optionalString(offset + 24)))
+      mentions: users(row.optionalString(offset + 24)),
+      forwardOf: row.optionalString(offset + 25))
   }
 
   /// The quote of a held message whose `quoteColumns` a row holds from `index`; nil when the

@@ -50,14 +50,16 @@ enum OutboxRows {
       """
       INSERT INTO messages (conversation_id, client_id, sender_id, text, sent_at, state,
                             outbox_position, media, media_file, media_viewed, queued_elapsed,
-                            reply_to)
-      SELECT ?, ?, ?, ?, ?, 0, \(nextPosition), ?, ?, ?, ?, ?
+                            reply_to, forward_of, upload_done)
+      SELECT ?, ?, ?, ?, ?, 0, \(nextPosition), ?, ?, ?, ?, ?, ?, ?
       WHERE EXISTS (SELECT 1 FROM conversations WHERE id = ? AND membership = 'member')
       """, message.conversationID.rawValue, message.clientID.rawValue,
       message.senderID.rawValue, message.text, message.sentAt.timeIntervalSince1970,
       message.media.map(MessagesTable.stored(media:)), message.mediaFile,
       message.mediaFile == nil ? nil : message.sentAt.timeIntervalSince1970, queuedAt,
-      message.replyTo?.rawValue, message.conversationID.rawValue)
+      message.replyTo?.rawValue, message.forwardOf,
+      // A forward's media is uploaded already: the server copies it by its key.
+      message.forwardOf == nil ? 0 : 1, message.conversationID.rawValue)
     guard db.changes == 1 else {
       return try db.query(
         "SELECT membership FROM conversations WHERE id = ?", message.conversationID.rawValue
