@@ -128,7 +128,7 @@ extension ChatService {
           media.sha256 = media.sha256.lowercased()
           return media
         }, emoji: post.emoji, remove: post.remove ?? false, replyTo: replyTo, push: push,
-        checksBlocks: !configuration.knownBugs.contains(.acceptBlockedPosts),
+        knownBugs: configuration.knownBugs,
         forwardOf: forwardOf))
     let message = outcome.message
     if let key = outcome.droppedMediaKey { await dropMedia(key) }

@@ -68,6 +68,8 @@ public struct ServerConfiguration: Sendable {
 ///   removed member's sockets get the members item that removed them, then nothing more".
 /// - `acceptBlockedPosts`: a post in a one-to-one conversation is accepted though the other
 ///   member blocked its sender (API.md Part 3: 403).
+/// - `deleteDropsSharedMedia`: a delete drops its media's bytes though a forward still
+///   carries them (API.md Part 3: shared bytes live while any carrying message does).
 package struct ServerKnownBugs: OptionSet, Sendable, Hashable {
   package let rawValue: Int
 
@@ -75,11 +77,13 @@ package struct ServerKnownBugs: OptionSet, Sendable, Hashable {
 
   package static let deliverToRemovedMembers = ServerKnownBugs(rawValue: 1 << 0)
   package static let acceptBlockedPosts = ServerKnownBugs(rawValue: 1 << 1)
+  package static let deleteDropsSharedMedia = ServerKnownBugs(rawValue: 1 << 2)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: ServerKnownBugs)] = [
     ("deliverToRemovedMembers", .deliverToRemovedMembers),
     ("acceptBlockedPosts", .acceptBlockedPosts),
+    ("deleteDropsSharedMedia", .deleteDropsSharedMedia),
   ]
 }
 

@@ -30,8 +30,9 @@ extension Checker {
         }
         // A message keeps the text it was sent with until edited or deleted; an edit's or
         // delete's item is checked against the changes asked for (`checkChanges`).
+        // A forward carries another send's text: `checkForwards` follows it by its ID.
         guard message.effectiveKind == .message, message.editedAt == nil,
-          message.deleted != true
+          message.deleted != true, message.forwarded != true
         else { continue }
         byText[Array(message.text.utf8), default: []].append((conversation, message))
       }
@@ -56,6 +57,7 @@ extension Checker {
     checkChanges(history: history, log: log, simulation: simulation)
     checkRanges(log: log, simulation: simulation)
     checkMedia(log: log, finals: finals, simulation: simulation)
+    checkForwards(log: log, finals: finals, history: history, simulation: simulation)
     checkDiscards(log: log, simulation: simulation)
   }
 

@@ -312,8 +312,9 @@ final class Checker: @unchecked Sendable {
     let mine = message.senderID == device.user
     let ticks = mine ? Ticks(send: message.send, receipt: message.receipt) : nil
     let text = Array(message.text.utf8)
-    if message.isDeleted || message.event != nil {
-      // A tombstone has no text to know it by, nor has a line such as "carol added dave".
+    if message.isDeleted || message.event != nil || message.isForwarded {
+      // A tombstone has no text to know it by, nor has a line such as "carol added dave"; a
+      // forward has the text of another send (`checkForwards` follows it by its ID).
     } else if let known = idOfText[text], known != message.id {
       report(
         .identity, "\(place): one send shows as \(known) and as \(message.id)",

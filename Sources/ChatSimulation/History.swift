@@ -148,6 +148,39 @@ final class History: @unchecked Sendable {
     mediaSent[id] = sha256
   }
 
+  /// One forward a device was asked for (API.md Part 3): `message` of `source` copied into
+  /// `conversation`, saved as `savedAs` when the call returned (a kill may cut it short after
+  /// the row was saved).
+  struct Forward {
+    let device: String
+    let user: UserID
+    let source: ConversationID
+    let message: MessageID
+    let conversation: ConversationID
+    var savedAs: MessageID?
+  }
+
+  private(set) var forwards: [Forward] = []
+  /// The media key each message the server accepted carried, by client message ID
+  /// (lowercased): what a delete must free once no message carries it any more.
+  private(set) var mediaKeys: [String: String] = [:]
+
+  func forwardInvoked(_ forward: Forward) -> Int {
+    forwards.append(forward)
+    return forwards.count - 1
+  }
+
+  /// A forward was saved as `id`: its media (if any) is the bytes the original's sender picked.
+  func forwardSaved(_ number: Int, as id: MessageID) {
+    forwards[number].savedAs = id
+    if let sha = mediaSent[forwards[number].message] { mediaSent[id] = sha }
+  }
+
+  /// The server accepted `id` carrying media `key`.
+  func carried(_ key: String, by id: String) {
+    mediaKeys[id.lowercased()] = key
+  }
+
   func sendSaved(_ number: Int, as id: MessageID) {
     operations += 1
     sends[number].savedAs = id
@@ -194,6 +227,7 @@ public struct PartThreeCounts: Sendable, Equatable {
   public var pins = 0
   public var drafts = 0
   public var blocks = 0
+  public var forwards = 0
 
   public init() {}
 
@@ -205,6 +239,7 @@ public struct PartThreeCounts: Sendable, Equatable {
     sum.pins += rhs.pins
     sum.drafts += rhs.drafts
     sum.blocks += rhs.blocks
+    sum.forwards += rhs.forwards
     return sum
   }
 }

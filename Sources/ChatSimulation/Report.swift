@@ -76,7 +76,8 @@ public struct RunSummary: Sendable {
       lines.append(
         "part three:       \(partThree.reactions) reactions asked for, \(partThree.replies) replies, "
           + "\(partThree.mentions) messages naming a member, \(partThree.pins) pins or unpins, "
-          + "\(partThree.drafts) drafts typed, \(partThree.blocks) blocks or unblocks")
+          + "\(partThree.drafts) drafts typed, \(partThree.blocks) blocks or unblocks, "
+          + "\(partThree.forwards) forwards")
     }
     if retention.pruned > 0 || retention.searched > 0 {
       lines.append(

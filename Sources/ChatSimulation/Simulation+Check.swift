@@ -304,12 +304,17 @@ extension Simulation {
   private func checkErasure(_ log: [LoggedConversation], _ finals: [FinalView]) {
     var sentText: [String: String] = [:]
     for send in history.sends { if let id = send.savedAs { sentText[id.rawValue] = send.text } }
+    // A forward not deleted carries a copy of its source's text (API.md Part 3): that text
+    // lives on, rightly, wherever the forward is held.
+    let forwarded = Set(
+      log.flatMap(\.messages).filter { $0.forwarded == true && $0.deleted != true }.map(\.text))
     for conversation in log {
       for item in conversation.messages where item.deleted == true {
         let id = item.clientMessageId.lowercased()
         let texts =
-          [sentText[id]].compactMap { $0 }
-          + history.changes.filter { $0.target.rawValue == id }.compactMap(\.text)
+          ([sentText[id]].compactMap { $0 }
+          + history.changes.filter { $0.target.rawValue == id }.compactMap(\.text))
+          .filter { !forwarded.contains($0) }
         // Every device whose user saw the delete (a member who left before it keeps what it
         // saw: the delete was written outside its visible ranges).
         for final in finals where conversation.sawDelete(of: id, as: final.device.user) {

@@ -212,6 +212,7 @@ extension Simulation {
             conversation: ConversationID(message.conversationId),
             clientMessageID: message.clientMessageId, sender: message.senderId,
             sequence: message.sequence))
+        if let key = message.media?.key { history.carried(key, by: message.clientMessageId) }
         line += " \(label(ConversationID(message.conversationId)))#\(message.sequence)"
         line += " id=\(message.clientMessageId)"
       } else if (400..<500).contains(response.status), response.status != 401,

@@ -31,6 +31,14 @@ extension Simulation {
     if blockRandom.chance(0.3) {
       toggleBlock(on: device, incarnation, engine)
     }
+    if forwardRandom.chance(0.3) {
+      // A photo or document half the time when one shows: its bytes are shared.
+      let media = shown.filter { $0.media != nil }
+      let message =
+        !media.isEmpty && forwardRandom.chance(0.5)
+        ? forwardRandom.pick(media) : forwardRandom.pick(shown)
+      forward(message, from: conversation, on: device, incarnation, engine)
+    }
     let target = partThreeRandom.pick(shown)
     if partThreeRandom.chance(0.6) {
       let emoji = partThreeRandom.pick(Self.reactionEmoji)
@@ -143,6 +151,60 @@ extension Simulation {
         }
       } catch {
         history.trace("op \(incarnation.name) block refused \(other): \(error)")
+      }
+    }
+  }
+
+  /// Forwards `message` (shown in `source`) into another conversation the user is in: the
+  /// checker follows it by the ID it was saved as.
+  private func forward(
+    _ message: Message, from source: ConversationID, on device: SimDevice,
+    _ incarnation: Incarnation, _ engine: ChatEngine
+  ) {
+    let others = incarnation.known.filter {
+      $0.id != source && $0.participation == .member && $0.memberIDs.contains(device.user)
+    }.map(\.id)
+    guard !others.isEmpty else { return }
+    let conversation = forwardRandom.pick(others)
+    history.partThree.forwards += 1
+    history.trace(
+      "op \(incarnation.name) forward id=\(message.id) to \(label(conversation))")
+    let number = history.forwardInvoked(
+      History.Forward(
+        device: incarnation.name, user: device.user, source: source, message: message.id,
+        conversation: conversation))
+    incarnation.executor.spawn { [self] in
+      do {
+        let id = try await engine.messages.forward(message.id, from: source, to: conversation)
+        history.forwardSaved(number, as: id)
+        // My own photo forwarded elsewhere, then deleted where it was (half the time): the
+        // forward keeps the bytes if it reached the server first.
+        if message.media != nil, message.senderID == device.user, forwardRandom.chance(0.5) {
+          deleteForwarded(message.id, in: source, on: device, incarnation, engine)
+        }
+        checker.sendSaved(id, on: device.name)
+        history.trace("op \(incarnation.name) forward saved id=\(id)")
+      } catch {
+        history.trace("op \(incarnation.name) forward refused id=\(message.id): \(error)")
+      }
+    }
+  }
+
+  private func deleteForwarded(
+    _ target: MessageID, in conversation: ConversationID, on device: SimDevice,
+    _ incarnation: Incarnation, _ engine: ChatEngine
+  ) {
+    let number = history.invokeChange(
+      History.Change(
+        device: incarnation.name, user: device.user, conversation: conversation, target: target,
+        text: nil))
+    history.trace("op \(incarnation.name) delete id=\(target) (forwarded)")
+    incarnation.executor.spawn { [self] in
+      do {
+        try await engine.messages.delete(target, in: conversation)
+        history.changeReturned(number)
+      } catch {
+        history.trace("op \(incarnation.name) change refused id=\(target): \(error)")
       }
     }
   }

@@ -215,6 +215,17 @@ extension Simulation {
     return response
   }
 
+  /// Runs the server's media sweep as it would run a day and a second from now: what a delete
+  /// cut short by a crash left (an upload no message names) goes, nothing within the
+  /// retention does. For the checker's last look at the store.
+  func sweepServerMedia() {
+    guard let service = server.service, let executor = server.executor else { return }
+    let later = world.clock.now() + .seconds(86_401)
+    _ = world.perform(on: executor, timeout: .seconds(60)) {
+      await service.sweepMedia(at: later)
+    }
+  }
+
   // MARK: - Teardown
 
   /// Lets every task end so nothing outlives the run (each dead incarnation still holds its

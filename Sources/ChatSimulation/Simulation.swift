@@ -45,6 +45,8 @@ final class Simulation: @unchecked Sendable {
   var draftRandom: SimRandom
   /// Blocks and unblocks, drawn apart for the same reason.
   var blockRandom: SimRandom
+  /// Forwards, drawn apart for the same reason.
+  var forwardRandom: SimRandom
   var faultCounts: [FaultKind: Int] = [:]
   var phase = Phase.setup
 
@@ -102,6 +104,7 @@ final class Simulation: @unchecked Sendable {
     pinRandom = SimRandom(seed: seed, stream: "pins")
     draftRandom = SimRandom(seed: seed, stream: "drafts")
     blockRandom = SimRandom(seed: seed, stream: "blocks")
+    forwardRandom = SimRandom(seed: seed, stream: "forwards")
     let ttl = Duration.seconds(planRandom.int(in: 60...900))
     server = try ServerNode(
       path: folder + "/server.sqlite", world: world, seed: seed, accessTokenTTL: ttl,

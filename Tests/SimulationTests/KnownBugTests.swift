@@ -34,6 +34,8 @@ struct KnownBugTests {
     ("deliverToRemovedMembers", [.invisible]),
     // The server takes a post in a one-to-one conversation from someone the other blocked.
     ("acceptBlockedPosts", [.blockedPost]),
+    // A delete takes the bytes a forward of the message still carries.
+    ("deleteDropsSharedMedia", [.media]),
     ("ignoreMyRemoval", [.membership]),
     // API.md Part 2's media: a download is checked against its sender's sha256 (spoiled
     // downloads are rare under the seeds' own plans; with the plan aimed at them,

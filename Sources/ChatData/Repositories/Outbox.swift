@@ -324,7 +324,13 @@ actor Outbox {
     } catch {
       await context.metrics.recordRejected()
       context.log.write(LogRecord(.warning, "send.rejected", [("reason", error.label)]))
-      if [.reaction, .pin].contains(message.kind) {
+      let forwardGone: Bool
+      if case .rejected(422, _, _) = error, message.forwardSource != nil {
+        forwardGone = true
+      } else {
+        forwardGone = false
+      }
+      if [.reaction, .pin].contains(message.kind) || forwardGone {
         await dropRefused(message)
         return .rejected
       }

@@ -29,8 +29,9 @@ struct NewMessage: Sendable {
   var replyTo: (id: String, key: String)? = nil
   /// Who is owed a push for a new message, when the service hands pushes to a gateway.
   var push: PushQueueRequest? = nil
-  /// Test-only: false puts back the known bug `acceptBlockedPosts` (no block check).
-  var checksBlocks = true
+  /// Test-only: the known server bugs put back (`ServerKnownBugs`) that live in the store's
+  /// rules: `acceptBlockedPosts`, `deleteDropsSharedMedia`.
+  var knownBugs: ServerKnownBugs = []
   /// A forward (API.md Part 3): the message copied, by its conversation and client message
   /// key; `text` and `media` are taken from it in the store's transaction.
   var forwardOf: (conversationId: String, key: String)? = nil
@@ -97,7 +98,9 @@ extension ServerStore {
     // A former member's retry is answered above; anything new from it is refused.
     guard isMember else { throw StoreError.formerMember }
     // A retry is answered above too, blocked since or not (API.md: a retry is the stored item).
-    if new.checksBlocks, try isBlockedOneToOne(members: members, sender: new.senderId, db) {
+    if !new.knownBugs.contains(.acceptBlockedPosts),
+      try isBlockedOneToOne(members: members, sender: new.senderId, db)
+    {
       throw StoreError.notAllowed("The recipient blocked you: this message is not sent.")
     }
     // API.md's precedence: the item's own 403 and 422 come before the key's 409.
@@ -185,7 +188,11 @@ extension ServerStore {
             reactions = NULL, mentions = NULL, media_kind = NULL, pinned_at = NULL
           WHERE conversation_id = ? AND sequence = ?
           """, new.conversationId, target.sequence)
-        if let key = droppedMediaKey, try mediaStillCarried(key, db) { droppedMediaKey = nil }
+        if let key = droppedMediaKey, !new.knownBugs.contains(.deleteDropsSharedMedia),
+          try mediaStillCarried(key, db)
+        {
+          droppedMediaKey = nil
+        }
         if let droppedMediaKey {
           try db.run(
             """

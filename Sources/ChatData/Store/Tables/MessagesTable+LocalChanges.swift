@@ -36,6 +36,9 @@ extension MessagesTable {
     var changesInPlace: Bool
     /// Still a member of its conversation.
     var isMember: Bool
+    /// My forward (API.md Part 3): its post names its source, not its text, so an edit of it
+    /// never changes it in place but follows it as an edit item.
+    var isForward = false
   }
 
   private static func ownMessage(
@@ -44,14 +47,14 @@ extension MessagesTable {
     try db.query(
       """
       SELECT m.id, m.text, m.deleted, m.sequence IS NULL AND m.posted_text IS NULL,
-             c.membership = 'member'
+             c.membership = 'member', m.forward_of IS NOT NULL
       FROM messages AS m JOIN conversations AS c ON c.id = m.conversation_id
       WHERE m.conversation_id = ? AND m.sender_id = ? AND m.client_id = ? AND m.kind = 'message'
       """, conversation.rawValue, sender.rawValue, id.rawValue
     ) {
       OwnMessage(
         rowID: $0.int(0), text: $0.string(1), isDeleted: $0.int(2) != 0,
-        changesInPlace: $0.int(3) != 0, isMember: $0.int(4) != 0)
+        changesInPlace: $0.int(3) != 0, isMember: $0.int(4) != 0, isForward: $0.int(5) != 0)
     }.first
   }
 
@@ -69,8 +72,8 @@ extension MessagesTable {
     return try change(message)
   }
 
-  /// Edits my message `target`. Unsent and not yet posted: its row takes the text, and the
-  /// post carries it. Otherwise the row shows the text at once, marked edited at `now` (this
+  /// Edits my message `target`. Unsent and not yet posted (and not a forward): its row takes
+  /// the text, and the post carries it. Otherwise the row shows the text at once, marked edited at `now` (this
   /// device's time, shown but never compared with the server's), and the edit item `id`
   /// waits in the outbox behind the message.
   static func editOwn(
@@ -80,7 +83,7 @@ extension MessagesTable {
     try changing(target, in: conversation, sender: sender, db: tx.db) { message in
       guard message.text != text else { return .unchanged }
       tx.touch(conversation)
-      if message.changesInPlace {
+      if message.changesInPlace && !message.isForward {
         try tx.db.run("UPDATE messages SET text = ? WHERE id = ?", text, message.rowID)
         return .inPlace
       }
@@ -118,7 +121,8 @@ extension MessagesTable {
         tx.releaseMedia()
       } else {
         try db.run("UPDATE messages SET pending_edited_at = NULL WHERE id = ?", message.rowID)
-        _ = try erase(conversation.rawValue, sender.rawValue, target.rawValue, tx: tx)
+        _ = try erase(
+          conversation.rawValue, sender.rawValue, target.rawValue, served: false, tx: tx)
         try queue(
           .delete, of: target, in: conversation, sender: sender, text: "", id: id, at: now,
           restoring: nil, db: db)

@@ -97,21 +97,24 @@ extension MessagesTable {
   /// one asked for (API.md: "a client drops such a queued reaction without showing a
   /// failure"; pins: "dropped by the client, as a reaction that changes nothing"); any other
   /// refusal (the message was deleted meanwhile, a 21st emoji, an 11th pin) shows as the mark
-  /// not being there. Returns false when `id` is not a queued reaction or pin of mine.
+  /// not being there. My forward refused with a 422 goes the same way: what it copies was
+  /// deleted (or is not mine to see), so it could never be sent, and a copy kept would keep
+  /// the deleted text on this device (simulation seed 54). Returns false when `id` is not a
+  /// queued reaction, pin or forward of mine.
   static func dropRefusedMark(_ id: MessageID, sender: UserID, tx: StoreTransaction) throws
     -> Bool
   {
     let dropped = try tx.db.query(
       """
-      DELETE FROM messages WHERE client_id = ? AND sender_id = ? AND kind IN ('reaction', 'pin')
-        AND sequence IS NULL
+      DELETE FROM messages WHERE client_id = ? AND sender_id = ? AND sequence IS NULL
+        AND (kind IN ('reaction', 'pin') OR (kind = 'message' AND forward_of != ''))
       RETURNING conversation_id, target, kind
       """, id.rawValue, sender.rawValue
     ) { ($0.string(0), $0.optionalString(1), $0.string(2)) }
     for (conversation, target, kind) in dropped {
-      guard let conversation = ConversationID(rawValue: conversation),
-        let target = target.flatMap(MessageID.init(rawValue:))
-      else { continue }
+      guard let conversation = ConversationID(rawValue: conversation) else { continue }
+      tx.touch(conversation)
+      guard let target = target.flatMap(MessageID.init(rawValue:)) else { continue }
       if kind == "pin" {
         try foldPins(of: conversation, tx: tx)
       } else {

@@ -70,7 +70,9 @@ extension MessagesTable {
   /// Inserts a server item, or turns the row with the same ID into it; a row that already is
   /// exactly it is left alone (no change counted). Throws a constraint error when a different
   /// row already holds the sequence. An edit or delete is stored as a row of its own (its
-  /// sequence keeps the log dense); what it does to its message is `apply`'s.
+  /// sequence keeps the log dense); what it does to its message is `apply`'s. My forward,
+  /// acknowledged, takes the server's text: the server copied its source as it was then, which
+  /// may be before (or after) an edit of the source this device showed (simulation seed 10).
   private static func upsert(_ message: MessageRecord, db: Database) throws {
     try db.run(
       """
@@ -84,6 +86,9 @@ extension MessagesTable {
         server_id = excluded.server_id, sequence = excluded.sequence,
         sent_at = excluded.sent_at, state = 1, failure = NULL, outbox_position = NULL,
         posted_text = NULL, restore_text = NULL,
+        text = CASE WHEN messages.forward_of != '' AND messages.sequence IS NULL
+            AND messages.pending_edited_at IS NULL AND messages.deleted = 0
+          THEN excluded.text ELSE messages.text END,
         media = CASE WHEN messages.deleted = 1 THEN NULL
           ELSE coalesce(excluded.media, messages.media) END,
         reactions_served = coalesce(excluded.reactions_served, messages.reactions_served),
@@ -255,9 +260,12 @@ extension MessagesTable {
   /// may have reached the server, and sent again without its media it is a 409 (simulation
   /// seed 753 of `--retain-messages 5 --stale-after 45`). A tombstone shows no media, and the
   /// server's answer drops it (`upsert`).
-  static func erase(_ conversation: String, _ sender: String, _ id: String, tx: StoreTransaction)
-    throws -> Int
-  {
+  /// `served`: the server's delete (not my own one, shown before the server took it): my
+  /// unsent forwards of the message go too.
+  static func erase(
+    _ conversation: String, _ sender: String, _ id: String, served: Bool = true,
+    tx: StoreTransaction
+  ) throws -> Int {
     let db = tx.db
     let postedMedia = "sequence IS NULL AND posted_text IS NOT NULL AND upload_done = 1"
     let kept =
@@ -286,6 +294,19 @@ extension MessagesTable {
         AND (text != '' OR restore_text IS NOT NULL)
       """, conversation, sender, id)
     changes += db.changes
+    // My forwards of it that never reached the server go too (API.md Part 3): each holds a
+    // copy of its text, and none can be sent any more (the server refuses a forward of a
+    // deleted message; one it accepted before comes back with its answer). Simulation seed 54.
+    // Not for my own delete until the server took it: refused, the message lives on (seed 10).
+    if served {
+      try db.run(
+        "DELETE FROM messages WHERE forward_of = ? AND sequence IS NULL AND kind = 'message'",
+        "\(conversation)/\(id)")
+      if db.changes > 0 {
+        changes += db.changes
+        tx.releaseMedia()
+      }
+    }
     for (row, text) in kept {
       try db.run("INSERT INTO message_search (rowid, text) VALUES (?, ?)", row, text)
     }

@@ -245,7 +245,7 @@ enum OutboxRows {
     ) { ($0.string(0), $0.string(1), $0.optionalString(2)) }
     for (conversation, kind, target) in rows {
       if kind == MessageRecord.Kind.delete.rawValue, let target {
-        _ = try MessagesTable.erase(conversation, sender.rawValue, target, tx: tx)
+        _ = try MessagesTable.erase(conversation, sender.rawValue, target, served: false, tx: tx)
       }
       tx.touch([conversation])
     }
