@@ -69,6 +69,18 @@ extension TestWorld {
       in: conversation, as: user)
   }
 
+  /// Edits `user`'s message `target` (its client message ID) straight on the service.
+  @discardableResult
+  public func edit(
+    _ target: String, to text: String, in conversation: ConversationID, as user: String
+  ) async throws -> Int {
+    try await postItem(
+      [
+        "clientMessageId": UUID().uuidString.lowercased(), "kind": "edit", "target": target,
+        "text": text,
+      ], in: conversation, as: user)
+  }
+
   /// Reacts with `emoji` to the message `target` (its client message ID) straight on the
   /// service as `user` (API.md Part 3); returns the status.
   @discardableResult

@@ -1,4 +1,5 @@
 import ChatAPI
+import ChatDataInspection
 import ChatDomain
 import ChatIdentifiers
 import ChatTestSupport
@@ -68,6 +69,83 @@ struct EngineForwardTests {
     await #expect(throws: ChatError.self) {
       try await p.alice.messages.forward(unknown, from: p.chat, to: trip)
     }
+    await p.close()
+  }
+}
+
+/// The rules the simulation found for a forward on its way (seeds 10 and 54).
+@Suite(.timeLimit(.minutes(3)))
+struct EngineForwardOnItsWayTests {
+  /// Alice's conversation with carol, and bob's message in the pair's, held by alice.
+  private func setUp() async throws -> (Pair, ConversationID, MessageID) {
+    let p = try await Pair.make()
+    let trip = try await p.alice.list.createConversation(
+      title: "Trip", memberIDs: [UserID("carol")])
+    let lunch = try await p.bobsMessage("lunch at noon?")
+    return (p, trip, lunch)
+  }
+
+  @Test func myForwardTakesTheServersTextWhenAnswered() async throws {
+    let (p, trip, lunch) = try await setUp()
+    p.alice.network.isOnline = false
+    let forward = try await p.alice.messages.forward(lunch, from: p.chat, to: trip)
+    // Bob edits it before alice's forward reaches the server: the server copies the edit.
+    #expect(
+      try await p.world.edit(lunch.rawValue, to: "lunch at one?", in: p.chat, as: "bob") == 201)
+    let alices = p.watch(p.alice, trip)
+    await p.world.settle()
+    #expect(alices.latest?.first { $0.id == forward }?.text == "lunch at noon?")
+    p.alice.network.isOnline = true
+    await p.alice.engine.outbox.wake()
+    await p.world.settle()
+    #expect(try await p.world.serverLog(trip, as: "carol").last?.text == "lunch at one?")
+    #expect(alices.latest?.first { $0.id == forward }?.text == "lunch at one?")
+    await p.close()
+  }
+
+  @Test func anEditOfMyUnsentForwardFollowsItAsAnEdit() async throws {
+    let (p, trip, lunch) = try await setUp()
+    p.alice.network.isOnline = false
+    let forward = try await p.alice.messages.forward(lunch, from: p.chat, to: trip)
+    try await p.alice.messages.edit(forward, in: trip, to: "lunch? I'm in")
+    p.alice.network.isOnline = true
+    await p.alice.engine.outbox.wake()
+    await p.world.settle()
+    let posted = p.alice.network.deliveredPosts.suffix(2)
+    #expect(posted.map(\.kind) == [nil, .edit])
+    let served = try await p.world.serverLog(trip, as: "carol").filter { $0.kind == "message" }
+    #expect(served.last?.text == "lunch? I'm in" && served.last?.forwarded == true)
+    await p.close()
+  }
+
+  @Test func myUnsentForwardGoesWhenItsSourcesDeleteArrives() async throws {
+    let (p, trip, lunch) = try await setUp()
+    let alices = p.watch(p.alice, trip)
+    // Its post fails for now (it waits out a backoff) while the socket still hears the delete.
+    p.alice.network.failNext(1, with: .status(503), where: .sends)
+    let forward = try await p.alice.messages.forward(lunch, from: p.chat, to: trip)
+    await p.world.settle()
+    #expect(alices.latest?.contains { $0.id == forward } == true)
+    #expect(alices.latest?.first { $0.id == forward }?.send == .sending)
+    #expect(try await p.world.delete(lunch.rawValue, in: p.chat, as: "bob") == 201)
+    await p.world.settle()
+    #expect(alices.latest?.contains { $0.id == forward } == false)
+    #expect(try await p.alice.engine.heldMessages().contains { $0.messageID == forward } == false)
+    await p.close()
+  }
+
+  @Test func aForwardRefusedBecauseItsSourceWasDeletedIsDropped() async throws {
+    let (p, trip, lunch) = try await setUp()
+    p.alice.network.isOnline = false
+    let forward = try await p.alice.messages.forward(lunch, from: p.chat, to: trip)
+    // The delete reaches the server while alice's device hears nothing of it.
+    #expect(try await p.world.delete(lunch.rawValue, in: p.chat, as: "bob") == 201)
+    let alices = p.watch(p.alice, trip)
+    p.alice.network.isOnline = true
+    await p.alice.engine.outbox.wake()
+    await p.world.settle()
+    #expect(alices.latest?.contains { $0.id == forward } == false)
+    #expect(await p.alice.engine.outboxCount() == 0)
     await p.close()
   }
 }

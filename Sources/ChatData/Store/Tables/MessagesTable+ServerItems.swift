@@ -299,11 +299,15 @@ extension MessagesTable {
     // deleted message; one it accepted before comes back with its answer). Simulation seed 54.
     // Not for my own delete until the server took it: refused, the message lives on (seed 10).
     if served {
-      try db.run(
-        "DELETE FROM messages WHERE forward_of = ? AND sequence IS NULL AND kind = 'message'",
-        "\(conversation)/\(id)")
-      if db.changes > 0 {
-        changes += db.changes
+      let dropped = try db.query(
+        """
+        DELETE FROM messages WHERE forward_of = ? AND sequence IS NULL AND kind = 'message'
+        RETURNING conversation_id
+        """, "\(conversation)/\(id)"
+      ) { $0.string(0) }
+      if !dropped.isEmpty {
+        changes += dropped.count
+        tx.touch(dropped)
         tx.releaseMedia()
       }
     }
