@@ -50,13 +50,7 @@ struct BlockedCommand: ChatCommand {
 
   func run(_ context: CommandContext) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in
-      do throws(ChatError) {
-        _ = try await engine.sync()
-      } catch .offline, .unavailable {
-        context.output.note("The server cannot be reached: showing what this device holds.")
-      } catch {
-        throw CommandFailure(error)
-      }
+      try await catchUpIfReachable(engine, context)
       let users: [UserID] = try await attempt { try await engine.blockedUsers() }
       printList(users, context: context)
       return .success

@@ -168,6 +168,20 @@ func attempt<T>(_ body: () async throws -> T) async throws(CommandFailure) -> T 
   }
 }
 
+/// Catches up from the server before a command shows what this device holds; unreachable (or
+/// busy), it says so and the command goes on with what is here.
+func catchUpIfReachable(_ engine: ChatEngine, _ context: CommandContext)
+  async throws(CommandFailure)
+{
+  do throws(ChatError) {
+    _ = try await engine.sync()
+  } catch .offline, .unavailable {
+    context.output.note("The server cannot be reached: showing what this device holds.")
+  } catch {
+    throw CommandFailure(error)
+  }
+}
+
 /// The transform of a `<conversationId>` argument.
 @Sendable func conversationID(_ text: String) throws -> ConversationID {
   guard let id = ConversationID(rawValue: text) else { throw ValidationError("a conversation id") }

@@ -14,13 +14,7 @@ struct ConversationsCommand: ChatCommand {
 
   func run(_ context: CommandContext) async -> ExitCode {
     await context.withEngine { engine throws(CommandFailure) in
-      do throws(ChatError) {
-        _ = try await engine.sync()
-      } catch .offline, .unavailable {
-        context.output.note("The server cannot be reached: showing what this device holds.")
-      } catch {
-        throw CommandFailure(error)
-      }
+      try await catchUpIfReachable(engine, context)
       let list: [ConversationSummary] = try await attempt { try await engine.localConversations() }
       if context.output.json {
         context.output.json(list.map(ConversationJSON.init))
