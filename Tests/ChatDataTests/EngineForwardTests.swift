@@ -149,3 +149,29 @@ struct EngineForwardOnItsWayTests {
     await p.close()
   }
 }
+
+extension EngineForwardOnItsWayTests {
+  /// Simulation seed 949: my delete the server refuses leaves the message alive, and my
+  /// unsent forward of it with it (the message refetched found my delete still queued).
+  @Test func myUnsentForwardSurvivesMyDeleteTheServerRefuses() async throws {
+    let p = try await Pair.make()
+    let trip = try await p.alice.list.createConversation(
+      title: "Trip", memberIDs: [UserID("carol")])
+    let mine = try await p.alice.messages.send("my view", in: p.chat)
+    await p.world.settle()
+    let inTrip = RequestMatch { $0.path.contains(trip.rawValue) }
+    let inChat = RequestMatch { $0.path.contains(p.chat.rawValue) }
+    p.alice.network.failNext(1, with: .status(503), where: inTrip)
+    let forward = try await p.alice.messages.forward(mine, from: p.chat, to: trip)
+    await p.world.settle()
+    p.alice.network.failNext(1, with: .status(422), where: inChat)
+    try await p.alice.messages.delete(mine, in: p.chat)
+    await p.world.settle()
+    #expect(
+      try await p.world.serverLog(p.chat, as: "bob").contains { $0.kind == "delete" } == false)
+    await p.world.advance(by: .seconds(120))
+    let served = try await p.world.serverLog(trip, as: "alice").last
+    #expect(served?.clientMessageId == forward.rawValue && served?.text == "my view")
+    await p.close()
+  }
+}

@@ -1,4 +1,5 @@
 import ChatDomain
+import ChatIdentifiers
 import ChatTestSupport
 import Foundation
 import SQLite
@@ -169,6 +170,30 @@ import Testing
 
   /// The server refused my queued delete: the tombstone goes and the sync position moves back
   /// below the message, so the next catch-up brings it back as the server holds it.
+  /// Simulation seed 949: my message arriving again while my delete of it is still queued is
+  /// erased at once, but my unsent forward of it stays until the server takes the delete (it
+  /// may refuse it); the server's delete takes it.
+  @Test func myUnsentForwardWaitsForTheServersDeleteOfItsSource() async throws {
+    let f = try await sentMessage()
+    let trip = ConversationID("c2")
+    try await f.addConversation(trip, members: [f.me, f.carol])
+    var forward = f.pending(StoreFixture.id(50), text: "Meet at the old lighthouse")
+    forward.conversationID = trip
+    forward.forwardOf = "\(f.chat.rawValue)/\(StoreFixture.id(1).rawValue)"
+    try await f.store.insertPending(forward, queuedAt: 0)
+    _ = try await f.store.deleteOwn(
+      StoreFixture.id(1), in: f.chat, sender: f.me, id: editID, at: Date())
+    try await f.store.saveServerMessages(
+      [f.serverMessage(1, from: f.me, text: "Meet at the old lighthouse")], in: f.chat, me: f.me)
+    #expect(
+      try await f.store.snapshot(trip, limit: 50).messages.map(\.clientID) == [forward.clientID])
+    var delete = f.serverMessage(2, from: f.me, text: "", id: editID)
+    delete.kind = .delete
+    delete.target = StoreFixture.id(1)
+    try await f.store.saveServerMessages([delete], in: f.chat, me: f.me)
+    #expect(try await f.store.snapshot(trip, limit: 50).messages.isEmpty)
+  }
+
   @Test func aRefusedDeleteIsUndoneByACatchUpFromBelowTheMessage() async throws {
     let f = try await sentMessage()
     _ = try await f.store.deleteOwn(

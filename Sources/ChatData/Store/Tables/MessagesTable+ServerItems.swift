@@ -152,16 +152,23 @@ extension MessagesTable {
       // queued delete is final here already (a refused one is not: `undoRefused`).
       let held = try db.query(
         """
-        SELECT kind, text, sent_at FROM messages WHERE conversation_id = ? AND sender_id = ?
-          AND target = ? AND kind IN ('edit', 'delete')
+        SELECT kind, text, sent_at, sequence IS NOT NULL FROM messages
+        WHERE conversation_id = ? AND sender_id = ? AND target = ? AND kind IN ('edit', 'delete')
           AND (sequence IS NOT NULL OR (kind = 'delete' AND state = 0))
         ORDER BY kind = 'delete' DESC, sequence DESC LIMIT 1
         """, conversation, sender, id
-      ) { ($0.string(0), $0.string(1), Date(timeIntervalSince1970: $0.double(2))) }.first
+      ) {
+        (
+          $0.string(0), $0.string(1), Date(timeIntervalSince1970: $0.double(2)),
+          $0.int(3) != 0
+        )
+      }.first
       if item.isDeleted || held?.0 == "delete" {
-        return changes + (try erase(conversation, sender, id, tx: tx))
+        // My queued delete is not the server's yet: it may still be refused (seed 949).
+        let served = item.isDeleted || held?.3 == true
+        return changes + (try erase(conversation, sender, id, served: served, tx: tx))
       }
-      if let (_, text, at) = held {
+      if let (_, text, at, _) = held {
         changes += try edit(conversation, sender, id, to: text, at: at, tx: tx)
       }
       return changes
