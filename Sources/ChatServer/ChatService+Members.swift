@@ -110,7 +110,7 @@ extension ChatService {
     publish(
       .message(conversationId: conversation, message: outcome.item),
       to: Set(outcome.memberIds).union(outcome.removed).sorted())
-    publishReceipt(
+    await publishReceipt(
       MemberReceipts(userId: caller, deliveredUpTo: sequence, readUpTo: sequence),
       in: conversation, to: outcome.memberIds)
     return .json(201, outcome.item)

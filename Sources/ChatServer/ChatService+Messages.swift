@@ -156,7 +156,7 @@ extension ChatService {
         .message(conversationId: conversation, message: hidden),
         to: recipients.filter { unquoted.contains($0) })
     }
-    publishReceipt(
+    await publishReceipt(
       MemberReceipts(userId: sender, deliveredUpTo: message.sequence, readUpTo: message.sequence),
       in: conversation, to: outcome.memberIds)
     return .json(201, message)

@@ -20,15 +20,25 @@ extension ChatService {
     let sequence = try body.decode(UpTo.self).upToSequence
     let outcome = try await store.raiseReceipt(kind, in: conversation, by: caller, upTo: sequence)
     if let raised = outcome.raised {
-      publishReceipt(raised, in: conversation, to: outcome.memberIds)
+      await publishReceipt(raised, in: conversation, to: outcome.memberIds)
     }
     return .noContent
   }
 
   /// Sends a member's raised numbers live, coalesced by `receipts` (`ReceiptCoalescer`: at
   /// most one `receipts` frame per conversation per window, to its members as of the last
-  /// change the frame carries).
-  func publishReceipt(_ member: MemberReceipts, in conversation: String, to members: [String]) {
+  /// change the frame carries). In a one-to-one conversation where either member blocked the
+  /// other (API.md Part 3), the numbers go to the member's own devices only, at once: no
+  /// receipts pass between the two, as no typing does.
+  func publishReceipt(_ member: MemberReceipts, in conversation: String, to members: [String])
+    async
+  {
+    if members.count == 2, let other = members.first(where: { $0 != member.userId }),
+      (try? await store.isBlockBetween(member.userId, other)) ?? false
+    {
+      publish(.receipts(conversationId: conversation, members: [member]), to: [member.userId])
+      return
+    }
     switch receipts.add(member, in: conversation, to: members, at: clock.uptime()) {
     case .send(let changed):
       publish(.receipts(conversationId: conversation, members: changed), to: members)

@@ -88,6 +88,17 @@ extension ServerStore {
 }
 
 extension ServerStore {
+  /// Whether `one` blocked `other` or `other` blocked `one`.
+  func isBlockBetween(_ one: String, _ other: String) async throws(StoreError) -> Bool {
+    try await reading { db in
+      (try db.scalarInt(
+        """
+        SELECT count(*) FROM blocks
+        WHERE (user_id = ? AND blocked_id = ?) OR (user_id = ? AND blocked_id = ?)
+        """, one, other, other, one) ?? 0) > 0
+    }
+  }
+
   /// `blockers(of:among:)` on its own read.
   func blockers(of sender: String, among users: [String]) async throws(StoreError) -> Set<String> {
     try await reading { db in try Self.blockers(of: sender, among: users, db) }

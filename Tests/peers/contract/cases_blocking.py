@@ -1,6 +1,7 @@
 """API.md Part 3, "Blocking", over the network (on SQLite and on PostgreSQL):
 PUT/DELETE/GET /v1/users/me/blocked; in a one-to-one conversation with someone who blocked
-the caller, the caller's posts are 403 and its typing dropped; groups unchanged; the list in
+the caller, the caller's posts are 403, its typing dropped and no receipts pass between the two;
+groups unchanged; the list in
 /v1/sync when it changed, and a `blocked` event on the user's own sockets."""
 
 import uuid
@@ -46,7 +47,30 @@ def run(report, server):
                  and retried.json()["sequence"] == first.json()["sequence"], retried.text)
     report.check("in a group a block changes nothing on the server",
                  bob.send(group, "hi all").status_code == 201)
-    report.check("the blocker still posts", alice.send(direct, "bye").status_code == 201)
+    # No receipts between the two while the block holds, either way; each member's own devices
+    # still hear its numbers. The blocked user's own socket hears its read first (a frame goes
+    # to all its recipients at once); the blocker's post after it is the sentinel on the
+    # blocker's socket, whose events come in order.
+    bob_live = Live(bob)
+    report.check("the blocker still posts", alice.send(direct, "are you there").status_code == 201)
+    last = bob.messages(direct).json()["items"][-1]["sequence"]
+    bob.request("POST", f"/v1/conversations/{direct}/read", {"upToSequence": last})
+
+    def receipts_of(user, events):
+        return [e for e in events if e["type"] == "receipts" and e["conversationId"] == direct
+                and any(m["userId"] == user for m in e["members"])]
+
+    own = bob_live.until(lambda e: bool(receipts_of(bob.user, [e])))
+    report.check("the blocked user's own devices still hear its read", bool(own))
+    alice.send(direct, "bye")
+    tablet_live.until(lambda e: e["type"] == "message" and e["conversationId"] == direct)
+    seen = tablet_live.until(lambda e: e["type"] == "message" and e["conversationId"] == direct)
+    report.check("the blocked user's read receipt does not reach the blocker's devices",
+                 not receipts_of(bob.user, seen), str(receipts_of(bob.user, seen)))
+    seen = bob_live.until(lambda e: e["type"] == "message" and e["conversationId"] == direct)
+    report.check("nor the blocker's numbers (its post raises them) the blocked user's",
+                 not receipts_of(alice.user, own + seen), str(receipts_of(alice.user, own + seen)))
+    bob_live.close()
     delete = alice.request("DELETE", "/v1/users/me/blocked/block-bob")
     report.check("an unblock is 204 and the blocked user posts again",
                  delete.status_code == 204 and blocked(alice).json() == {"userIds": []}
