@@ -37,7 +37,10 @@ extension Checker {
   /// `served`: the server's block list of the device's user.
   func checkBlocking(_ final: FinalView, served: Set<UserID>, simulation: Simulation) {
     let name = final.incarnation.name
-    guard let held = final.blocked else { return }
+    guard let held = final.blocked else {
+      report(.blocking, "\(name): its block list could not be read", keys: [name])
+      return
+    }
     if Set(held) != served {
       report(
         .blocking,

@@ -18,6 +18,9 @@ extension Checker {
     let name = final.incarnation.name
     let user = final.device.user
     let label = simulation.label(conversation.id)
+    // In a group a quote of someone the user blocked is hidden, as the message itself is.
+    let members = final.incarnation.known.first { $0.id == conversation.id }?.memberIDs ?? []
+    let hidden = members.count != 2 ? Set((final.blocked ?? []).map(\.rawValue)) : []
     for (message, item) in zip(shown, served) where item.effectiveKind == .message {
       // A former member shows a message as it last saw it (`sawEveryChange`): its reactions
       // and quotes too.
@@ -44,7 +47,9 @@ extension Checker {
       let sawTarget =
         item.replyTo.flatMap { conversation.message($0.clientMessageId) }
         .map { conversation.sawEveryChange(of: $0, as: user) } ?? true
-      if !deleted, sawTarget, let reply = item.replyTo, !Self.sameQuote(message.replyTo, reply) {
+      if !deleted, sawTarget, let reply = item.replyTo,
+        !Self.sameQuote(message.replyTo, reply, hiding: hidden)
+      {
         report(
           .quote,
           "\(name) \(label)#\(item.sequence) quotes \(String(describing: message.replyTo?.quote)), the server \(String(describing: reply.quote))",
@@ -85,8 +90,11 @@ extension Checker {
     }
   }
 
-  private static func sameQuote(_ shown: QuotedMessage?, _ served: ReplyTo) -> Bool {
+  private static func sameQuote(_ shown: QuotedMessage?, _ served: ReplyTo, hiding: Set<String>)
+    -> Bool
+  {
     guard let shown, shown.id.rawValue == served.clientMessageId.lowercased() else { return false }
+    if let sender = served.quote?.senderId, hiding.contains(sender) { return shown.quote == nil }
     switch (shown.quote, served.quote) {
     case (nil, nil): return true
     case (let mine?, let theirs?):

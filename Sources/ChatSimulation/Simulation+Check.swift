@@ -305,19 +305,25 @@ extension Simulation {
     var sentText: [String: String] = [:]
     for send in history.sends { if let id = send.savedAs { sentText[id.rawValue] = send.text } }
     // A forward not deleted carries a copy of its source's text (API.md Part 3): that text
-    // lives on, rightly, wherever the forward is held.
-    let forwarded = Set(
-      log.flatMap(\.messages).filter { $0.forwarded == true && $0.deleted != true }.map(\.text))
+    // lives on, rightly, on the devices of whoever may see the forward.
+    var forwarded: [UserID: Set<String>] = [:]
+    for conversation in log {
+      for (user, view) in conversation.views {
+        for item in view.items where item.forwarded == true && item.deleted != true {
+          forwarded[user, default: []].insert(item.text)
+        }
+      }
+    }
     for conversation in log {
       for item in conversation.messages where item.deleted == true {
         let id = item.clientMessageId.lowercased()
-        let texts =
-          ([sentText[id]].compactMap { $0 }
-          + history.changes.filter { $0.target.rawValue == id }.compactMap(\.text))
-          .filter { !forwarded.contains($0) }
+        let written =
+          [sentText[id]].compactMap { $0 }
+          + history.changes.filter { $0.target.rawValue == id }.compactMap(\.text)
         // Every device whose user saw the delete (a member who left before it keeps what it
         // saw: the delete was written outside its visible ranges).
         for final in finals where conversation.sawDelete(of: id, as: final.device.user) {
+          let texts = written.filter { !(forwarded[final.device.user]?.contains($0) ?? false) }
           guard let engine = final.incarnation.engine else { continue }
           for text in texts {
             let words = Self.uniqueWords(of: text)

@@ -20,6 +20,7 @@ struct EngineBlockTests {
     let phone: TestDevice
     let tablet: TestDevice
     let bob: TestDevice
+    let carol: TestDevice
     let group: ConversationID
     let chat: ConversationID
     let inGroup: MessageID
@@ -30,7 +31,8 @@ struct EngineBlockTests {
       let phone = try await world.device("alice", "phone", seed: 1)
       let tablet = try await world.device("alice", "tablet", seed: 2)
       let bob = try await world.device("bob", seed: 3)
-      for device in [phone, tablet, bob] { await device.engine.start() }
+      let carol = try await world.device("carol", seed: 4)
+      for device in [phone, tablet, bob, carol] { await device.engine.start() }
       let group = try await phone.list.createConversation(
         title: "Trip", memberIDs: [UserID("bob"), UserID("carol")])
       let chat = try await phone.list.createConversation(title: "Bob", memberIDs: [UserID("bob")])
@@ -39,12 +41,13 @@ struct EngineBlockTests {
       let inChat = try await bob.messages.send("just us", in: chat)
       await world.settle()
       return Setup(
-        world: world, phone: phone, tablet: tablet, bob: bob, group: group, chat: chat,
+        world: world, phone: phone, tablet: tablet, bob: bob, carol: carol, group: group,
+        chat: chat,
         inGroup: inGroup, inChat: inChat)
     }
 
     func close() async {
-      for device in [phone, tablet, bob] { await device.engine.close() }
+      for device in [phone, tablet, bob, carol] { await device.engine.close() }
       await world.shutdown()
     }
 
@@ -66,6 +69,11 @@ struct EngineBlockTests {
     // The tablet heard the `blocked` event on its socket; its list row changed with it.
     #expect(try await s.tablet.engine.blockedUsers() == [UserID("bob")])
     #expect(groupList.latest??.lastMessage?.isFromBlockedSender == true)
+    // Carol's reply quotes bob's message: the quote hides it too.
+    let reply = try await s.carol.messages.reply("same here", to: s.inGroup, in: s.group)
+    await s.world.settle()
+    let quoted = try await s.shown(reply, in: s.group, on: s.phone)?.replyTo
+    #expect(quoted?.id == s.inGroup && quoted?.quote == nil)
     for device in [s.phone, s.tablet] {
       #expect(try await s.shown(s.inGroup, in: s.group, on: device)?.isFromBlockedSender == true)
       #expect(try await s.shown(s.inChat, in: s.chat, on: device)?.isFromBlockedSender == false)

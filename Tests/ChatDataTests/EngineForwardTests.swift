@@ -126,11 +126,14 @@ struct EngineForwardOnItsWayTests {
     let forward = try await p.alice.messages.forward(lunch, from: p.chat, to: trip)
     await p.world.settle()
     #expect(alices.latest?.contains { $0.id == forward } == true)
+    // My edit of it follows it in the queue: it goes with it.
+    try await p.alice.messages.edit(forward, in: trip, to: "lunch? I'm in")
     #expect(alices.latest?.first { $0.id == forward }?.send == .sending)
     #expect(try await p.world.delete(lunch.rawValue, in: p.chat, as: "bob") == 201)
     await p.world.settle()
     #expect(alices.latest?.contains { $0.id == forward } == false)
     #expect(try await p.alice.engine.heldMessages().contains { $0.messageID == forward } == false)
+    #expect(await p.alice.engine.outboxCount() == 0)
     await p.close()
   }
 
@@ -172,6 +175,32 @@ extension EngineForwardOnItsWayTests {
     await p.world.advance(by: .seconds(120))
     let served = try await p.world.serverLog(trip, as: "alice").last
     #expect(served?.clientMessageId == forward.rawValue && served?.text == "my view")
+    await p.close()
+  }
+}
+
+extension EngineForwardOnItsWayTests {
+  /// I forward my message, then delete it where it was, both offline: the delete waits for the
+  /// forward (queued in another conversation), so the server takes the forward before the
+  /// delete that would make it refuse it.
+  @Test func myDeleteOfAMessageIForwardedWaitsForTheForward() async throws {
+    let p = try await Pair.make()
+    let trip = try await p.alice.list.createConversation(
+      title: "Trip", memberIDs: [UserID("carol")])
+    let mine = try await p.alice.messages.send("my view", in: p.chat)
+    await p.world.settle()
+    p.alice.network.failNext(
+      1, with: .status(503), where: RequestMatch { $0.path.contains(trip.rawValue) })
+    let forward = try await p.alice.messages.forward(mine, from: p.chat, to: trip)
+    try await p.alice.messages.delete(mine, in: p.chat)
+    await p.world.settle()
+    #expect(
+      try await p.world.serverLog(p.chat, as: "bob").contains { $0.kind == "delete" } == false)
+    await p.world.advance(by: .seconds(120))
+    let served = try await p.world.serverLog(trip, as: "alice").last
+    #expect(served?.clientMessageId == forward.rawValue && served?.text == "my view")
+    #expect(try await p.world.serverLog(p.chat, as: "bob").contains { $0.kind == "delete" })
+    #expect(await p.alice.engine.outboxCount() == 0)
     await p.close()
   }
 }

@@ -151,6 +151,32 @@ import Testing
     #expect(!storage.holds(key))
   }
 
+  /// A forward of a photo whose bytes the retention already took carries its description, and
+  /// its download says 410 like the original's: the retention does not start again.
+  @Test func aForwardOfAPhotoPastTheRetentionDownloadsNothing() async throws {
+    let storage = MemoryMediaStorage()
+    var configuration = TestServer.defaultConfiguration
+    configuration.mediaRetentionDays = 30
+    let server = try TestServer(configuration: configuration, media: storage)
+    let (key, conversation, _) = try await Self.postedPhoto(server, storage, bytes: [1, 2, 3])
+    server.clock.shiftWallClock(by: .seconds(31 * 86_400))
+    #expect(await server.service.sweepMedia(at: server.clock.now()) == 1)
+    let alice = try await server.login("alice")
+    let page = await server.messages(in: conversation, as: alice)
+    let original = try #require(page.items.last?["clientMessageId"] as? String)
+    let other = try await server.createConversation(by: alice, with: ["carol"])
+    let forwarded = await server.request(
+      "POST", "/v1/conversations/\(other)/messages", token: alice.accessToken,
+      body: try TestJSON.encode([
+        "clientMessageId": UUID().uuidString,
+        "forwardOf": ["conversationId": conversation, "clientMessageId": original],
+      ]))
+    #expect(forwarded.status == 201, "\(forwarded.text)")
+    let carol = try await server.login("carol")
+    let download = await server.request("GET", "/v1/media/\(key)", token: carol.accessToken)
+    #expect(download.status == 410)
+  }
+
   /// Issue 33: a deleted document leaves nothing of itself on the server: its bytes go at
   /// once, its upload keeps no name, hash, size or type (only what the sweep needs: key, owner,
   /// dates), no message names its key, and the next sweep after the day's grace removes the

@@ -163,16 +163,24 @@ actor Outbox {
   /// Posts every queued message once, in order per conversation, without waiting out a
   /// backoff: a conversation stops at its first temporary failure, the others go on. Returns
   /// the number of rows left (the command-line `sync`).
+  /// A pass that posted something goes again: a delete that waited for a forward queued in a
+  /// later conversation can go once the forward went.
   func drain() async -> Int {
-    conversations: for conversation in await conversationsWaiting() {
-      while true {
-        switch await postNext(in: conversation) {
-        case .accepted?, .rejected?: continue
-        case .signedOut?: break conversations
-        case .temporary(let error, let id)?:
-          await recordFailedAttempt(id, error, nextAttempt: nil)
-          continue conversations
-        case nil: continue conversations
+    var posted = true
+    passes: while posted {
+      posted = false
+      conversations: for conversation in await conversationsWaiting() {
+        while true {
+          switch await postNext(in: conversation) {
+          case .accepted?, .rejected?:
+            posted = true
+            continue
+          case .signedOut?: break passes
+          case .temporary(let error, let id)?:
+            await recordFailedAttempt(id, error, nextAttempt: nil)
+            continue conversations
+          case nil: continue conversations
+          }
         }
       }
     }
@@ -306,6 +314,7 @@ actor Outbox {
       }
       context.log.write(
         LogRecord(.info, "send.accepted", [("sequence", "\(record.sequence ?? 0)")]))
+      wakeSourceQueue(of: forward)
       return .accepted
     } catch .signedOut {
       return .signedOut
@@ -330,6 +339,7 @@ actor Outbox {
       } else {
         forwardGone = false
       }
+      defer { wakeSourceQueue(of: message.kind == .message ? message.forwardSource : nil) }
       if [.reaction, .pin].contains(message.kind) || forwardGone {
         await dropRefused(message)
         return .rejected
@@ -349,6 +359,15 @@ actor Outbox {
   }
 
   /// A refused reaction or pin of mine goes without a trace (`MessagesTable.dropRefusedMark`).
+  /// A forward was answered: my delete of its source, which waited for it
+  /// (`OutboxRows.startPosting`), may go now.
+  private func wakeSourceQueue(of forward: ForwardOf?) {
+    guard let forward, let source = ConversationID(rawValue: forward.conversationId) else {
+      return
+    }
+    flush(source)
+  }
+
   private func dropRefused(_ mark: MessageRecord) async {
     do {
       _ = try await store.dropRefusedMark(mark.clientID, sender: context.me)

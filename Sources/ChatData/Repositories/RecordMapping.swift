@@ -56,16 +56,22 @@ enum RecordMapping {
         Reaction(
           emoji: group.emoji, count: group.userIds.count,
           includesMe: group.userIds.contains(me.rawValue))
-      }, replyTo: record.isDeleted ? nil : record.replyTo.map { quoted($0, record.quote) },
+      }, replyTo: record.isDeleted ? nil : record.replyTo.map { quoted($0, record.quote, blocked) },
       mentions: record.isDeleted ? [] : record.mentions,
       isFromBlockedSender: record.kind == .message && blocked.contains(record.senderID),
       isForwarded: record.forwardOf != nil && !record.isDeleted)
   }
 
   /// A reply's quote as the screen shows it; no quote when the reader cannot see the target
-  /// (or nothing of it is known here, which does not happen: a reply is sent to a held one).
-  static func quoted(_ target: MessageID, _ quote: MessageRecord.ServedQuote?) -> QuotedMessage {
-    guard case .shown(let quote)? = quote, let sender = UserID(rawValue: quote.senderId) else {
+  /// (or nothing of it is known here, which does not happen: a reply is sent to a held one),
+  /// nor when someone I blocked wrote it, in a group (`blocked`): a quote would show what
+  /// "Blocked message" hides.
+  static func quoted(
+    _ target: MessageID, _ quote: MessageRecord.ServedQuote?, _ blocked: Set<UserID> = []
+  ) -> QuotedMessage {
+    guard case .shown(let quote)? = quote, let sender = UserID(rawValue: quote.senderId),
+      !blocked.contains(sender)
+    else {
       return QuotedMessage(id: target, quote: nil)
     }
     return QuotedMessage(

@@ -32,6 +32,15 @@ package enum SQLDialect: Sendable {
   // skipped, and no writer waits for another.
 
   /// The `SET` clause that marks a conversation row changed.
+  /// A row lock taken by a read, so a concurrent change of the row waits for the reader's
+  /// commit (PostgreSQL's `FOR SHARE`); nothing on SQLite, whose one writer serialises all.
+  package var forShare: String {
+    switch self {
+    case .sqlite: ""
+    case .postgres: " FOR SHARE"
+    }
+  }
+
   package var markChanged: String {
     switch self {
     case .sqlite: "change_version = \(Self.nextChangeVersion)"

@@ -10,7 +10,9 @@ extension ServerStore {
   /// What a forward copies: the current text and media of the message `source` names (its
   /// conversation and client message key), which `user` must be able to see, not deleted.
   /// A conversation `user` was never in: 404; a message it cannot see, a deleted one or none:
-  /// 422.
+  /// 422. On PostgreSQL the source row is read `FOR SHARE`: a delete of it in the same moment
+  /// (another conversation's lock) waits for this forward, then sees it carry the media and
+  /// keeps the bytes; or it went first, and this read sees it deleted.
   static func forwarded(
     _ source: (conversationId: String, key: String), by user: String, _ db: any StoreDatabase
   ) throws -> (text: String, media: Media?) {
@@ -21,7 +23,7 @@ extension ServerStore {
       """
       SELECT sequence, text, media, deleted FROM messages
       WHERE conversation_id = ? AND client_message_key = ? AND kind = 'message'
-      ORDER BY sequence
+      ORDER BY sequence\(db.dialect.forShare)
       """, source.conversationId, source.key
     ) { row in
       (

@@ -83,12 +83,16 @@ extension ServerStore {
         """, user, key) ?? 0
     }
     guard visible > 0 else { return nil }
-    let owner = try await reading { db in
+    let found = try await reading { db in
       try db.query(
-        "SELECT owner_id FROM media_uploads WHERE media_key = ? AND complete = 1", key
-      ) { $0.string(0) }.first
+        "SELECT owner_id, purged FROM media_uploads WHERE media_key = ? AND complete = 1", key
+      ) { ($0.string(0), $0.int(1) != 0) }.first
     }
-    guard let owner, let upload = try await upload(key, of: owner) else { return nil }
+    guard let (owner, purged) = found, let upload = try await upload(key, of: owner) else {
+      return nil
+    }
+    // Bytes the retention took stay gone for a later forward too: counted from the upload.
+    guard !purged else { return (upload, upload.createdAt) }
     let newest = try await reading { db in
       try db.scalarInt("SELECT max(sent_at) FROM messages WHERE media_key = ? AND deleted = 0", key)
     }

@@ -112,6 +112,10 @@ extension MessagesTable {
       """, id.rawValue, sender.rawValue
     ) { ($0.string(0), $0.optionalString(1), $0.string(2)) }
     for (conversation, target, kind) in dropped {
+      if kind == "message" {
+        try dropQueuedChanges(of: id.rawValue, in: conversation, db: tx.db)
+        tx.releaseMedia()
+      }
       guard let conversation = ConversationID(rawValue: conversation) else { continue }
       tx.touch(conversation)
       guard let target = target.flatMap(MessageID.init(rawValue:)) else { continue }

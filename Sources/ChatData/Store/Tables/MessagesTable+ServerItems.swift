@@ -309,12 +309,15 @@ extension MessagesTable {
       let dropped = try db.query(
         """
         DELETE FROM messages WHERE forward_of = ? AND sequence IS NULL AND kind = 'message'
-        RETURNING conversation_id
+        RETURNING conversation_id, client_id
         """, "\(conversation)/\(id)"
-      ) { $0.string(0) }
+      ) { ($0.string(0), $0.string(1)) }
+      for (conversation, forward) in dropped {
+        try dropQueuedChanges(of: forward, in: conversation, db: db)
+      }
       if !dropped.isEmpty {
         changes += dropped.count
-        tx.touch(dropped)
+        tx.touch(dropped.map(\.0))
         tx.releaseMedia()
       }
     }
@@ -322,5 +325,16 @@ extension MessagesTable {
       try db.run("INSERT INTO message_search (rowid, text) VALUES (?, ?)", row, text)
     }
     return changes + (try requoteReplies(to: id, in: conversation, tx: tx))
+  }
+
+  /// My queued edits, deletes, reactions and pins of a message of mine dropped before it was
+  /// ever sent (a forward whose source went): they go with it, or each would be refused and
+  /// show failed for a message that is not there.
+  static func dropQueuedChanges(of message: String, in conversation: String, db: Database)
+    throws
+  {
+    try db.run(
+      "DELETE FROM messages WHERE conversation_id = ? AND target = ? AND sequence IS NULL",
+      conversation, message)
   }
 }

@@ -93,16 +93,24 @@ enum OutboxRows {
     let db = tx.db
     while true {
       guard
-        let (rowID, isFirst, isStale) = try db.query(
+        let (rowID, isFirst, isStale, waitsForForward) = try db.query(
           """
-          SELECT id, posted_text IS NULL, kind = 'message' AND queued_elapsed < ?
-          FROM messages
+          SELECT id, posted_text IS NULL, kind = 'message' AND queued_elapsed < ?,
+            kind = 'delete' AND posted_text IS NULL AND EXISTS (SELECT 1 FROM messages AS f
+              INDEXED BY messages_outbox
+              WHERE f.forward_of = m.conversation_id || '/' || m.target
+                AND f.outbox_position IS NOT NULL AND f.state = 0 AND f.sequence IS NULL)
+          FROM messages AS m
           WHERE \(queued) AND conversation_id = ?
           ORDER BY outbox_position \(newestFirst ? "DESC" : "ASC") LIMIT 1
           """, staleBefore, conversation.rawValue,
-          map: { ($0.int(0), $0.int(1) != 0, $0.int(2) != 0) }
+          map: { ($0.int(0), $0.int(1) != 0, $0.int(2) != 0, $0.int(3) != 0) }
         ).first
       else { return nil }
+      // My delete of a message I forwarded waits for the forward, queued in another
+      // conversation: posted first, it would make the server refuse the forward (its source
+      // deleted), and the forward would be lost. The forward's answer wakes this queue.
+      if waitsForForward { return nil }
       // The stale-send rule: a message that waited too long is held for the user's choice,
       // and the next row is looked at. A post may have started (and reached the server,
       // its reply lost): the row keeps that body, so "send now" retries the same post.
@@ -227,8 +235,9 @@ enum OutboxRows {
     throws -> Bool
   {
     // SET's expressions all read the row as it was; a refused row's post mark is gone
-    // (`markFailed`), so only a stale one may keep it.
-    let keep = "posted_text IS NOT NULL"
+    // (`markFailed`), so only a stale one may keep it. A forward uploads nothing: its media
+    // (the source's key) stays as it is.
+    let keep = "(posted_text IS NOT NULL OR forward_of IS NOT NULL)"
     let rows = try tx.db.query(
       """
       UPDATE messages SET state = 0, failure = NULL,
