@@ -33,6 +33,13 @@ extension MessageStore {
     while (try? StoreUpkeep.eraseStep(&eraser, knownBugs: knownBugs, db: db)) == true {
       await Task.yield()
     }
+    sweepFreeSpace()
     erasing = nil
+  }
+
+  /// At open: a pass owed from an earlier launch ends with `VACUUM` (`sweepFreeSpace`).
+  func owedAtOpen() {
+    vacuumOwed = (try? SegmentEraser.isOwed(db)) == true
+    eraseIfOwed()
   }
 }

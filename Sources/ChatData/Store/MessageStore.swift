@@ -42,10 +42,18 @@ package actor MessageStore {
   /// (`MessageStore+Erasure.swift`), and its task while a pass runs.
   var eraser = SegmentEraser(indexes: ["message_search", "message_search_unspaced"])
   var erasing: Task<Void, Never>?
+  /// The database file; nil in memory (`MessageStore+FreeSpace.swift` reads it).
+  let databasePath: String?
+  /// A pass was owed at open: it ends with `VACUUM` (`sweepFreeSpace`).
+  var vacuumOwed = false
+  /// `VACUUM`s the erasure passes ran (tests).
+  package internal(set) var vacuums = 0
 
   private init(
-    db: Database, executor: any SerialTaskExecutor, knownBugs: KnownBugs, media: MediaFolder?
+    db: Database, executor: any SerialTaskExecutor, knownBugs: KnownBugs, media: MediaFolder?,
+    databasePath: String?
   ) {
+    self.databasePath = databasePath
     self.db = db
     self.executor = executor
     self.knownBugs = knownBugs
@@ -57,16 +65,23 @@ package actor MessageStore {
     _ location: Database.Location, executor: any SerialTaskExecutor, knownBugs: KnownBugs = []
   ) async throws(StoreError) -> MessageStore {
     var media: MediaFolder?
-    if case .file(let path) = location { media = MediaFolder(databasePath: path) }
+    var path: String?
+    if case .file(let file) = location {
+      media = MediaFolder(databasePath: file)
+      path = file
+    }
     let result: Result<MessageStore, StoreError> = await executor.spawn {
       do {
         let db = try Database(location, incrementalVacuum: true)
         // A delete is real (API.md Part 2): what SQLite frees is overwritten, not left behind.
         try db.execute("PRAGMA secure_delete = ON")
         try Self.migrator.migrate(db)
-        let store = MessageStore(db: db, executor: executor, knownBugs: knownBugs, media: media)
-        // What an earlier launch (or a migration) left owed is erased now.
-        await store.eraseIfOwed()
+        try ReplacedTexts.install(db)
+        let store = MessageStore(
+          db: db, executor: executor, knownBugs: knownBugs, media: media, databasePath: path)
+        // What an earlier launch (or a migration) left owed is erased now, and what it
+        // replaced is no longer known: the pass ends with VACUUM.
+        await store.owedAtOpen()
         return .success(store)
       } catch {
         return .failure(StoreError(error))
