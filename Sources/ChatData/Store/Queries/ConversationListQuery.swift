@@ -91,6 +91,6 @@ enum ConversationListQuery {
       unreadCount: max(0, newest - conversation.readUpTo - changesAbove),
       unreadMentions: unreadMentions,
       pins: try MessagesTable.pins(conversation.pinned, in: conversation.id, db: db),
-      blocked: conversation.memberIDs.count == 2 ? [] : blocked)
+      blocked: BlockedTable.hidden(in: conversation, of: blocked))
   }
 }

@@ -17,8 +17,18 @@ enum BlockedTable {
   /// Whose messages `conversation` hides: the users I blocked, in a group; none in a
   /// one-to-one conversation.
   static func hidden(in conversation: ConversationRecord?, db: Database) throws -> Set<UserID> {
-    guard let conversation, conversation.memberIDs.count != 2 else { return [] }
+    guard let conversation, isGroup(conversation) else { return [] }
     return try blocked(db: db)
+  }
+
+  /// `hidden` with the list read already (the conversation list reads it once for all rows).
+  static func hidden(in conversation: ConversationRecord, of blocked: Set<UserID>) -> Set<UserID> {
+    isGroup(conversation) ? blocked : []
+  }
+
+  /// Not one-to-one: any other number of members than two.
+  private static func isGroup(_ conversation: ConversationRecord) -> Bool {
+    conversation.memberIDs.count != 2
   }
 
   /// Replaces the list with `users` (the server's whole list). When it changed, every
