@@ -8,7 +8,7 @@ public final class SpawnedServer {
   public let port: Int
   public let pid: Int32
   public let dataFolder: String
-  private let process: Process
+  private let process: ChildProcess
 
   /// Starts `binary` (e.g. `.build/release/chat-server`) with `extraArguments` added, and waits
   /// for the line that says where it listens.
@@ -16,26 +16,22 @@ public final class SpawnedServer {
     let folder = FileManager.default.temporaryDirectory
       .appendingPathComponent("chat-load-\(UUID().uuidString.prefix(8))").path
     dataFolder = folder
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: binary)
-    process.arguments =
+    let arguments =
       [
         "--port", "0", "--dev", "--rate-limit", "off", "--data", folder + "/data", "--log",
         folder + "/server.log",
       ] + extraArguments
-    let output = Pipe()
-    process.standardOutput = output
     do {
       try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-      try process.run()
     } catch {
       throw LoadError("cannot start \(binary): \(error)")
     }
+    let process = try ChildProcess(binary, arguments, output: .pipe)
     self.process = process
-    pid = process.processIdentifier
+    pid = process.pid
     // Read byte by byte up to the first line: the pipe stays open for the server's later lines.
     var line: [UInt8] = []
-    let handle = output.fileHandleForReading
+    guard let handle = process.output else { throw LoadError("\(binary): no output") }
     while true {
       let byte = handle.readData(ofLength: 1)
       guard let first = byte.first else {
@@ -49,7 +45,8 @@ public final class SpawnedServer {
     guard text.hasPrefix("chat-server listening on "),
       let portText = text.split(separator: ":").last, let port = Int(portText)
     else {
-      process.terminate()
+      process.send(SIGTERM)
+      process.wait()
       throw LoadError("unexpected first line from \(binary): \(text)")
     }
     self.port = port
@@ -60,8 +57,8 @@ public final class SpawnedServer {
   /// SIGTERM, wait for the graceful stop, remove the data folder.
   public func stop() {
     if process.isRunning {
-      kill(pid, SIGTERM)
-      process.waitUntilExit()
+      process.send(SIGTERM)
+      process.wait()
     }
     try? FileManager.default.removeItem(atPath: dataFolder)
   }

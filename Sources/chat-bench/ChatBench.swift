@@ -60,6 +60,12 @@ struct ChatBench: ParsableCommand {
         """)
     var partThree = false
     @Flag(help: "Keep the temporary folder with the databases.") var keep = false
+    @Option(
+      help: ArgumentHelp(
+        "Each figure's time limit (default: 1,200 s, B15 5,400 s; quick: 300 s, 600 s). A "
+          + "figure past it is reported failed, the others keep their results.",
+        valueName: "SECONDS"))
+    var timeLimit: Int?
 
     func wants(_ figure: String) -> Bool { only?.contains(figure) ?? true }
   }

@@ -1,3 +1,4 @@
+import ChatLoad
 import Foundation
 import Glibc
 
@@ -102,7 +103,7 @@ enum EchoFigure {
   static func measure(_ server: Server, connections: Int, seconds: Int64) async throws
     -> Measurement
   {
-    let pid = server.process.processIdentifier
+    let pid = server.process.pid
     // Warm the server up with a few connections, then let it settle before the reading.
     let warm = try WebSocketLoad.open(
       count: 100, port: server.port, path: "/echo", name: "bench.echo-load")
@@ -176,14 +177,11 @@ enum EchoFigure {
     let script = NSTemporaryDirectory() + "chat-bench-ws-echo-\(getpid()).js"
     try peerScript.write(toFile: script, atomically: true, encoding: .utf8)
     defer { unlink(script) }
-    let check = Process()
-    check.executableURL = URL(fileURLWithPath: node)
-    check.arguments = ["-e", "require('ws')"]
-    check.environment = ["NODE_PATH": "/usr/share/nodejs:/usr/lib/nodejs"]
-    check.standardError = FileHandle.nullDevice
-    try check.run()
-    check.waitUntilExit()
-    guard check.terminationStatus == 0 else { return nil }
+    let check = try ChildProcess(
+      node, ["-e", "require('ws')"],
+      environment: ["NODE_PATH": "/usr/share/nodejs:/usr/lib/nodejs"],
+      errors: .null)
+    guard check.wait() == .exited(0) else { return nil }
     let version =
       (try? String(contentsOfFile: "/usr/share/nodejs/ws/package.json", encoding: .utf8))
       .flatMap { $0.split(separator: "\"").drop { $0 != "version" }.dropFirst(2).first }

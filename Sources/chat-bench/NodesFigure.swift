@@ -159,19 +159,13 @@ enum NodesFigure {
     try "INSERT INTO bench_rows (k, v) VALUES (:client_id, repeat('x', 64));\n".write(
       toFile: script, atomically: true, encoding: .utf8)
     defer { try? FileManager.default.removeItem(atPath: script) }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/lib/postgresql/15/bin/pgbench")
-    process.arguments = [
-      "-n", "-c", "32", "-j", "2", "-T", String(seconds), "-f", script, database,
-    ]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    let text = String(
-      decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard process.terminationStatus == 0,
+    // With its own time limit ended by SIGALRM: `ChildProcess` starts it with none blocked.
+    let process = try ChildProcess(
+      "/usr/lib/postgresql/15/bin/pgbench",
+      ["-n", "-c", "32", "-j", "2", "-T", String(seconds), "-f", script, database],
+      output: .pipe, errors: .null)
+    let text = String(decoding: process.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+    guard process.wait() == .exited(0),
       let line = text.split(separator: "\n").first(where: { $0.hasPrefix("tps = ") }),
       let tps = Double(line.dropFirst(6).prefix { $0 != " " })
     else {

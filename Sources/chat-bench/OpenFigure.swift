@@ -2,6 +2,7 @@ import ArgumentParsing
 import ChatData
 import ChatDomain
 import ChatIdentifiers
+import ChatLoad
 import ChatPresentation
 import Foundation
 import Glibc
@@ -218,21 +219,16 @@ struct OpenChild: ParsableCommand {
   }
 
   static func spawn(database: String, conversation: ConversationID) throws -> ChildReport {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executablePath())
-    let output = Pipe()
-    process.standardOutput = output
     let spawnedAt = Nanos.now()
-    process.arguments = ["open-child", database, conversation.rawValue, String(spawnedAt)]
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0,
+    let process = try ChildProcess(
+      executablePath(), ["open-child", database, conversation.rawValue, String(spawnedAt)],
+      output: .pipe)
+    let data = process.output?.readDataToEndOfFile() ?? Data()
+    let ended = process.wait()
+    guard ended == .exited(0),
       let report = try? JSONDecoder().decode(ChildReport.self, from: data)
     else {
-      throw BenchError(
-        "open-child failed (\(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))"
-      )
+      throw BenchError("open-child failed (\(ended)): \(String(decoding: data, as: UTF8.self))")
     }
     return report
   }

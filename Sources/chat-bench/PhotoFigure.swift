@@ -2,6 +2,7 @@ import ChatAPI
 import ChatData
 import ChatDomain
 import ChatIdentifiers
+import ChatLoad
 import ChatPresentation
 import ChatServerTool
 import ChatTransports
@@ -160,19 +161,18 @@ enum PhotoFigure {
     var curl = Samples()
     var notes: [String] = []
     for _ in 0..<count + 2 {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-      process.arguments = ["-s", "-f", "-o", "/dev/null", "-T", file, url]
       let started = Nanos.now()
+      let process: ChildProcess
       do {
-        try process.run()
+        process = try ChildProcess(
+          "/usr/bin/curl", ["-s", "-f", "-o", "/dev/null", "-T", file, url])
       } catch {
         notes.append("B12: curl could not run (\(error)); no baseline")
         return (ours, Samples(), notes)
       }
-      process.waitUntilExit()
-      guard process.terminationStatus == 0 else {
-        notes.append("B12: curl exited \(process.terminationStatus); no baseline")
+      let ended = process.wait()
+      guard ended == .exited(0) else {
+        notes.append("B12: curl ended \(ended); no baseline")
         return (ours, Samples(), notes)
       }
       curl.add(Nanos.now() - started)

@@ -76,6 +76,10 @@ struct Report: Codable, Sendable {
   var skipped: [String] = []
   /// How each load generator was checked not to be the bottleneck, and other notes.
   var notes: [String] = []
+  /// Figures that failed or ran out of time, and why: the others' results stand.
+  var failed: [String] = []
+  /// False while the run goes on: the JSON is written as each figure ends.
+  var complete = false
 
   /// The table: figure, workload, median, p99, baseline, ratio, target.
   func table() -> String {

@@ -1,3 +1,4 @@
+import ChatLoad
 import Foundation
 import Glibc
 
@@ -6,9 +7,8 @@ import Glibc
 /// closing its standard input.
 struct ServerProcess {
   let name: String
-  let process: Process
+  let process: ChildProcess
   let port: Int
-  private let input: Pipe
 
   /// Starts `executable` and reads its standard output line by line until `portLine` finds
   /// the port in one; what it prints afterwards is read and dropped, so it never blocks on a
@@ -17,18 +17,11 @@ struct ServerProcess {
     name: String, executable: String, arguments: [String], environment: [String: String] = [:],
     portLine: (String) -> Int? = { $0.hasPrefix("port ") ? Int($0.dropFirst(5)) : nil }
   ) throws -> ServerProcess {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
     var variables = ProcessInfo.processInfo.environment
     for (key, value) in environment { variables[key] = value }
-    process.environment = variables
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-    let reader = output.fileHandleForReading
+    let process = try ChildProcess(
+      executable, arguments, environment: variables, input: .pipe, output: .pipe)
+    guard let reader = process.output else { throw BenchError("\(name): no output") }
     var text = ""
     while true {
       let data = reader.availableData
@@ -38,21 +31,21 @@ struct ServerProcess {
       for line in lines.dropLast() {
         guard let port = portLine(String(line)) else { continue }
         Thread { while !reader.availableData.isEmpty {} }.start()
-        return ServerProcess(name: name, process: process, port: port, input: input)
+        return ServerProcess(name: name, process: process, port: port)
       }
     }
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    process.send(SIGKILL)
+    process.wait()
     throw BenchError("\(name) did not start: \(text.prefix(200))")
   }
 
   /// Closes its standard input and gives it 5 s to end; then SIGKILL (`openssl s_server`
   /// ignores SIGTERM, and its standard input too).
   func stop() {
-    try? input.fileHandleForWriting.close()
+    try? process.input?.close()
     let deadline = Nanos.now() + 5_000_000_000
     while process.isRunning && Nanos.now() < deadline { usleep(10_000) }
-    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    process.waitUntilExit()
+    process.send(SIGKILL)
+    process.wait()
   }
 }
