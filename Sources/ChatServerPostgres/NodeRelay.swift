@@ -150,6 +150,23 @@ public final class NodeRelay: LiveRelay {
   }
 
   private func send(_ batch: [Outgoing], on connection: PostgresConnection) throws {
+    // The usual batch, every payload small enough: one statement, one round trip, its own
+    // transaction; `pg_notify` runs row by row in the array's order, which PostgreSQL keeps.
+    let inline = batch.compactMap { outgoing -> String? in
+      switch outgoing {
+      case .event(let event): Self.payload(of: event, from: node)
+      case .revocation(let revocation): Self.payload(of: revocation, from: node)
+      }
+    }
+    if inline.count == batch.count {
+      try connection.run(
+        """
+        SELECT pg_notify(?, payload)
+        FROM unnest(CAST(? AS TEXT[])) WITH ORDINALITY AS sent(payload, position)
+        ORDER BY position
+        """, parameters: [Self.channel, postgresTextArray(inline)])
+      return
+    }
     try connection.execute("BEGIN")
     do {
       for outgoing in batch {

@@ -113,6 +113,40 @@ final class PostgresStoreBackend: StoreBackend {
     }
   }
 
+  /// One statement, `chat_post_message` (`PostgresSendFunction`), outside `BEGIN` … `COMMIT`:
+  /// its own implicit transaction, committed when it returns. No row: a rule was not plainly
+  /// met and nothing was written. A collision (which the function's row lock makes rare)
+  /// leaves the send to `write`, which runs it again.
+  func postPlainMessage(_ message: PlainMessage) async throws(StoreError) -> PlainMessagePosted? {
+    do {
+      let posted = try await pool.withConnection { connection in
+        try connection.query(
+          "SELECT * FROM chat_post_message(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT[]))",
+          parameters: [
+            message.conversationId, message.id, message.senderId, message.clientMessageId,
+            message.clientMessageKey, message.text, String(message.sentAtMilliseconds),
+            postgresTextArray(message.mentionCandidates),
+          ]
+        ) { row in
+          PlainMessagePosted(
+            sequence: row.int(0), memberIds: row.stringArray(1), mentions: row.stringArray(2))
+        }.first
+      }
+      if posted != nil {
+        state.withLock {
+          $0.counts.commits += 1
+          $0.counts.committedWrites += 1
+        }
+      }
+      return posted
+    } catch let error as PostgresError where error.isConflict {
+      return nil
+    } catch {
+      state.withLock { $0.counts.failedCommits += 1 }
+      throw Self.storeError(error)
+    }
+  }
+
   /// What PostgreSQL (or libpq) said, in the store's words.
   static func storeError(_ error: any Error) -> StoreError {
     switch error {

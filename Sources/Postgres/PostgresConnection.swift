@@ -224,6 +224,60 @@ public struct PostgresRow {
   }
 
   public func int(_ column: Int) -> Int { optionalInt(column) ?? 0 }
+
+  /// A one-dimensional text array column (`{a,"b c",NULL}`), NULL elements left out; empty
+  /// for NULL.
+  public func stringArray(_ column: Int) -> [String] {
+    guard let text = optionalString(column) else { return [] }
+    return postgresTextArrayElements(text)
+  }
+}
+
+/// `values` as PostgreSQL's text form of a `TEXT[]`, each element quoted (so that no value is
+/// read as `NULL` or split at a comma).
+public func postgresTextArray(_ values: [String]) -> String {
+  let quoted = values.map { value in
+    var element = "\""
+    for character in value {
+      if character == "\"" || character == "\\" { element.append("\\") }
+      element.append(character)
+    }
+    return element + "\""
+  }
+  return "{" + quoted.joined(separator: ",") + "}"
+}
+
+/// The elements of a one-dimensional text array in PostgreSQL's output form: quoted elements
+/// unescaped, an unquoted `NULL` left out.
+func postgresTextArrayElements(_ text: String) -> [String] {
+  var elements: [String] = []
+  var current = ""
+  var quoted = false
+  var wasQuoted = false
+  var escaped = false
+  func finish() {
+    if wasQuoted || current.uppercased() != "NULL" { elements.append(current) }
+    (current, wasQuoted) = ("", false)
+  }
+  let body = text.dropFirst().dropLast()
+  guard text.first == "{", text.last == "}", !body.isEmpty else { return [] }
+  for character in body {
+    if escaped {
+      current.append(character)
+      escaped = false
+    } else if character == "\\" {
+      escaped = true
+    } else if character == "\"" {
+      quoted.toggle()
+      wasQuoted = true
+    } else if character == "," && !quoted {
+      finish()
+    } else {
+      current.append(character)
+    }
+  }
+  finish()
+  return elements
 }
 
 /// What PostgreSQL (or libpq) said went wrong.

@@ -59,3 +59,21 @@ import Testing
     }
   }
 }
+
+/// Text arrays: how `chat_post_message` takes its mention candidates and gives back the
+/// members and mentions.
+@Suite struct PostgresTextArrayTests {
+  @Test func everyElementIsQuotedSoNoneReadsAsNullOrSplits() {
+    #expect(postgresTextArray([]) == "{}")
+    #expect(postgresTextArray(["alice", "null"]) == #"{"alice","null"}"#)
+    #expect(postgresTextArray(["a,b", #"q"x"#, #"b\s"#]) == #"{"a,b","q\"x","b\\s"}"#)
+  }
+
+  @Test func theOutputFormIsReadBackQuotedOrNot() {
+    #expect(postgresTextArrayElements("{}") == [])
+    #expect(postgresTextArrayElements("{alice,bob}") == ["alice", "bob"])
+    #expect(
+      postgresTextArrayElements(#"{"null",NULL,"a,b","q\"x","b\\s"}"#)
+        == ["null", "a,b", #"q"x"#, #"b\s"#])
+  }
+}

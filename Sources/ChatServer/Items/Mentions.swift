@@ -7,6 +7,13 @@ import ChatIdentifiers
 /// order of first mention. Only the server finds them: clients draw what `mentions` says.
 enum Mentions {
   static func find(in text: String, members: Set<String>, sender: String) -> [String] {
+    candidates(in: text, sender: sender).filter(members.contains)
+  }
+
+  /// The valid user ids the text names, other than the sender, each once, in the order of
+  /// first mention: `find` without the membership (PostgreSQL's `chat_post_message` keeps
+  /// the current members among them in the send's own statement).
+  static func candidates(in text: String, sender: String) -> [String] {
     var found: [String] = []
     var previous: Character?
     var index = text.startIndex
@@ -20,9 +27,7 @@ enum Mentions {
       var name = text[index..<end]
       while name.last == "." { name = name.dropLast() }
       let user = String(name)
-      if user != sender, members.contains(user), !found.contains(user),
-        UserID(rawValue: user) != nil
-      {
+      if user != sender, !found.contains(user), UserID(rawValue: user) != nil {
         found.append(user)
       }
     }

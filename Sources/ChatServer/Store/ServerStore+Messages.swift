@@ -73,6 +73,11 @@ extension ServerStore {
   /// and leaves the tombstone. What the files still hold of the old text goes in the erasure
   /// that follows (`SQLiteStoreBackend+Erasure.swift`; a VACUUM on PostgreSQL).
   func send(_ new: NewMessage) async throws(StoreError) -> SendOutcome {
+    if let plain = PlainMessage(new), let posted = try await backend.postPlainMessage(plain) {
+      return SendOutcome(
+        message: Self.storedItem(new, sequence: posted.sequence, mentions: posted.mentions),
+        isNew: true, memberIds: posted.memberIds)
+    }
     let outcome = try await writing { db in try Self.store(new, in: db) }
     if outcome.isNew && (new.kind == .delete || new.kind == .edit) {
       await backend.textWasReplaced()
@@ -225,22 +230,7 @@ extension ServerStore {
       UPDATE members SET delivered_up_to = ?, read_up_to = ?
       WHERE conversation_id = ? AND user_id = ?
       """, sequence, sequence, new.conversationId, new.senderId)
-    // What was just written, without reading it back: a new message is unedited and has no
-    // reactions, and an edit, delete or reaction carries no state of its own.
-    let stored = Item(
-      id: new.id, clientMessageId: new.clientMessageId, conversationId: new.conversationId,
-      senderId: new.senderId,
-      text: [.delete, .reaction, .pin].contains(new.kind) ? "" : new.text,
-      sequence: sequence, sentAt: Timestamp(millisecondsSince1970: sentAt).rfc3339,
-      kind: new.kind, media: new.media, deleted: false, target: new.target?.id,
-      reactions: new.kind == .message ? [] : nil,
-      replyTo: reply.flatMap { reply in
-        new.replyTo.map { ReplyTo(clientMessageId: $0.id, quote: reply.quote) }
-      },
-      mentions: new.kind == .message ? mentions : nil,
-      forwarded: new.kind == .message ? new.forwardOf != nil : nil,
-      emoji: new.kind == .reaction ? new.emoji : nil,
-      remove: [.reaction, .pin].contains(new.kind) ? new.remove : nil)
+    let stored = storedItem(new, sequence: sequence, mentions: mentions, reply: reply)
     var pushes = PushQueueing()
     if new.kind == .message, let push = new.push {
       pushes = try queuePushes(
@@ -251,6 +241,28 @@ extension ServerStore {
     return SendOutcome(
       message: stored, isNew: true, memberIds: members, droppedMediaKey: droppedMediaKey,
       pushes: pushes, quoteHiddenFrom: reply?.hiddenFrom ?? [])
+  }
+
+  /// What was just written, without reading it back: a new message is unedited and has no
+  /// reactions, and an edit, delete or reaction carries no state of its own.
+  private static func storedItem(
+    _ new: NewMessage, sequence: Int, mentions: [String], reply: RepliedMessage? = nil
+  ) -> Item {
+    Item(
+      id: new.id, clientMessageId: new.clientMessageId, conversationId: new.conversationId,
+      senderId: new.senderId,
+      text: [.delete, .reaction, .pin].contains(new.kind) ? "" : new.text,
+      sequence: sequence,
+      sentAt: Timestamp(millisecondsSince1970: new.sentAt.millisecondsSince1970).rfc3339,
+      kind: new.kind, media: new.media, deleted: false, target: new.target?.id,
+      reactions: new.kind == .message ? [] : nil,
+      replyTo: reply.flatMap { reply in
+        new.replyTo.map { ReplyTo(clientMessageId: $0.id, quote: reply.quote) }
+      },
+      mentions: new.kind == .message ? mentions : nil,
+      forwarded: new.kind == .message ? new.forwardOf != nil : nil,
+      emoji: new.kind == .reaction ? new.emoji : nil,
+      remove: [.reaction, .pin].contains(new.kind) ? new.remove : nil)
   }
 
   /// A message's media is a completed upload of its sender's, described as it was uploaded,

@@ -27,6 +27,12 @@ package protocol StoreBackend: Sendable {
     _ body: @escaping @Sendable (any StoreDatabase) throws -> T
   ) async throws(StoreError) -> T
 
+  /// Stores a plain message in one round trip when the backend can and every rule is plainly
+  /// met; nil when it cannot, or a rule needs the whole rule set (nothing was written: the
+  /// store then runs `write`). PostgreSQL's `chat_post_message`; SQLite has none (its
+  /// group commit already shares one transaction among many sends).
+  func postPlainMessage(_ message: PlainMessage) async throws(StoreError) -> PlainMessagePosted?
+
   /// A delete or an edit was stored: the text it replaced is owed an erasure.
   func textWasReplaced() async
 
