@@ -82,6 +82,9 @@ let package = Package(
       name: "Wire", dependencies: ["CEpoll", "CCrypto", "CCryptoLifetime", "CTLS"],
       swiftSettings: engineSettings),
 
+    // NATS's client protocol on Wire: the relay between server nodes (`chat-server --relay`).
+    .target(name: "NATS", dependencies: ["Support", "Wire"], swiftSettings: engineSettings),
+
     // The engine's transports built on Wire, for Linux (an Apple app plugs in URLSession's and
     // its own WebSocket instead).
     .target(
@@ -112,7 +115,9 @@ let package = Package(
     // (SQLite here), no sockets.
     .target(
       name: "ChatServer",
-      dependencies: ["ChatAPI", "ChatIdentifiers", "SQLite", "Hashing", "Support", "Wire"],
+      dependencies: [
+        "ChatAPI", "ChatIdentifiers", "SQLite", "Hashing", "NATS", "Support", "Wire",
+      ],
       swiftSettings: engineSettings),
     // The server on PostgreSQL: the store's backend over libpq, the relay between nodes
     // (LISTEN/NOTIFY). Only `chat-server` links it: `chat` and its demo link SQLite alone.
@@ -125,7 +130,7 @@ let package = Package(
     .target(
       name: "ChatServerTool",
       dependencies: [
-        "ArgumentParsing", "ChatServer", "Hashing", "ObjectStorage", "SQLite", "Wire",
+        "ArgumentParsing", "ChatServer", "NATS", "Hashing", "ObjectStorage", "SQLite", "Wire",
       ],
       swiftSettings: engineSettings),
     .executableTarget(
@@ -200,6 +205,7 @@ let package = Package(
       swiftSettings: engineSettings),
 
     .testTarget(name: "SupportTests", dependencies: ["Support"], swiftSettings: engineSettings),
+    .testTarget(name: "NATSTests", dependencies: ["NATS"], swiftSettings: engineSettings),
     .testTarget(name: "ChatAPITests", dependencies: ["ChatAPI"], swiftSettings: engineSettings),
     .testTarget(
       name: "ImagePipelineTests", dependencies: ["ImagePipeline"], swiftSettings: engineSettings),

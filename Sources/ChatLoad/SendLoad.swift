@@ -37,7 +37,8 @@ public enum SendLoad {
       stopSendingAt: start + configuration.warmup.nanoseconds + configuration.duration.nanoseconds)
     let cpuProbe = CPUProbe(
       serverPIDs: configuration.serverPID.map { [$0] + configuration.otherServerPIDs } ?? [],
-      databasePIDs: configuration.databasePIDs, at: window.measureFrom)
+      databasePIDs: configuration.databasePIDs, relayPIDs: configuration.relayPIDs,
+      at: window.measureFrom)
     var random = SplitMix64(seed: UInt64(bitPattern: monotonicNanoseconds()))
     let host = numericHost(configuration.host)
     var loadClients: [ClosedLoop.Client] = []
@@ -56,6 +57,7 @@ public enum SendLoad {
     let generatorCPU = processCPUSeconds() - cpuProbe.generatorAtStart
     let serverCPU = cpuProbe.serverSeconds()
     let databaseCPU = cpuProbe.databaseSeconds()
+    let relayCPU = cpuProbe.relaySeconds()
     let acceptedAfter = try acceptedSends(configuration)
     let windowSeconds = Double(window.stopSendingAt - window.measureFrom) / 1e9
     let latencies = merged.latencies.sorted()
@@ -64,7 +66,7 @@ public enum SendLoad {
       let index = min(latencies.count - 1, Int((Double(latencies.count) * p).rounded(.down)))
       return Double(latencies[index]) / 1e6
     }
-    return SendLoadReport(
+    var report = SendLoadReport(
       clients: clients.count, threads: threadCount, seconds: windowSeconds,
       accepted: merged.acceptedInWindow, statuses: merged.statuses,
       sendsPerSecond: Double(merged.acceptedInWindow) / windowSeconds,
@@ -76,6 +78,8 @@ public enum SendLoad {
       totalAccepted: merged.acceptedTotal,
       serverAcceptedDelta: zip(acceptedBefore, acceptedAfter).map { $1 - $0 },
       loadAverage: [loadBefore, loadAverage()].compactMap { $0 })
+    report.relayCPUSeconds = relayCPU
+    return report
   }
 
   /// One signed-in client with its conversation, and the node it posts to.
@@ -145,15 +149,18 @@ final class CPUProbe: @unchecked Sendable {
   // the caller only after `ClosedLoop.run` returns (whose wait orders the accesses).
   let serverPIDs: [Int32]
   let databasePIDs: [Int32]
+  let relayPIDs: [Int32]
   let at: Int64
   var generatorAtStart = 0.0
   var serverAtStart: Double?
   var databaseAtStart: Double?
+  var relayAtStart: Double?
   var taken = false
 
-  init(serverPIDs: [Int32], databasePIDs: [Int32], at: Int64) {
+  init(serverPIDs: [Int32], databasePIDs: [Int32], relayPIDs: [Int32], at: Int64) {
     self.serverPIDs = serverPIDs
     self.databasePIDs = databasePIDs
+    self.relayPIDs = relayPIDs
     self.at = at
     generatorAtStart = processCPUSeconds()
   }
@@ -164,6 +171,7 @@ final class CPUProbe: @unchecked Sendable {
     generatorAtStart = processCPUSeconds()
     serverAtStart = Self.total(serverPIDs)
     databaseAtStart = Self.total(databasePIDs)
+    relayAtStart = Self.total(relayPIDs)
   }
 
   /// The servers' CPU seconds since `takeIfDue`; nil without pids.
@@ -175,6 +183,12 @@ final class CPUProbe: @unchecked Sendable {
   /// The database's CPU seconds since `takeIfDue`; nil without pids.
   func databaseSeconds() -> Double? {
     guard let start = databaseAtStart, let end = Self.total(databasePIDs) else { return nil }
+    return end - start
+  }
+
+  /// The relay's CPU seconds since `takeIfDue`; nil without pids.
+  func relaySeconds() -> Double? {
+    guard let start = relayAtStart, let end = Self.total(relayPIDs) else { return nil }
     return end - start
   }
 

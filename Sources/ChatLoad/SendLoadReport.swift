@@ -25,6 +25,9 @@ public struct SendLoadConfiguration: Sendable {
   /// The database's processes (PostgreSQL's postmaster and its children), for
   /// `databaseCPUSeconds`.
   public var databasePIDs: [Int32] = []
+  /// The relay's processes (the NATS servers of `chat-server --relay`), for
+  /// `relayCPUSeconds`.
+  public var relayPIDs: [Int32] = []
 
   /// Every node's port, node 0 first.
   public var ports: [Int] { [port] + otherPorts }
@@ -75,6 +78,8 @@ public struct SendLoadReport: Sendable, Codable {
   public var serverCPUSeconds: Double?
   /// CPU seconds the database's processes used in the window, when their pids were given.
   public var databaseCPUSeconds: Double?
+  /// CPU seconds the relay's processes used in the window, when their pids were given.
+  public var relayCPUSeconds: Double? = nil
   /// 201 answers over the whole run, warm-up included.
   public var totalAccepted: Int
   /// The server's own count of new messages over the run (`chat_sends_accepted_total`), to

@@ -154,8 +154,8 @@ public final class NodeRelay: LiveRelay {
     // transaction; `pg_notify` runs row by row in the array's order, which PostgreSQL keeps.
     let inline = batch.compactMap { outgoing -> String? in
       switch outgoing {
-      case .event(let event): Self.payload(of: event, from: node)
-      case .revocation(let revocation): Self.payload(of: revocation, from: node)
+      case .event(let event): Self.inline(event, from: node)
+      case .revocation(let revocation): RelayPayload.payload(of: revocation, from: node)
       }
     }
     if inline.count == batch.count {
@@ -175,10 +175,10 @@ public final class NodeRelay: LiveRelay {
         case .event(let one): event = one
         case .revocation(let revocation):
           try connection.notify(
-            channel: Self.channel, payload: Self.payload(of: revocation, from: node))
+            channel: Self.channel, payload: RelayPayload.payload(of: revocation, from: node))
           continue
         }
-        if let inline = Self.payload(of: event, from: node) {
+        if let inline = Self.inline(event, from: node) {
           try connection.notify(channel: Self.channel, payload: inline)
         } else {
           let id =
@@ -187,7 +187,7 @@ public final class NodeRelay: LiveRelay {
               parameters: [event.users.joined(separator: ","), event.frame]
             ) { $0.string(0) }.first ?? ""
           try connection.notify(
-            channel: Self.channel, payload: Self.payload(row: id, of: event, from: node))
+            channel: Self.channel, payload: RelayPayload.payload(row: id, of: event, from: node))
         }
       }
       try connection.execute("COMMIT")
@@ -231,7 +231,7 @@ public final class NodeRelay: LiveRelay {
 
   /// The event of another node's notification; nil for this node's own, or a malformed one.
   private func event(from payload: String, on connection: PostgresConnection) throws -> Event? {
-    switch Self.parse(payload, at: node) {
+    switch RelayPayload.parse(payload, at: node) {
     case .event(let event):
       return event
     case .revocation(let revocation):
@@ -250,65 +250,11 @@ public final class NodeRelay: LiveRelay {
     }
   }
 
-  // MARK: - Notifications
-  //
-  // `<node> <1|0> i` LF `<users, comma-separated>` LF `<frame>`: the event itself (user ids
-  // hold no comma, and a frame is one line of JSON); `<node> <1|0> r <id>`: the event is row
-  // `id` of `live_relay`. 1: the event is a change (it wakes long polls). `<node> 0 x <family>
-  // <forget after, ms>` LF `<user>`: a revoked refresh-token family (ids hold no space).
-
-  /// What a notification says, seen from `node`.
-  enum Parsed: Equatable {
-    case event(Event)
-    case row(id: String, isChange: Bool)
-    case revocation(Revocation)
-  }
-
-  /// The notification carrying `event` itself; nil when it would exceed `inlineLimit`.
-  static func payload(of event: Event, from node: String) -> String? {
-    let payload =
-      "\(node) \(event.isChange ? 1 : 0) i\n\(event.users.joined(separator: ","))\n\(event.frame)"
+  /// The notification carrying `event` itself; nil when it would exceed `inlineLimit` (the
+  /// event then goes through a row of `live_relay`).
+  static func inline(_ event: Event, from node: String) -> String? {
+    let payload = RelayPayload.payload(of: event, from: node)
     return payload.utf8.count <= inlineLimit ? payload : nil
-  }
-
-  /// The notification carrying a revoked family (always small).
-  static func payload(of revocation: Revocation, from node: String) -> String {
-    "\(node) 0 x \(revocation.revoked.family) "
-      + "\(revocation.revoked.forgetAfter.millisecondsSince1970)\n\(revocation.user)"
-  }
-
-  /// The notification pointing at row `id` of `live_relay`.
-  static func payload(row id: String, of event: Event, from node: String) -> String {
-    "\(node) \(event.isChange ? 1 : 0) r \(id)"
-  }
-
-  /// Another node's notification as `node` reads it; nil for its own, or a malformed one.
-  static func parse(_ payload: String, at node: String) -> Parsed? {
-    let lines = payload.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false)
-    let header = lines[0].split(separator: " ")
-    guard header.count >= 3, header[0] != node, header[1] == "1" || header[1] == "0" else {
-      return nil
-    }
-    let isChange = header[1] == "1"
-    switch header[2] {
-    case "i" where lines.count == 3 && header.count == 3:
-      return .event(
-        Event(
-          users: lines[1].split(separator: ",").map(String.init), frame: String(lines[2]),
-          isChange: isChange))
-    case "r" where header.count == 4 && Int(header[3]) != nil:
-      return .row(id: String(header[3]), isChange: isChange)
-    case "x" where header.count == 5 && lines.count == 2:
-      guard let forgetAfter = Int64(header[4]) else { return nil }
-      return .revocation(
-        Revocation(
-          revoked: RevokedFamily(
-            family: String(header[3]),
-            forgetAfter: Timestamp(millisecondsSince1970: forgetAfter)),
-          user: String(lines[1])))
-    default:
-      return nil
-    }
   }
 
   /// Runs `body` on the service's executor, in the order called (one job each, FIFO).

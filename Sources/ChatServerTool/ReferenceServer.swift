@@ -100,8 +100,16 @@ public final class ReferenceServer: Sendable {
         key = try SigningKey(
           bytes: shared.sharedSecret(
             SigningKey.fileName, SigningKey.generate(using: &random).bytes))
-        // Nodes of one database hand each other their live events.
-        relay = shared.relay
+        // Nodes of one database hand each other their live events: through NATS when given,
+        // else through the database.
+        if let urls = options.relay {
+          let context = try TLSContext(
+            configuration: .makeClientConfiguration(
+              trustRoots: options.relayCA.map { .file($0) } ?? .system))
+          relay = try NATSRelay(urls: urls, tls: context, log: log)
+        } else {
+          relay = shared.relay
+        }
       } catch {
         throw fail(.database("\(error)"))
       }

@@ -1,5 +1,6 @@
 import ArgumentParsing
 import ChatServer
+import NATS
 import ObjectStorage
 
 #if canImport(Glibc)
@@ -285,6 +286,25 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_VACUUM_INTERVAL", transform: Int.inRange(1...86_400))
   public var vacuumInterval = 60
 
+  /// The relay between the nodes of `--database`: NATS instead of PostgreSQL's `NOTIFY`.
+  @Option(
+    help: ArgumentHelp(
+      "With --database: hand live events between the nodes through these NATS servers "
+        + "(nats://host:port or tls://host:port, comma-separated: a cluster) instead of "
+        + "PostgreSQL's NOTIFY.",
+      valueName: "URLS"),
+    environment: "CHAT_SERVER_RELAY",
+    transform: { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } })
+  public var relay: [String]?
+
+  @Option(
+    help: ArgumentHelp(
+      "The CA certificates (PEM) that tls:// relay servers are checked against, instead of "
+        + "the system's.",
+      valueName: "FILE"),
+    environment: "CHAT_SERVER_RELAY_CA")
+  public var relayCA: String?
+
   public init() {}
 
   /// The defaults, with the data in `dataFolder`: how tests start a server in-process.
@@ -300,6 +320,15 @@ public struct ServerOptions: ParsableArguments, Sendable {
         "--dev on \(host) lets anyone who can reach it sign in as anyone (dev-login): "
           + "listen on loopback (127.0.0.1, ::1 or localhost), or add --dev-on-network "
           + "(CHAT_SERVER_DEV_ON_NETWORK=1) on a network you trust")
+    }
+    if let relay {
+      guard database != nil else {
+        throw ValidationError("--relay hands events between the nodes of --database: give both")
+      }
+      for url in relay where NATSServerURL(url) == nil {
+        throw ValidationError(
+          "--relay takes nats://host:port or tls://host:port, comma-separated: \(url)")
+      }
     }
     guard tlsCertificate != "" else { throw ValidationError("--tls-cert needs a file") }
     guard tlsKey != "" else { throw ValidationError("--tls-key needs a file") }

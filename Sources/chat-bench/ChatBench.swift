@@ -53,6 +53,12 @@ struct ChatBench: ParsableCommand {
           + "is skipped).",
         valueName: "DIR"))
     var postgres: String?
+    @Option(
+      help: ArgumentHelp(
+        "B14 again with the nodes relaying through this NATS cluster: a folder scripts/nats-local "
+          + "start made.",
+        valueName: "DIR"))
+    var nats: String?
     @Flag(
       help: """
         API.md Part 3 in the workload: reactions on 1 message in 10 and replies on another 1 \

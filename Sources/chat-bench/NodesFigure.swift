@@ -12,11 +12,16 @@ import Postgres
 /// cores, so each row also gives the CPU time per accepted send (the nodes', the database's).
 ///
 /// Needs a cluster (`scripts/postgres-local start`): `chat-bench --postgres DIR`; each
-/// configuration gets a fresh database in it. The `chat-server` binary is the one built next to
-/// this one.
+/// configuration gets a fresh database in it. With `--nats DIR` (a cluster `scripts/nats-local
+/// start` made) the same again with the nodes relaying through NATS (`chat-server --relay`),
+/// the NATS servers' CPU counted apart, and the live event across nodes through NATS next to
+/// NOTIFY's. The `chat-server` binary is the one built next to this one.
 enum NodesFigure {
-  static func run(postgres folder: String, quick: Bool) async throws -> ([ResultRow], [String]) {
+  static func run(postgres folder: String, nats natsFolder: String?, quick: Bool) async throws
+    -> ([ResultRow], [String])
+  {
     let cluster = try PostgresCluster(folder: folder)
+    let nats = try natsFolder.map(NATSCluster.init)
     let server = URL(fileURLWithPath: executablePath()).deletingLastPathComponent()
       .appendingPathComponent("chat-server").path
     guard FileManager.default.isExecutableFile(atPath: server) else {
@@ -36,9 +41,17 @@ enum NodesFigure {
         note: "PostgreSQL's own client on the same cluster: a durable commit per row"))
 
     var sqlite: Double?
-    for (label, nodes) in [("SQLite", 1), ("PostgreSQL", 1), ("PostgreSQL", 2), ("PostgreSQL", 3)] {
+    var configurations = [("SQLite", 1), ("PostgreSQL", 1), ("PostgreSQL", 2), ("PostgreSQL", 3)]
+    if nats != nil {
+      configurations += [
+        ("PostgreSQL + NATS", 1), ("PostgreSQL + NATS", 2), ("PostgreSQL + NATS", 3),
+      ]
+    }
+    for (label, nodes) in configurations {
       let database = label == "SQLite" ? nil : try cluster.freshDatabase()
-      let arguments = database.map { ["--database", $0] } ?? []
+      var arguments = database.map { ["--database", $0] } ?? []
+      let relayed = label.hasSuffix("NATS")
+      if relayed, let nats { arguments += ["--relay", nats.urls] }
       let servers = try (0..<nodes).map { _ in
         try SpawnedServer(binary: server, extraArguments: arguments)
       }
@@ -56,6 +69,7 @@ enum NodesFigure {
         let warming = opening
         _ = try await onThread("bench.nodes") { try SendLoad.run(warming) }
         configuration.databasePIDs = cluster.processes()
+        if relayed, let nats { configuration.relayPIDs = nats.processes() }
       }
       let measured = configuration
       let report = try await onThread("bench.nodes") { try SendLoad.run(measured) }
@@ -81,6 +95,9 @@ enum NodesFigure {
       if let databaseCPU = report.databaseCPUSeconds {
         row.details["databaseCPUPerSendMs"] = databaseCPU * 1e3 / accepted
       }
+      if let relayCPU = report.relayCPUSeconds {
+        row.details["relayCPUPerSendMs"] = relayCPU * 1e3 / accepted
+      }
       row.details["generatorCoreShare"] = report.generatorCPUSeconds / report.seconds
       if database == nil { sqlite = report.sendsPerSecond }
       rows.append(row)
@@ -93,29 +110,35 @@ enum NodesFigure {
           sqlite))
     }
 
-    // A live event: on the sender's node, and on another.
-    let database = try cluster.freshDatabase()
-    let nodes = try (0..<2).map { _ in
-      try SpawnedServer(binary: server, extraArguments: ["--database", database])
-    }
-    defer { for node in nodes { node.stop() } }
+    // A live event: on the sender's node, and on another (through NOTIFY, then NATS).
     let messages = quick ? 50 : 500
-    var within: Samples?
-    for (label, receiverNode) in [("within one node", 0), ("across nodes", 1)] {
-      let samples = try await fanOut(
-        senderPort: nodes[0].port, receiverPort: nodes[receiverNode].port, messages: messages,
-        prefix: "b14\(receiverNode)")
-      progress("B14: live event \(label) median \(samples.median / 1000) µs")
-      rows.append(
-        .latency(
-          "B14", "a message's live event, \(label)",
-          workload: "post on node A, socket on node \(receiverNode == 0 ? "A" : "B"), "
-            + "\(messages) messages one at a time",
-          samples: samples, baselineName: within == nil ? nil : "within one node",
-          baseline: within, target: "",
-          note: "from the POST's write to the event's read; across nodes it goes through "
-            + "PostgreSQL's NOTIFY"))
-      within = within ?? samples
+    var relays: [(String, [String])] = [("NOTIFY", [])]
+    if let nats { relays.append(("NATS", ["--relay", nats.urls])) }
+    for (relay, relayArguments) in relays {
+      let database = try cluster.freshDatabase()
+      let nodes = try (0..<2).map { _ in
+        try SpawnedServer(
+          binary: server, extraArguments: ["--database", database] + relayArguments)
+      }
+      defer { for node in nodes { node.stop() } }
+      var within: Samples?
+      for (label, receiverNode) in [("within one node", 0), ("across nodes", 1)] {
+        let samples = try await fanOut(
+          senderPort: nodes[0].port, receiverPort: nodes[receiverNode].port, messages: messages,
+          prefix: "b14\(relay.lowercased())\(receiverNode)")
+        progress("B14: live event \(label) (\(relay)) median \(samples.median / 1000) µs")
+        rows.append(
+          .latency(
+            "B14", "a message's live event, \(label), nodes relaying through \(relay)",
+            workload: "post on node A, socket on node \(receiverNode == 0 ? "A" : "B"), "
+              + "\(messages) messages one at a time",
+            samples: samples, baselineName: within == nil ? nil : "within one node",
+            baseline: within, target: within == nil ? "" : "p50 ≤ 1.2× within one node",
+            met: { median, _ in within.map { median <= 1.2 * Double($0.median) / 1e6 } },
+            note: "from the POST's write to the event's read; across nodes it goes through "
+              + (relay == "NATS" ? "the NATS cluster" : "PostgreSQL's NOTIFY")))
+        within = within ?? samples
+      }
     }
     return (rows, notes)
   }
@@ -172,6 +195,31 @@ enum NodesFigure {
       throw BenchError("pgbench failed: \(text.suffix(300))")
     }
     return tps
+  }
+}
+
+/// A cluster `scripts/nats-local start` made: its URLs (for `--relay`) and its servers'
+/// processes (for their CPU time).
+struct NATSCluster {
+  let urls: String
+  let folder: String
+
+  init(folder: String) throws {
+    self.folder = folder
+    guard
+      let urls = try? String(contentsOfFile: folder + "/urls", encoding: .utf8)
+        .trimmingCharacters(in: .whitespacesAndNewlines)
+    else {
+      throw BenchError("\(folder)/urls is missing: start one with scripts/nats-local start")
+    }
+    self.urls = urls
+  }
+
+  func processes() -> [Int32] {
+    (1...3).compactMap { number in
+      (try? String(contentsOfFile: folder + "/pid-\(number)", encoding: .utf8))
+        .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
   }
 }
 

@@ -180,9 +180,11 @@ struct Run {
     }
     if options.wants("B14") {
       if let postgres = options.postgres {
+        let nats = options.nats
         progress("B14: several nodes on PostgreSQL")
         _ = await figure("B14") {
-          let (rows, notes) = try await NodesFigure.run(postgres: postgres, quick: quick)
+          let (rows, notes) = try await NodesFigure.run(
+            postgres: postgres, nats: nats, quick: quick)
           return Part(rows: rows, notes: notes)
         }
       } else {

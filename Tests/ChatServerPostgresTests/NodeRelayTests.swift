@@ -4,7 +4,8 @@ import Testing
 
 @testable import ChatServerPostgres
 
-/// The notifications `NodeRelay` sends other nodes (PostgreSQL `NOTIFY`); the relay between
+/// The notifications `NodeRelay` sends other nodes (PostgreSQL `NOTIFY`, in `RelayPayload`'s
+/// form, which `NATSRelay` uses too); the relay between
 /// real nodes is proven by Tests/peers/contract/nodes.py and contract.py --nodes 2.
 @Suite struct NodeRelayTests {
   let event = NodeRelay.Event(
@@ -12,22 +13,22 @@ import Testing
     isChange: false)
 
   @Test func anotherNodesSmallEventTravelsInTheNotification() throws {
-    let payload = try #require(NodeRelay.payload(of: event, from: "node1"))
-    #expect(NodeRelay.parse(payload, at: "node2") == .event(event))
+    let payload = try #require(NodeRelay.inline(event, from: "node1"))
+    #expect(RelayPayload.parse(payload, at: "node2") == .event(event))
   }
 
   @Test func aNodeSkipsItsOwnNotifications() throws {
-    let payload = try #require(NodeRelay.payload(of: event, from: "node1"))
-    #expect(NodeRelay.parse(payload, at: "node1") == nil)
+    let payload = try #require(NodeRelay.inline(event, from: "node1"))
+    #expect(RelayPayload.parse(payload, at: "node1") == nil)
   }
 
   @Test func anEventLargerThanANotificationGoesByRowId() {
     var large = event
     large.frame = String(repeating: "x", count: NodeRelay.inlineLimit)
     large.isChange = true
-    #expect(NodeRelay.payload(of: large, from: "node1") == nil)
-    let payload = NodeRelay.payload(row: "42", of: large, from: "node1")
-    #expect(NodeRelay.parse(payload, at: "node2") == .row(id: "42", isChange: true))
+    #expect(NodeRelay.inline(large, from: "node1") == nil)
+    let payload = RelayPayload.payload(row: "42", of: large, from: "node1")
+    #expect(RelayPayload.parse(payload, at: "node2") == .row(id: "42", isChange: true))
   }
 
   /// A family revoked on one node reaches another in a notification (what the other node does
@@ -38,9 +39,9 @@ import Testing
         family: "0193a3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b",
         forgetAfter: Timestamp(millisecondsSince1970: 1_796_048_223_123)),
       user: "alice")
-    let payload = NodeRelay.payload(of: revocation, from: "node1")
-    #expect(NodeRelay.parse(payload, at: "node1") == nil)
-    guard case .revocation(let received) = NodeRelay.parse(payload, at: "node2") else {
+    let payload = RelayPayload.payload(of: revocation, from: "node1")
+    #expect(RelayPayload.parse(payload, at: "node1") == nil)
+    guard case .revocation(let received) = RelayPayload.parse(payload, at: "node2") else {
       Issue.record("not read as a revocation: \(payload)")
       return
     }
@@ -53,7 +54,7 @@ import Testing
       "node1 1 r", "node1 1 q\na\n{}", "node1 0 x f\nalice", "node1 0 x f soon\nalice",
       "node1 0 x f 1",
     ] {
-      #expect(NodeRelay.parse(payload, at: "node2") == nil, "\(payload)")
+      #expect(RelayPayload.parse(payload, at: "node2") == nil, "\(payload)")
     }
   }
 }

@@ -127,3 +127,14 @@ final class RecordingRelay: LiveRelay {
     target.executor.spawn { await target.revokedElsewhere(revocation) }
   }
 }
+
+/// `NATSRelay` numbers each node's messages: a receiver that finds a number skipped (a server
+/// that died with messages in it) says so, and its clients catch up.
+@Suite struct RelaySequenceTests {
+  @Test func theNextNumberOfEachNodeIsNoSkipAndAnyOtherIs() {
+    var heard = RelaySequence()
+    let heardInTurn = [("a", 7), ("a", 8), ("b", 1), ("a", 10), ("a", 11), ("b", 2), ("b", 2)]
+      .map { heard.skipped(from: $0.0, number: UInt64($0.1)) }
+    #expect(heardInTurn == [false, false, false, true, false, false, true])
+  }
+}

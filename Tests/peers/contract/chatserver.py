@@ -73,6 +73,19 @@ def serve_postgres(folder):
         suite_postgres = handle.read().strip()
 
 
+# The NATS cluster the nodes of a PostgreSQL suite relay their live events through
+# (contract.py --relay DIR, a folder scripts/nats-local started): its URLs; None: NOTIFY.
+suite_relay = None
+
+
+def serve_relay(folder):
+    """From now on every Server on PostgreSQL hands its live events to the other nodes through
+    the NATS cluster scripts/nats-local started in `folder`."""
+    global suite_relay
+    with open(os.path.join(folder, "urls")) as handle:
+        suite_relay = handle.read().strip()
+
+
 def postgres_local(*arguments):
     """scripts/postgres-local on the suite's cluster: pause, resume, restart."""
     subprocess.run([os.path.join(ROOT, "scripts", "postgres-local"), arguments[0], suite_postgres_dir,
@@ -131,6 +144,8 @@ class Server:
         if suite_postgres and "--database" not in self.arguments:
             self.database_url = postgres_database(suite_postgres, self.data)
             self.arguments += ["--database", self.database_url]
+        if suite_relay and "--database" in self.arguments and "--relay" not in self.arguments:
+            self.arguments += ["--relay", suite_relay]
         self.process = None
         self.port = None
         self.lines = []

@@ -15,6 +15,11 @@ and families), expiry, production,
 conversations, messages, concurrency, paging, receipts, live, keepalive, limits, operations,
 unavailable, push (with --push-webhook to a webhook in the test process), long-poll.
 The binary is .build/debug/chat-server, or $CHAT_SERVER_BINARY.
+
+With --postgres DIR every server keeps its data in the cluster scripts/postgres-local started in
+DIR; --nodes N then runs the shared groups on N nodes of one database, and --relay DIR has the
+nodes relay their live events through the NATS cluster scripts/nats-local started in DIR
+(chat-server --relay) instead of PostgreSQL's NOTIFY.
 """
 
 import sys
@@ -84,6 +89,14 @@ def main(arguments):
         at = arguments.index("--postgres")
         chatserver.serve_postgres(arguments[at + 1])
         del arguments[at:at + 2]
+    relay = ""
+    if "--relay" in arguments:
+        at = arguments.index("--relay")
+        if not chatserver.suite_postgres:
+            sys.exit("contract.py: --relay needs --postgres (it relays between a database's nodes)")
+        chatserver.serve_relay(arguments[at + 1])
+        del arguments[at:at + 2]
+        relay = "-nats"
     nodes = 1
     if "--nodes" in arguments:
         at = arguments.index("--nodes")
@@ -98,7 +111,7 @@ def main(arguments):
     if unknown:
         sys.exit(f"contract.py: unknown group {', '.join(unknown)}; groups: {', '.join(sorted(known))}")
     if nodes > 1:
-        return run_groups(Report(f"contract-{nodes}-nodes"), selected, nodes)
+        return run_groups(Report(f"contract-{nodes}-nodes{relay}"), selected, nodes)
     if not tls:
         return run_groups(Report("contract"), selected)
     certificates = Certificates()

@@ -17,9 +17,27 @@ meets. Every node is the real binary; the database is a real PostgreSQL cluster
     listener is back, and a client that reconnects and catches up from its last sequence has
     every message.
 
-    .venv/bin/python Tests/peers/contract/nodes.py --postgres DIR
-Ends with 'nodes: N passed, N failed'.
+With --relay DIR the nodes relay their live events through the three-server NATS cluster
+scripts/nats-local started in DIR (chat-server --relay), and the dropped LISTEN gives way to
+NATS's own faults, each during a burst of posts from a node's device to a device on the other
+node, and each ending with the receiver holding every acknowledged message once, in sequence
+order, and live events crossing again:
+
+  - the NATS server the sender's node is on killed (-9) and started again: the node publishes
+    what it posts meanwhile once it is on another server, and the receiver's socket gets it all
+    live, never closed (unless the receiver's node was on that server too: it then closes its
+    sockets and the receiver catches up);
+  - the NATS server the receiver's node is on cut off (SIGSTOP: its connections hang without a
+    word): the node notices the unanswered PINGs, moves to another server and closes its
+    sockets; the receiver reconnects and catches up from its last sequence.
+
+    .venv/bin/python Tests/peers/contract/nodes.py --postgres DIR [--relay DIR]
+Ends with 'nodes: N passed, N failed' (nodes-nats with --relay).
 """
+
+import os
+import re
+import subprocess
 
 import math
 import signal
@@ -381,15 +399,119 @@ def run_dropped_listen(report):
         again.close()
 
 
+# The NATS cluster's folder (scripts/nats-local), with --relay.
+nats_dir = None
+
+
+def nats_local(*arguments):
+    subprocess.run([os.path.join(chatserver.ROOT, "scripts", "nats-local"), arguments[0], nats_dir,
+                    *[str(argument) for argument in arguments[1:]]], check=True)
+
+
+def nats_server_of(node):
+    """Which of the cluster's servers (1, 2, 3) `node` is connected to now: its log's last
+    relay_connected."""
+    connected = re.findall(r"event=relay_connected .*server=(\S+)", node.read_log())
+    urls = open(os.path.join(nats_dir, "urls")).read().strip().split(",")
+    return urls.index(connected[-1]) + 1
+
+
+def run_nats_fault(report, name, fault, heal, on_sender):
+    """A burst from alice on node A to bob's socket on node B, with `fault` done to the NATS
+    server of A (`on_sender`) or of B part way through and `heal` after."""
+    report.start_group(name)
+    with Cluster("--dev", "--rate-limit", "off") as cluster:
+        a, b = cluster.nodes
+        alice, bob = Device(a, f"{name[:4]}-alice"), Device(b, f"{name[:4]}-bob")
+        conversation = alice.create([bob.user], title=name)["id"]
+        bob_live = Live(bob)
+        first = alice.send(conversation, "before").json()
+        bob_live.until(lambda e: e["type"] == "message" and e["message"]["id"] == first["id"])
+        target = nats_server_of(a if on_sender else b)
+        # The nodes may share a server (each starts at a random one of the three).
+        receiver_loses = nats_server_of(b) == target
+        acknowledged = [first]
+        for n in range(120):
+            if n == 40:
+                fault(target)
+            response = alice.send(conversation, f"burst {n}")
+            if response.status_code != 201:
+                report.check("every send of the burst is acknowledged", False, str(response.status_code))
+                break
+            acknowledged.append(response.json())
+            time.sleep(0.02)
+        moved = a if on_sender else b
+        heal(target, moved)
+        # Bob: what his socket got, then (if it was closed) a catch-up from his last sequence.
+        held, closed = [first], False
+        last = acknowledged[-1]["id"]
+        try:
+            for event in bob_live.until(lambda e: e["type"] == "message" and e["message"]["id"] == last,
+                                        timeout=30):
+                if event["type"] == "message":
+                    held.append(event["message"])
+        except ConnectionClosed:
+            closed = True
+        except TimeoutError:
+            pass
+        while closed:  # A catch-up from his last sequence, page by page.
+            page = bob.messages(conversation, after=held[-1]["sequence"]).json()
+            held += page["items"]
+            if not page["hasMore"]:
+                break
+        wanted = [item["id"] for item in acknowledged]
+        got = [item["id"] for item in held]
+        report.check(f"bob holds every acknowledged message once, in order ({len(wanted)})",
+                     got == wanted, f"{len(got)} held, {len(set(got))} distinct, {len(wanted)} sent")
+        report.check("sequences 1…N, no hole",
+                     [item["sequence"] for item in held] == list(range(1, len(held) + 1)))
+        report.check("the node moved to another NATS server and said it resumed",
+                     metric(moved, "chat_relay_resumes_total") >= 1)
+        if receiver_loses:
+            report.check("bob's node closed his socket once it was back: he caught up", closed)
+        else:
+            report.check("bob's node kept its server: his socket got it all live, never closed",
+                         not closed)
+        again = Live(bob) if closed else bob_live
+        live = alice.send(conversation, "live again").json()
+        event = again.until(lambda e: e["type"] == "message")[-1]
+        report.check("live events cross the nodes again", event["message"] == live, str(event))
+        again.close()
+
+
+def run_nats_server_killed(report):
+    run_nats_fault(report, "nats server killed", lambda n: nats_local("kill", n),
+                   lambda n, _: nats_local("start-one", n), on_sender=True)
+
+
+def run_nats_server_cut(report):
+    def heal(n, node):
+        # Once the node has left the cut server (or after 20 s), the server goes on.
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and nats_server_of(node) == n:
+            time.sleep(0.1)
+        nats_local("uncut", n)
+
+    run_nats_fault(report, "nats server cut off", lambda n: nats_local("cut", n), heal,
+                   on_sender=False)
+
+
 def main(arguments):
+    global nats_dir
     if "--postgres" not in arguments:
         sys.exit("nodes.py --postgres DIR (a cluster scripts/postgres-local started)")
     chatserver.serve_postgres(arguments[arguments.index("--postgres") + 1])
-    report = Report("nodes")
+    faults = [run_dropped_listen]
+    name = "nodes"
+    if "--relay" in arguments:
+        nats_dir = arguments[arguments.index("--relay") + 1]
+        chatserver.serve_relay(nats_dir)
+        faults = [run_nats_server_killed, run_nats_server_cut]
+        name = "nodes-nats"
+    report = Report(name)
     started = time.monotonic()
     for run in (run_events_cross_nodes, run_tokens_cross_nodes, run_push_and_long_poll_across_nodes,
-                run_concurrent_posters, run_kill_one_node, run_sync_cursors,
-                run_dropped_listen):
+                run_concurrent_posters, run_kill_one_node, run_sync_cursors, *faults):
         try:
             run(report)
         except Exception as error:  # noqa: BLE001
