@@ -11,8 +11,9 @@ import Synchronization
 /// signal for its own threads then starts children that never see it: `pgbench -T 10` ends
 /// on SIGALRM, and with it blocked ran forever, taking the whole benchmark run with it.
 ///
-/// Every child alive is known to `ChildProcess.killAll()`, which a figure that ran out of time
-/// calls so that nothing it started goes on running.
+/// Every child alive is known, with the job that started it (`owner`, a task-local value): a
+/// benchmark figure that ran out of time is `retire`d, which kills what it started and refuses
+/// it anything new, so that nothing of it goes on running beside the next figures.
 public final class ChildProcess: @unchecked Sendable {
   /// Where one of the child's standard streams goes.
   public enum Stream: Sendable {
@@ -39,7 +40,10 @@ public final class ChildProcess: @unchecked Sendable {
   public let errors: FileHandle?
   private let ended = Mutex<Termination?>(nil)
 
-  private static let alive = Mutex<Set<pid_t>>([])
+  /// The job the children started in this task belong to (0: none in particular).
+  @TaskLocal public static var owner = 0
+  private static let alive = Mutex<[pid_t: Int]>([:])
+  private static let retired = Mutex<Set<Int>>([])
 
   /// Starts `executable` with `arguments`; `environment` replaces the parent's when given.
   public init(
@@ -47,6 +51,10 @@ public final class ChildProcess: @unchecked Sendable {
     input inputStream: Stream = .inherit, output outputStream: Stream = .inherit,
     errors errorStream: Stream = .inherit
   ) throws(LoadError) {
+    let owner = Self.owner
+    guard !Self.retired.withLock({ $0.contains(owner) }) else {
+      throw LoadError("not starting \(executable): its job ran out of time")
+    }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -64,9 +72,16 @@ public final class ChildProcess: @unchecked Sendable {
       case .pipe:
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
-          throw LoadError("cannot start \(executable): pipe failed, errno \(errno)")
+          let reason = errno
+          for (_, made) in pipes {
+            close(made.child)
+            close(made.parent)
+          }
+          throw LoadError("cannot start \(executable): pipe failed, errno \(reason)")
         }
-        // Neither end goes to other children; the child gets its end by `dup2`.
+        // Neither end goes to other children (a child spawned by another thread between these
+        // two calls could take one: the tools spawn from one thread at a time); the child gets
+        // its end by `dup2`.
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let (child, parent) = descriptor == STDIN_FILENO ? (ends[0], ends[1]) : (ends[1], ends[0])
         pipes[descriptor] = (child, parent)
@@ -103,7 +118,7 @@ public final class ChildProcess: @unchecked Sendable {
     input = handle(STDIN_FILENO)
     output = handle(STDOUT_FILENO)
     errors = handle(STDERR_FILENO)
-    _ = Self.alive.withLock { $0.insert(started) }
+    Self.alive.withLock { $0[started] = owner }
   }
 
   /// Whether it has not ended yet (reaps it when it has).
@@ -122,9 +137,15 @@ public final class ChildProcess: @unchecked Sendable {
     if ended.withLock({ $0 == nil }) { kill(pid, signal) }
   }
 
-  /// SIGKILLs every child still alive: a figure that ran out of time leaves nothing running.
+  /// SIGKILLs every child `owner` started that is still alive, and refuses it new ones.
+  public static func retire(_ owner: Int) {
+    retired.withLock { _ = $0.insert(owner) }
+    for (pid, started) in alive.withLock({ $0 }) where started == owner { kill(pid, SIGKILL) }
+  }
+
+  /// SIGKILLs every child still alive (a tool about to exit).
   public static func killAll() {
-    for pid in alive.withLock({ $0 }) { kill(pid, SIGKILL) }
+    for pid in alive.withLock({ $0.keys }) { kill(pid, SIGKILL) }
   }
 
   /// Reaps it when it ended (waiting for that when `blocking`). `waitpid` runs outside the
@@ -153,7 +174,7 @@ public final class ChildProcess: @unchecked Sendable {
 
   private func store(_ termination: Termination) -> Termination {
     ended.withLock { $0 = $0 ?? termination }
-    _ = Self.alive.withLock { $0.remove(pid) }
+    _ = Self.alive.withLock { $0.removeValue(forKey: pid) }
     return termination
   }
 }

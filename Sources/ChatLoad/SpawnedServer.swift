@@ -35,6 +35,8 @@ public final class SpawnedServer {
     while true {
       let byte = handle.readData(ofLength: 1)
       guard let first = byte.first else {
+        process.send(SIGKILL)
+        process.wait()
         throw LoadError(
           "\(binary) exited before listening: \(String(decoding: line, as: UTF8.self))")
       }

@@ -76,6 +76,9 @@ public final class NATSClient: @unchecked Sendable {
     case idle, connecting, awaitingInfo, handshaking, awaitingPong, connected, stopped
   }
 
+  // The callbacks are set before `start()` (the loop's jobs read them after), and called on
+  // the loop's thread.
+
   /// A message on a subscribed subject: the subject and its payload.
   public var onMessage: (@Sendable (String, [UInt8]) -> Void)?
   /// Connected (again, when `true`) to the server named.
@@ -84,6 +87,7 @@ public final class NATSClient: @unchecked Sendable {
   public var onDisconnected: (@Sendable (String) -> Void)?
 
   public let configuration: Configuration
+  static let heldLongEnough = Duration.seconds(10)
   private let loop: ClientLoop
   private let random = SystemRandomSource()
   private var phase = Phase.idle
@@ -98,9 +102,12 @@ public final class NATSClient: @unchecked Sendable {
   /// Tells a timer whether the connection it was set for is still the one.
   private var generation = 0
   private var connectedBefore = false
-  public private(set) var droppedPublishes = 0
-  /// Publishes made on any thread, waiting for the loop's one job that sends them.
-  private let outgoing = Mutex<(commands: [[UInt8]], scheduled: Bool)>(([], false))
+  /// Publishes dropped because too many waited for a connection (read on the loop's thread).
+  private(set) var droppedPublishes = 0
+  /// Publishes made on any thread, waiting for the loop's one job that sends them; none are
+  /// taken once stopped.
+  private let outgoing = Mutex<(commands: [[UInt8]], scheduled: Bool, stopped: Bool)>(
+    ([], false, false))
 
   public init(_ configuration: Configuration, loopName: String = "nats") throws(SystemError) {
     precondition(!configuration.servers.isEmpty, "NATSClient needs a server")
@@ -120,6 +127,7 @@ public final class NATSClient: @unchecked Sendable {
 
   /// Closes the connection and ends the loop's thread; nothing is published after.
   public func stop() {
+    outgoing.withLock { $0 = ([], false, true) }
     loop.execute { [self] in
       phase = .stopped
       generation += 1
@@ -135,6 +143,7 @@ public final class NATSClient: @unchecked Sendable {
   public func publish(_ subject: String, _ payload: [UInt8]) {
     let command = NATSCommand.publish(subject, payload)
     let wake = outgoing.withLock { outgoing in
+      guard !outgoing.stopped else { return false }
       outgoing.commands.append(command)
       defer { outgoing.scheduled = true }
       return !outgoing.scheduled
@@ -142,7 +151,7 @@ public final class NATSClient: @unchecked Sendable {
     guard wake else { return }
     loop.execute { [self] in
       let commands = outgoing.withLock { outgoing in
-        defer { outgoing = ([], false) }
+        defer { (outgoing.commands, outgoing.scheduled) = ([], false) }
         return outgoing.commands
       }
       if phase == .connected, let channel {
@@ -269,7 +278,12 @@ public final class NATSClient: @unchecked Sendable {
 
   private func becameConnected(_ attempt: Int) {
     phase = .connected
-    backoff.reset()
+    // The wait before the next try goes back to its base only once a connection has held a
+    // while: a server that takes connections and drops them at once is not tried again (and
+    // the node's sockets closed by each resume) ten times a second.
+    after(Self.heldLongEnough, attempt) { [self] in
+      if phase == .connected { backoff.reset() }
+    }
     unansweredPings = 0
     if !pending.isEmpty {
       channel?.send(Array(pending.joined()))

@@ -73,19 +73,7 @@ public final class ClientChannel: ConnectionHandler, @unchecked Sendable {
     host: String, port: Int, on loop: ClientLoop, timeout: Duration = .seconds(10),
     then done: @escaping @Sendable (Result<ClientChannel, ConnectError>) -> Void
   ) {
-    let attempt: ConnectAttempt
-    do throws(ConnectError) {
-      guard
-        let address = try ClientConnect.addresses(of: host, port: port, flags: AI_NUMERICHOST)?
-          .first
-      else { throw .unknownHost(host, reason: "not a numeric address") }
-      let deadline = monotonicMilliseconds() + timeout.milliseconds
-      attempt = try ConnectAttempt.make(address, deadline: deadline, on: loop.loop).get()
-    } catch {
-      loop.execute { done(.failure(error)) }
-      return
-    }
-    loop.execute { attempt.start { done($0.map(ClientChannel.init)) } }
+    loop.connect(host: host, port: port, timeout: timeout) { done($0.map(ClientChannel.init)) }
   }
 
   /// Writes one request (its whole bytes); its response comes to ``onResponse`` after those of

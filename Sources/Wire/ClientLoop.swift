@@ -1,3 +1,5 @@
+import Glibc
+
 /// An event loop on a thread of its own, for a caller that drives many client connections
 /// itself from callbacks: a load generator. Its ``ClientChannel``s connect, write, and hand
 /// over what Wire's codecs decode, all on this one thread; the caller reaches the thread with
@@ -40,4 +42,36 @@ public final class ClientLoop: Sendable {
   public func stop() {
     loop.stop()
   }
+}
+
+extension ClientLoop {
+  /// Connects to `host` (a numeric IPv4 or IPv6 address): `done` hears the connection, or why
+  /// there is none, on the loop's thread. The one connect of ``ClientChannel`` and
+  /// ``StreamChannel``.
+  func connect(
+    host: String, port: Int, timeout: Duration,
+    then done: @escaping (Result<TCPConnection, ConnectError>) -> Void
+  ) {
+    let attempt: ConnectAttempt
+    do throws(ConnectError) {
+      guard
+        let address = try ClientConnect.addresses(of: host, port: port, flags: AI_NUMERICHOST)?
+          .first
+      else { throw .unknownHost(host, reason: "not a numeric address") }
+      let deadline = monotonicMilliseconds() + timeout.milliseconds
+      attempt = try ConnectAttempt.make(address, deadline: deadline, on: loop).get()
+    } catch {
+      let box = UncheckedDone(done)
+      execute { box.done(.failure(error)) }
+      return
+    }
+    let box = UncheckedDone(done)
+    execute { attempt.start { box.done($0) } }
+  }
+}
+
+/// A completion carried to the loop's thread, where alone it runs.
+private struct UncheckedDone: @unchecked Sendable {
+  let done: (Result<TCPConnection, ConnectError>) -> Void
+  init(_ done: @escaping (Result<TCPConnection, ConnectError>) -> Void) { self.done = done }
 }

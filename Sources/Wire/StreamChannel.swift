@@ -1,5 +1,3 @@
-import Glibc
-
 /// One TCP client connection on a ``ClientLoop`` that carries a protocol Wire has no codec
 /// for (NATS): the caller writes bytes and is handed the bytes that come, and may switch the
 /// connection to TLS part way (NATS sends its `INFO` line in plaintext first).
@@ -49,19 +47,7 @@ public final class StreamChannel: ConnectionHandler, @unchecked Sendable {
     host: String, port: Int, on loop: ClientLoop, timeout: Duration = .seconds(10),
     then done: @escaping @Sendable (Result<StreamChannel, ConnectError>) -> Void
   ) {
-    let attempt: ConnectAttempt
-    do throws(ConnectError) {
-      guard
-        let address = try ClientConnect.addresses(of: host, port: port, flags: AI_NUMERICHOST)?
-          .first
-      else { throw .unknownHost(host, reason: "not a numeric address") }
-      let deadline = monotonicMilliseconds() + timeout.milliseconds
-      attempt = try ConnectAttempt.make(address, deadline: deadline, on: loop.loop).get()
-    } catch {
-      loop.execute { done(.failure(error)) }
-      return
-    }
-    loop.execute { attempt.start { done($0.map(StreamChannel.init)) } }
+    loop.connect(host: host, port: port, timeout: timeout) { done($0.map(StreamChannel.init)) }
   }
 
   /// Writes `bytes` (through TLS once started).

@@ -240,6 +240,8 @@ struct Run {
     for skipped in report.skipped { print("skipped: \(skipped)") }
     for failed in report.failed { print("failed: \(failed)") }
     print(String(format: "finished in %.1f s", report.durationSeconds))
+    // Nothing a figure started outlives the run.
+    ChildProcess.killAll()
     report.complete = true
     if let path = options.jsonPath {
       try report.write(json: path)
@@ -249,12 +251,15 @@ struct Run {
   }
 
   /// `body`'s value, or why it has none: it threw, or it ran past `limit`. Past the limit the
-  /// processes it started are killed (`ChildProcess.killAll()`), its task is cancelled and
-  /// left behind: a figure blocked in a thread cannot be stopped from outside, and the run
-  /// goes on without it.
+  /// processes it started are killed and it may start no more (`ChildProcess.retire`), and its
+  /// task is cancelled and left behind: a figure blocked in a thread cannot be stopped from
+  /// outside, and the run goes on without it (a figure of B4–B9 out of time leaves the server
+  /// they share to the next ones: say so when reading them).
   static func bounded<T: Sendable>(
     _ name: String, limit: Duration, _ body: @escaping @Sendable () async throws -> T
   ) async -> Result<T, BenchError> {
+    // The processes it starts are this call's, for `ChildProcess.retire`.
+    let owner = Int.random(in: 1...Int.max)
     // Whether it was answered, and the two tasks racing to answer.
     let state = Locked<(answered: Bool, work: Task<Void, Never>?, timer: Task<Void, Never>?)>(
       (false, nil, nil))
@@ -267,7 +272,7 @@ struct Run {
         guard first else { return }
         let (work, timer) = state.withLock { ($0.work, $0.timer) }
         if timedOut {
-          ChildProcess.killAll()
+          ChildProcess.retire(owner)
           work?.cancel()
         } else {
           timer?.cancel()
@@ -281,7 +286,8 @@ struct Run {
       }
       let work = Task {
         do {
-          answer(.success(try await body()), timedOut: false)
+          let value = try await ChildProcess.$owner.withValue(owner) { try await body() }
+          answer(.success(value), timedOut: false)
         } catch {
           answer(.failure(BenchError("\(error)")), timedOut: false)
         }

@@ -131,10 +131,23 @@ final class RecordingRelay: LiveRelay {
 /// `NATSRelay` numbers each node's messages: a receiver that finds a number skipped (a server
 /// that died with messages in it) says so, and its clients catch up.
 @Suite struct RelaySequenceTests {
-  @Test func theNextNumberOfEachNodeIsNoSkipAndAnyOtherIs() {
+  @Test func theNextNumberIsDeliveredASkipResumesAndAnOldOneIsDropped() {
     var heard = RelaySequence()
-    let heardInTurn = [("a", 7), ("a", 8), ("b", 1), ("a", 10), ("a", 11), ("b", 2), ("b", 2)]
-      .map { heard.skipped(from: $0.0, number: UInt64($0.1)) }
-    #expect(heardInTurn == [false, false, false, true, false, false, true])
+    let heardInTurn = [
+      ("a", 7), ("a", 8), ("b", 1), ("a", 10), ("a", 9), ("a", 11), ("b", 2), ("b", 2),
+    ]
+    .map { heard.heard(from: $0.0, number: UInt64($0.1)) }
+    #expect(heardInTurn == [.next, .next, .next, .skipped, .stale, .next, .next, .stale])
+  }
+
+  /// After a reconnect the resume covers what was missed: the first number heard from each
+  /// node starts its count again, and an older one than its last is still stale.
+  @Test func afterAReconnectTheFirstNumberStartsTheCount() {
+    var heard = RelaySequence()
+    #expect(heard.heard(from: "a", number: 5) == .next)
+    heard.forgetCounts()
+    #expect(heard.heard(from: "a", number: 4) == .stale)
+    #expect(heard.heard(from: "a", number: 9) == .next)
+    #expect(heard.heard(from: "a", number: 11) == .skipped)
   }
 }

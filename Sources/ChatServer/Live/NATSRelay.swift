@@ -34,6 +34,9 @@ public final class NATSRelay: LiveRelay {
   /// numbers go out in order.
   private let published = Mutex<UInt64>(0)
   private let heard = Mutex(RelaySequence())
+  /// The connection to the cluster ended, or could not be made, at least once.
+  private let lost = Mutex(false)
+  static let resumeDelay = Duration.milliseconds(100)
 
   /// A relay through the servers of `urls` (each `nats://host:port` or `tls://host:port`);
   /// throws when one is not such a URL.
@@ -69,7 +72,10 @@ public final class NATSRelay: LiveRelay {
       }
       let payload = String(text[text.index(after: space)...])
       let sender = String(payload.prefix { $0 != " " })
-      if heard.withLock({ $0.skipped(from: sender, number: number) }) {
+      switch heard.withLock({ $0.heard(from: sender, number: number) }) {
+      case .next: break
+      case .stale: return  // An old message a server let go late: its gap was resumed.
+      case .skipped:
         log.write(LogRecord(.warning, "relay_skipped", [("node", sender)]))
         deliver { await $0.relayResumed() }
       }
@@ -80,13 +86,24 @@ public final class NATSRelay: LiveRelay {
       }
     }
     client.onConnected = { [weak self] again, server in
-      log.write(LogRecord(again ? .warning : .info, "relay_connected", [("server", server)]))
-      guard again, let self else { return }
-      // What was missed while away is this resume's: the counts start again.
-      heard.withLock { $0 = RelaySequence() }
-      deliver { await $0.relayResumed() }
+      guard let self else { return }
+      let lostBefore = lost.withLock { $0 }
+      log.write(
+        LogRecord(again || lostBefore ? .warning : .info, "relay_connected", [("server", server)]))
+      // A node that starts with the cluster up has missed nothing.
+      guard again || lostBefore else { return }
+      // What was missed while away is this resume's: each node's count starts again at the
+      // first number heard from it. The resume waits `resumeDelay`, longer than the cluster
+      // takes to learn of the new subscription, so that an event lost in that moment is
+      // older than the catch-up the resume sets off.
+      heard.withLock { $0.forgetCounts() }
+      Task { [weak self] in
+        try? await Task.sleep(for: Self.resumeDelay)
+        self?.deliver { await $0.relayResumed() }
+      }
     }
-    client.onDisconnected = { reason in
+    client.onDisconnected = { [weak self] reason in
+      self?.lost.withLock { $0 = true }
       log.write(LogRecord(.warning, "relay_disconnected", [("reason", reason)]))
     }
     client.start()
@@ -119,16 +136,47 @@ public final class NATSRelay: LiveRelay {
   }
 }
 
-/// The number of the last message heard from each node: a number that is not the next one
-/// means messages were lost on the way (the first heard from a node starts its count).
+/// The number of the last message heard from each node: a number past the next one means
+/// messages were lost on the way; one not past the last is an old message come late (a
+/// server stopped and let go again). The first heard from a node, or the first after
+/// `forgetCounts`, starts its count; a count only moves forward.
 struct RelaySequence: Sendable {
-  private var last: [String: UInt64] = [:]
+  enum Verdict: Equatable {
+    /// The next one, or the first: deliver it.
+    case next
+    /// Numbers before it were lost: deliver it, and resume.
+    case skipped
+    /// Not past the last: drop it.
+    case stale
+  }
 
-  /// Records `number` from `node`; true when numbers before it were skipped.
-  mutating func skipped(from node: String, number: UInt64) -> Bool {
-    defer { last[node] = number }
-    guard let previous = last[node] else { return false }
-    return number != previous + 1
+  private var last: [String: UInt64] = [:]
+  /// Nodes whose next number starts their count again (after a reconnect), with the number
+  /// they had reached: an older one is still stale.
+  private var restarting: [String: UInt64] = [:]
+
+  mutating func heard(from node: String, number: UInt64) -> Verdict {
+    if let floor = restarting.removeValue(forKey: node) {
+      guard number > floor else {
+        restarting[node] = floor
+        return .stale
+      }
+      last[node] = number
+      return .next
+    }
+    guard let previous = last[node] else {
+      last[node] = number
+      return .next
+    }
+    guard number > previous else { return .stale }
+    last[node] = number
+    return number == previous + 1 ? .next : .skipped
+  }
+
+  /// After a reconnect (whose resume covers what was missed): the next number from each node
+  /// known so far starts its count, whatever it is.
+  mutating func forgetCounts() {
+    for (node, number) in last { restarting[node] = max(restarting[node] ?? 0, number) }
   }
 }
 

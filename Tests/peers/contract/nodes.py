@@ -29,7 +29,9 @@ order, and live events crossing again:
     sockets and the receiver catches up);
   - the NATS server the receiver's node is on cut off (SIGSTOP: its connections hang without a
     word): the node notices the unanswered PINGs, moves to another server and closes its
-    sockets; the receiver reconnects and catches up from its last sequence.
+    sockets; the receiver reconnects and catches up from its last sequence;
+  - a NATS server that requires TLS (tls://, --relay-ca): events cross; a node that does not
+    trust its certificate relays nothing and its log says TLS failed.
 
     .venv/bin/python Tests/peers/contract/nodes.py --postgres DIR [--relay DIR]
 Ends with 'nodes: N passed, N failed' (nodes-nats with --relay).
@@ -37,6 +39,7 @@ Ends with 'nodes: N passed, N failed' (nodes-nats with --relay).
 
 import os
 import re
+import socket
 import subprocess
 
 import math
@@ -51,7 +54,7 @@ from websockets.exceptions import ConnectionClosed
 import chatserver
 from cases_live import Live
 from cases_push import Webhook
-from chatserver import Cluster, Device, Report, psql
+from chatserver import Certificates, Cluster, Device, Report, psql, wait_for
 
 
 def metric(node, name):
@@ -427,7 +430,9 @@ def run_nats_fault(report, name, fault, heal, on_sender):
         bob_live = Live(bob)
         first = alice.send(conversation, "before").json()
         bob_live.until(lambda e: e["type"] == "message" and e["message"]["id"] == first["id"])
-        target = nats_server_of(a if on_sender else b)
+        moved = a if on_sender else b
+        resumes = metric(moved, "chat_relay_resumes_total")
+        target = nats_server_of(moved)
         # The nodes may share a server (each starts at a random one of the three).
         receiver_loses = nats_server_of(b) == target
         acknowledged = [first]
@@ -440,7 +445,6 @@ def run_nats_fault(report, name, fault, heal, on_sender):
                 break
             acknowledged.append(response.json())
             time.sleep(0.02)
-        moved = a if on_sender else b
         heal(target, moved)
         # Bob: what his socket got, then (if it was closed) a catch-up from his last sequence.
         held, closed = [first], False
@@ -466,7 +470,7 @@ def run_nats_fault(report, name, fault, heal, on_sender):
         report.check("sequences 1…N, no hole",
                      [item["sequence"] for item in held] == list(range(1, len(held) + 1)))
         report.check("the node moved to another NATS server and said it resumed",
-                     metric(moved, "chat_relay_resumes_total") >= 1)
+                     metric(moved, "chat_relay_resumes_total") > resumes)
         if receiver_loses:
             report.check("bob's node closed his socket once it was back: he caught up", closed)
         else:
@@ -496,6 +500,65 @@ def run_nats_server_cut(report):
                    on_sender=False)
 
 
+def run_nats_over_tls(report):
+    """Two nodes relaying through a NATS server that requires TLS (tls://, --relay-ca): events
+    cross; a node that does not trust the server's certificate relays nothing, and says why."""
+    report.start_group("nats over tls")
+    certificates = Certificates()
+    port = free_port()
+    server = subprocess.Popen(
+        ["nats-server", "-a", "127.0.0.1", "-p", str(port), "--tls", "--tlscert",
+         certificates.path("server.pem"), "--tlskey", certificates.path("server.key")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_for(lambda: socket_answers(port), bool, timeout=10)
+        relay = ["--relay", f"tls://127.0.0.1:{port}"]
+        with Cluster("--dev", *relay, "--relay-ca", certificates.path("ca.pem")) as cluster:
+            a, b = cluster.nodes
+            alice, bob = Device(a, "nt-alice"), Device(b, "nt-bob")
+            conversation = alice.create(["nt-bob"], title="TLS")["id"]
+            bob_live = Live(bob)
+            sent = alice.send(conversation, "across, through TLS").json()
+            event = bob_live.until(lambda e: e["type"] == "message")[-1]
+            report.check("a message posted on A reaches a socket on B through tls://",
+                         event["message"] == sent, str(event))
+            bob_live.close()
+        wrong = ["--relay-ca", certificates.path("selfsigned.pem")]
+        with Cluster("--dev", *relay, *wrong) as cluster:
+            a, b = cluster.nodes
+            alice, bob = Device(a, "nu-alice"), Device(b, "nu-bob")
+            conversation = alice.create(["nu-bob"], title="Untrusted")["id"]
+            bob_live = Live(bob)
+            alice.send(conversation, "not across")
+            try:
+                bob_live.until(lambda e: e["type"] == "message", timeout=3)
+                crossed = True
+            except TimeoutError:
+                crossed = False
+            report.check("a node that does not trust the certificate relays nothing", not crossed)
+            report.check("and its log says TLS failed",
+                         "event=relay_disconnected" in a.read_log() and "TLS" in a.read_log())
+            bob_live.close()
+    finally:
+        server.kill()
+        server.wait()
+        certificates.remove()
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def socket_answers(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
 def main(arguments):
     global nats_dir
     if "--postgres" not in arguments:
@@ -506,7 +569,7 @@ def main(arguments):
     if "--relay" in arguments:
         nats_dir = arguments[arguments.index("--relay") + 1]
         chatserver.serve_relay(nats_dir)
-        faults = [run_nats_server_killed, run_nats_server_cut]
+        faults = [run_nats_server_killed, run_nats_server_cut, run_nats_over_tls]
         name = "nodes-nats"
     report = Report(name)
     started = time.monotonic()
