@@ -140,6 +140,17 @@ final class RecordingRelay: LiveRelay {
     #expect(heardInTurn == [.next, .next, .next, .skipped, .stale, .next, .next, .stale])
   }
 
+  /// A heartbeat carries a node's last number: the same as the last heard is nothing lost; a
+  /// later one means its last messages were lost.
+  @Test func aHeartbeatPastTheLastHeardIsASkip() {
+    var heard = RelaySequence()
+    #expect(heard.heard(from: "a", number: 3) == .next)
+    #expect(heard.heard(from: "a", number: 3, heartbeat: true) == .next)
+    #expect(heard.heard(from: "a", number: 5, heartbeat: true) == .skipped)
+    #expect(heard.heard(from: "a", number: 6) == .next)
+    #expect(heard.heard(from: "a", number: 4, heartbeat: true) == .stale)
+  }
+
   /// After a reconnect the resume covers what was missed: the first number heard from each
   /// node starts its count again, and an older one than its last is still stale.
   @Test func afterAReconnectTheFirstNumberStartsTheCount() {

@@ -37,6 +37,10 @@ public final class NATSRelay: LiveRelay {
   /// The connection to the cluster ended, or could not be made, at least once.
   private let lost = Mutex(false)
   static let resumeDelay = Duration.milliseconds(100)
+  /// A heartbeat is `<number> <node> hb`: the node's last number, which it does not take.
+  static let heartbeat = " hb"
+  static let heartbeatInterval = Duration.seconds(2)
+  private let beating = Mutex<Task<Void, Never>?>(nil)
 
   /// A relay through the servers of `urls` (each `nats://host:port` or `tls://host:port`);
   /// throws when one is not such a URL.
@@ -72,7 +76,8 @@ public final class NATSRelay: LiveRelay {
       }
       let payload = String(text[text.index(after: space)...])
       let sender = String(payload.prefix { $0 != " " })
-      switch heard.withLock({ $0.heard(from: sender, number: number) }) {
+      let isHeartbeat = payload == sender + Self.heartbeat
+      switch heard.withLock({ $0.heard(from: sender, number: number, heartbeat: isHeartbeat) }) {
       case .next: break
       case .stale: return  // An old message a server let go late: its gap was resumed.
       case .skipped:
@@ -107,11 +112,28 @@ public final class NATSRelay: LiveRelay {
       log.write(LogRecord(.warning, "relay_disconnected", [("reason", reason)]))
     }
     client.start()
+    beating.withLock {
+      $0 = Task { [weak self] in
+        while !Task.isCancelled {
+          try? await Task.sleep(for: Self.heartbeatInterval)
+          self?.beat()
+        }
+      }
+    }
   }
 
   public func stop() {
     service.withLock { $0 = nil }
+    beating.withLock { $0?.cancel() }
     client.stop()
+  }
+
+  /// This node's last number, again: a node that lost another's last messages learns of it
+  /// within `heartbeatInterval` even when that node has nothing more to say.
+  private func beat() {
+    published.withLock { number in
+      client.publish(Self.subject, Array("\(number) \(node)\(Self.heartbeat)".utf8))
+    }
   }
 
   public func forward(_ event: RelayedEvent) {
@@ -155,9 +177,11 @@ struct RelaySequence: Sendable {
   /// they had reached: an older one is still stale.
   private var restarting: [String: UInt64] = [:]
 
-  mutating func heard(from node: String, number: UInt64) -> Verdict {
+  /// A message numbered `number`, or a heartbeat carrying `node`'s last number (which is the
+  /// last heard when nothing was lost: `.next`; past it: `.skipped`).
+  mutating func heard(from node: String, number: UInt64, heartbeat: Bool = false) -> Verdict {
     if let floor = restarting.removeValue(forKey: node) {
-      guard number > floor else {
+      guard number > floor || (heartbeat && number == floor) else {
         restarting[node] = floor
         return .stale
       }
@@ -168,9 +192,10 @@ struct RelaySequence: Sendable {
       last[node] = number
       return .next
     }
+    if heartbeat && number == previous { return .next }
     guard number > previous else { return .stale }
     last[node] = number
-    return number == previous + 1 ? .next : .skipped
+    return number == previous + (heartbeat ? 0 : 1) ? .next : .skipped
   }
 
   /// After a reconnect (whose resume covers what was missed): the next number from each node
