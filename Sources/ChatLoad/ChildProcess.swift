@@ -152,6 +152,7 @@ public final class ChildProcess: @unchecked Sendable {
   /// lock, so `send` and `isRunning` never wait behind a blocking `wait()`; a thread that
   /// finds the child reaped by another (ECHILD) reads what that one stored.
   private func poll(blocking: Bool) -> Termination? {
+    var yields = 0
     while true {
       if let known = ended.withLock({ $0 }) { return known }
       var status: Int32 = 0
@@ -160,10 +161,15 @@ public final class ChildProcess: @unchecked Sendable {
       if result < 0 {
         if errno == EINTR { continue }
         if errno == ECHILD {
-          // Another thread reaped it and is storing how it ended.
+          // Another thread reaped it and is storing how it ended (or, after a while of
+          // nothing stored, something else of the process reaped it: how it ended is lost).
           guard blocking else { return ended.withLock { $0 } }
-          sched_yield()
-          continue
+          yields += 1
+          guard yields > 10_000 else {
+            sched_yield()
+            continue
+          }
+          return store(.exited(-1))
         }
         return store(.exited(-1))
       }

@@ -237,7 +237,8 @@ extension PostgresStoreBackend {
     ),
     // API.md Part 3's forwarding (as SQLite's v15-forwarding).
     ("pg-v9-forwarding", "ALTER TABLE messages ADD COLUMN forwarded_from TEXT;"),
-    // The send's fast path, one round trip (PostgresSendFunction.swift).
+    // The send's fast path, one round trip (PostgresSendFunction.swift), then with pushes.
+    PostgresSendFunction.firstMigration,
     PostgresSendFunction.migration,
   ])
 }

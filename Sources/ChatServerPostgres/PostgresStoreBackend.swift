@@ -121,15 +121,22 @@ final class PostgresStoreBackend: StoreBackend {
     do {
       let posted = try await pool.withConnection { connection in
         try connection.query(
-          "SELECT * FROM chat_post_message(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT[]))",
+          """
+          SELECT * FROM chat_post_message(?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT[]),
+            CAST(? AS BOOLEAN), ?, ?, CAST(? AS TEXT[]), CAST(? AS TEXT[]))
+          """,
           parameters: [
             message.conversationId, message.id, message.senderId, message.clientMessageId,
             message.clientMessageKey, message.text, String(message.sentAtMilliseconds),
-            postgresTextArray(message.mentionCandidates),
+            postgresTextArray(message.mentionCandidates), message.push == nil ? "false" : "true",
+            message.push?.now ?? "", String(message.push?.windowMilliseconds ?? 0),
+            postgresTextArray(message.push?.skippingUsers ?? []),
+            postgresTextArray(message.push?.skippingDevices ?? []),
           ]
         ) { row in
           PlainMessagePosted(
-            sequence: row.int(0), memberIds: row.stringArray(1), mentions: row.stringArray(2))
+            sequence: row.int(0), memberIds: row.stringArray(1), mentions: row.stringArray(2),
+            pushesCollapsed: row.int(3), earliestPushDue: row.optionalInt(4).map(Int64.init))
         }.first
       }
       if posted != nil {

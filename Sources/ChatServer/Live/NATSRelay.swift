@@ -19,9 +19,10 @@ import Wire
 /// its node (`<number> ` before the payload), and a node that finds a number skipped, or was
 /// connected again (to the same server or another of the cluster), says so
 /// (`relayResumed`): it closes its live sockets and wakes its long polls, and each client
-/// catches up from the last sequence it holds, as after any drop. What this node publishes
-/// while away waits in the client and goes out in order once connected. Nothing
-/// acknowledged depends on the relay: the items are in the database first.
+/// catches up from the last sequence it holds, as after any drop; every `heartbeatInterval`
+/// a node sends its last number again, so that its last messages lost are noticed too. What
+/// this node publishes while away waits in the client and goes out in order once connected.
+/// Nothing acknowledged depends on the relay: the items are in the database first.
 public final class NATSRelay: LiveRelay {
   static let subject = "chat.live"
 
@@ -116,7 +117,8 @@ public final class NATSRelay: LiveRelay {
       $0 = Task { [weak self] in
         while !Task.isCancelled {
           try? await Task.sleep(for: Self.heartbeatInterval)
-          self?.beat()
+          guard let self else { return }
+          self.beat()
         }
       }
     }

@@ -76,7 +76,9 @@ extension ServerStore {
     if let plain = PlainMessage(new), let posted = try await backend.postPlainMessage(plain) {
       return SendOutcome(
         message: Self.storedItem(new, sequence: posted.sequence, mentions: posted.mentions),
-        isNew: true, memberIds: posted.memberIds)
+        isNew: true, memberIds: posted.memberIds,
+        pushes: PushQueueing(
+          collapsed: posted.pushesCollapsed, earliestDue: posted.earliestPushDue))
     }
     let outcome = try await writing { db in try Self.store(new, in: db) }
     if outcome.isNew && (new.kind == .delete || new.kind == .edit) {
