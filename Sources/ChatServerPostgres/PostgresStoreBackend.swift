@@ -93,12 +93,7 @@ final class PostgresStoreBackend: StoreBackend {
           try connection.execute("COMMIT")
           return .success(value)
         }
-        if case .success = result {
-          state.withLock {
-            $0.counts.commits += 1
-            $0.counts.committedWrites += 1
-          }
-        }
+        if case .success = result { countCommit() }
         return try result.get()
       } catch let error as PostgresError
         where error.isConflict && attempt < Self.writeAttempts
@@ -139,18 +134,21 @@ final class PostgresStoreBackend: StoreBackend {
             pushesCollapsed: row.int(3), earliestPushDue: row.optionalInt(4).map(Int64.init))
         }.first
       }
-      if posted != nil {
-        state.withLock {
-          $0.counts.commits += 1
-          $0.counts.committedWrites += 1
-        }
-      }
+      if posted != nil { countCommit() }
       return posted
     } catch let error as PostgresError where error.isConflict {
       return nil
     } catch {
       state.withLock { $0.counts.failedCommits += 1 }
       throw Self.storeError(error)
+    }
+  }
+
+  /// A write committed, in a transaction of its own.
+  private func countCommit() {
+    state.withLock {
+      $0.counts.commits += 1
+      $0.counts.committedWrites += 1
     }
   }
 

@@ -180,7 +180,7 @@ public final class NATSClient: @unchecked Sendable {
     let attempt = generation
     // A name is resolved off the loop's thread (getaddrinfo blocks).
     DispatchQueue.global().async { [self] in
-      let address = Self.numericAddress(of: target.host)
+      let address = StreamChannel.numericAddress(of: target.host)
       guard let address else {
         loop.execute { [self] in
           failed(attempt, "cannot resolve \(target.host)")
@@ -336,30 +336,6 @@ public final class NATSClient: @unchecked Sendable {
         if attempt == generation { box.job() }
       }
     }
-  }
-
-  /// `host` as a numeric address (IPv4 first), resolving a name.
-  static func numericAddress(of host: String) -> String? {
-    var hints = addrinfo()
-    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-    var found: UnsafeMutablePointer<addrinfo>?
-    guard getaddrinfo(host, nil, &hints, &found) == 0, let first = found else { return nil }
-    defer { freeaddrinfo(first) }
-    var candidates: [String] = []
-    var entry: UnsafeMutablePointer<addrinfo>? = first
-    while let current = entry {
-      var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-      if getnameinfo(
-        current.pointee.ai_addr, current.pointee.ai_addrlen, &text, socklen_t(text.count), nil, 0,
-        NI_NUMERICHOST) == 0
-      {
-        let address = String(cString: text)
-        if current.pointee.ai_family == AF_INET { return address }
-        candidates.append(address)
-      }
-      entry = current.pointee.ai_next
-    }
-    return candidates.first
   }
 }
 

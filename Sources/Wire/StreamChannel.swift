@@ -1,3 +1,5 @@
+import Glibc
+
 /// One TCP client connection on a ``ClientLoop`` that carries a protocol Wire has no codec
 /// for (NATS): the caller writes bytes and is handed the bytes that come, and may switch the
 /// connection to TLS part way (NATS sends its `INFO` line in plaintext first).
@@ -48,6 +50,16 @@ public final class StreamChannel: ConnectionHandler, @unchecked Sendable {
     then done: @escaping @Sendable (Result<StreamChannel, ConnectError>) -> Void
   ) {
     loop.connect(host: host, port: port, timeout: timeout) { done($0.map(StreamChannel.init)) }
+  }
+
+  /// `host` as a numeric address (IPv4 first) for ``connect(host:port:on:timeout:then:)``,
+  /// resolving a name (blocking: `getaddrinfo`; call it off the loop's thread); nil when it
+  /// has none.
+  public static func numericAddress(of host: String) -> String? {
+    guard let found = try? ClientConnect.addresses(of: host, port: 0, flags: 0) else {
+      return nil
+    }
+    return (found.first { $0.family == AF_INET } ?? found.first)?.description
   }
 
   /// Writes `bytes` (through TLS once started).

@@ -206,21 +206,25 @@ struct NATSCluster {
 
   init(folder: String) throws {
     self.folder = folder
-    guard
-      let urls = try? String(contentsOfFile: folder + "/urls", encoding: .utf8)
-        .trimmingCharacters(in: .whitespacesAndNewlines)
-    else {
-      throw BenchError("\(folder)/urls is missing: start one with scripts/nats-local start")
-    }
-    self.urls = urls
+    urls = try clusterFile(folder, "urls", madeBy: "scripts/nats-local start")
   }
 
   func processes() -> [Int32] {
     (1...3).compactMap { number in
-      (try? String(contentsOfFile: folder + "/pid-\(number)", encoding: .utf8))
-        .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+      (try? clusterFile(folder, "pid-\(number)", madeBy: "")).flatMap { Int32($0) }
     }
   }
+}
+
+/// The line in `folder/name` a local cluster script wrote, trimmed.
+private func clusterFile(_ folder: String, _ name: String, madeBy script: String) throws -> String {
+  guard
+    let text = try? String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+  else {
+    throw BenchError("\(folder)/\(name) is missing: start one with \(script)")
+  }
+  return text
 }
 
 /// A cluster `scripts/postgres-local start` made: its URL, fresh databases in it, and its
@@ -231,13 +235,7 @@ struct PostgresCluster {
 
   init(folder: String) throws {
     self.folder = folder
-    guard
-      let url = try? String(contentsOfFile: folder + "/url", encoding: .utf8)
-        .trimmingCharacters(in: .whitespacesAndNewlines)
-    else {
-      throw BenchError("\(folder)/url is missing: start one with scripts/postgres-local start")
-    }
-    self.url = url
+    url = try clusterFile(folder, "url", madeBy: "scripts/postgres-local start")
   }
 
   /// The URL of a new, empty database.
