@@ -105,6 +105,7 @@ public final class NATSRelay: LiveRelay {
       heard.withLock { $0.forgetCounts() }
       Task { [weak self] in
         try? await Task.sleep(for: Self.resumeDelay)
+        log.write(LogRecord(.warning, "relay_resumed", []))
         self?.deliver { await $0.relayResumed() }
       }
     }
