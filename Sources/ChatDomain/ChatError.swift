@@ -17,6 +17,9 @@ public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
   case signedOut
   /// The local database failed; the message says how.
   case storage(String)
+  /// The device's storage is full: this was not saved, and nothing saved before was lost.
+  /// Free some space and try again.
+  case deviceFull
 
   public var description: String {
     switch self {
@@ -29,6 +32,8 @@ public enum ChatError: Error, Hashable, Sendable, CustomStringConvertible {
     case .rejected(let code, let message): "the server refused the request (\(code)): \(message)"
     case .signedOut: "signed out; sign in again"
     case .storage(let reason): "local database error: \(reason)"
+    case .deviceFull:
+      "this device's storage is full: free some space and try again (nothing saved was lost)"
     }
   }
 }

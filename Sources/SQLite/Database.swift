@@ -42,8 +42,14 @@ public final class Database {
   /// Opens (and creates) a database. `incrementalVacuum`: a new database frees its pages on
   /// `PRAGMA incremental_vacuum` (`auto_vacuum = INCREMENTAL`, which SQLite takes only before
   /// the first table and before WAL; an existing file keeps its mode until a `VACUUM`).
+  ///
+  /// `keepsLogFiles`: the `-wal` and `-shm` files stay when the connection closes
+  /// (`SQLITE_FCNTL_PERSIST_WAL`), the log emptied to 0 bytes (`journal_size_limit = 0`), so
+  /// the file opens and reads on a full disk, where SQLite cannot make a new `-shm`: a phone
+  /// whose storage filled still shows what it holds. Writes still need room.
   public init(
-    _ location: Location, durability: Durability = .normal, incrementalVacuum: Bool = false
+    _ location: Location, durability: Durability = .normal, incrementalVacuum: Bool = false,
+    keepsLogFiles: Bool = false
   ) throws(SQLiteError) {
     self.location = location
     let path: String
@@ -69,7 +75,17 @@ public final class Database {
     do {
       // Reading the schema here fails fast on a file that is not a database.
       try execute("PRAGMA foreign_keys = ON")
-      if incrementalVacuum { try execute("PRAGMA auto_vacuum = INCREMENTAL") }
+      // Only when it is not so already: setting it writes the file's header, which a full
+      // disk refuses.
+      if incrementalVacuum, try scalarInt("PRAGMA auto_vacuum") != 2 {
+        try execute("PRAGMA auto_vacuum = INCREMENTAL")
+      }
+      if case .file = location, keepsLogFiles {
+        var persist: Int32 = 1
+        let code = sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &persist)
+        guard code == SQLITE_OK else { throw SQLiteError(db: handle, code: code) }
+        try execute("PRAGMA journal_size_limit = 0")
+      }
       if case .file = location {
         let mode = try query("PRAGMA journal_mode = WAL") { $0.string(0) }.first
         guard mode?.lowercased() == "wal" else {

@@ -162,4 +162,40 @@ import Testing
       #expect(!FileManager.default.fileExists(atPath: file + suffix))
     }
   }
+
+  @Test func aWriteThatFindsNoRoomIsFullAndKeepsWhatWasThere() throws {
+    let db = try Database(.file(path("small.sqlite")))
+    try db.execute("CREATE TABLE t (x BLOB)")
+    try db.run("INSERT INTO t VALUES (?)", [UInt8](repeating: 1, count: 1_000))
+    // SQLite's own size limit, reached as a full disk is: SQLITE_FULL.
+    try db.execute("PRAGMA max_page_count = \(try db.scalarInt("PRAGMA page_count") ?? 0)")
+    let error = #expect(throws: SQLiteError.self) {
+      try db.write { try $0.run("INSERT INTO t VALUES (?)", [UInt8](repeating: 2, count: 50_000)) }
+    }
+    #expect(error?.isFull == true)
+    #expect(try db.scalarInt("SELECT count(*) FROM t") == 1)
+    #expect(SQLiteError(code: 10, message: "disk I/O error", systemErrno: ENOSPC).isFull)
+    #expect(!SQLiteError(code: 10, message: "disk I/O error", systemErrno: EIO).isFull)
+  }
+
+  /// What lets a database open and read on a full disk: its `-shm` is never made anew.
+  @Test func aDatabaseThatKeepsItsLogFilesLeavesThemEmptiedAtClose() throws {
+    let kept = path("kept.sqlite")
+    let plain = path("plain.sqlite")
+    for (file, keeps) in [(kept, true), (plain, false)] {
+      let db = try Database(.file(file), keepsLogFiles: keeps)
+      try db.write {
+        try $0.execute("CREATE TABLE t (x)")
+        try $0.run("INSERT INTO t VALUES ('a secret')")
+      }
+      db.close()
+    }
+    #expect(FileManager.default.fileExists(atPath: kept + "-shm"))
+    let log = try FileManager.default.attributesOfItem(atPath: kept + "-wal")
+    #expect((log[.size] as? Int) == 0)
+    #expect(!FileManager.default.fileExists(atPath: plain + "-shm"))
+    #expect(!FileManager.default.fileExists(atPath: plain + "-wal"))
+    let reopened = try Database(.file(kept), keepsLogFiles: true)
+    #expect(try reopened.query("SELECT x FROM t") { $0.string(0) } == ["a secret"])
+  }
 }

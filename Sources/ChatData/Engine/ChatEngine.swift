@@ -186,7 +186,14 @@ public final class ChatEngine: Sendable {
     do {
       sendClock = SendClock(
         clock: environment.clock, saved: try await store.setting(SendClock.settingKey))
+    } catch {
+      throw fail(error.chatError)
+    }
+    do {
       try await store.saveSetting(SendClock.settingKey, sendClock.checkpoint())
+    } catch .full {
+      // A full disk: the engine still opens, to show what it holds. A send fails then
+      // (`ChatError.deviceFull`), so no time is handed out that the checkpoint should cover.
     } catch {
       throw fail(error.chatError)
     }

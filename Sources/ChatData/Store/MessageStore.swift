@@ -72,7 +72,7 @@ package actor MessageStore {
     }
     let result: Result<MessageStore, StoreError> = await executor.spawn {
       do {
-        let db = try Database(location, incrementalVacuum: true)
+        let db = try Database(location, incrementalVacuum: true, keepsLogFiles: true)
         // A delete is real (API.md Part 2): what SQLite frees is overwritten, not left behind.
         try db.execute("PRAGMA secure_delete = ON")
         try Self.migrator.migrate(db)

@@ -26,7 +26,7 @@ extension ExitCode {
     case .offline, .unavailable: self = .temporaryFailure
     case .serverNotTrusted: self = .protocolError
     case .signedOut: self = .noPermission
-    case .storage: self = .cannotCreate
+    case .storage, .deviceFull: self = .cannotCreate
     }
   }
 }
