@@ -97,6 +97,11 @@ extension ChatService {
     rates.forget(socket: id)
   }
 
+  func peerStoppedReading(_ id: UInt64) {
+    fanOut.peerStoppedReading(id)
+    rates.forget(socket: id)
+  }
+
   /// A client frame (see `LiveSubscription.receive(_:)`): typing is relayed to the other
   /// members' devices, at most `configuration.typingLimit` per socket (the rest are dropped
   /// before the membership is looked up, and counted); anything else is ignored.

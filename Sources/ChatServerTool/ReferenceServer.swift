@@ -170,6 +170,7 @@ public final class ReferenceServer: Sendable {
     var http = HTTPServer.Configuration(host: options.host, port: options.port)
     http.webSocket.pingInterval = .seconds(options.pingInterval)
     http.webSocket.pingTimeout = .seconds(options.pingTimeout)
+    http.webSocket.maxBufferedBytes = options.liveBufferBytes
     http.shutdownTimeout = .seconds(options.shutdownTimeout)
     http.tls = tls
     let server = ChatHTTPServer(service: service, configuration: http)

@@ -141,6 +141,16 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_PING_TIMEOUT", transform: Int.inRange(1...3_600))
   public var pingTimeout = 10
 
+  /// Bytes a live socket may have waiting to be sent; a peer that stops reading while more
+  /// pile up is dropped (its device catches up when it is back), so a phone in a lift costs
+  /// the server at most this much.
+  @Option(
+    help: ArgumentHelp(
+      "Bytes waiting for a live socket that stopped reading before it is dropped.",
+      valueName: "N"),
+    environment: "CHAT_SERVER_LIVE_BUFFER_BYTES", transform: Int.inRange(4_096...(1 << 30)))
+  public var liveBufferBytes = 1 << 20
+
   /// Seconds a graceful stop waits for requests in flight and closing handshakes.
   @Option(
     help: ArgumentHelp(

@@ -51,6 +51,9 @@ final class TCPConnection: Selectable, @unchecked Sendable {
   private(set) var isReadPaused = false
   /// The errno that closed the socket, 0 when none did.
   private(set) var lastError: Int32 = 0
+  /// The connection was dropped because its peer stopped reading: more than
+  /// `maxBufferedBytes` waited, or a write made no progress for `writeTimeout`.
+  private(set) var peerStoppedReading = false
   private var outbound = ByteBuffer()
   private var lastWriteProgress: Int64
   private var closeWhenFlushed = false
@@ -132,6 +135,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
       return
     }
     if !outbound.isEmpty && now - lastWriteProgress > writeTimeout {
+      peerStoppedReading = true
       close()
       return
     }
@@ -161,7 +165,7 @@ final class TCPConnection: Selectable, @unchecked Sendable {
     switch tls.state {
     case .handshaking:
       pendingPlaintext.writeBytes(bytes)
-      if bufferedBytes > maxBufferedBytes { close() }
+      dropIfOverfull()
     case .established, .peerClosed:
       guard tls.write(bytes) else {
         close()
@@ -198,7 +202,13 @@ final class TCPConnection: Selectable, @unchecked Sendable {
     } else {
       outbound.writeBytes(bytes)
     }
-    if bufferedBytes > maxBufferedBytes { close() }
+    dropIfOverfull()
+  }
+
+  private func dropIfOverfull() {
+    guard bufferedBytes > maxBufferedBytes else { return }
+    peerStoppedReading = true
+    close()
   }
 
   /// Closes once the buffered bytes are written. With `linger`, the write side is shut first

@@ -100,6 +100,13 @@ public final class WebSocket: Sendable {
     shared.state.withLock { $0.closeReason }
   }
 
+  /// The connection was dropped because the peer stopped reading: more than
+  /// ``WebSocketConfiguration/maxBufferedBytes`` waited for it, or a write made no progress for
+  /// ``WebSocketConfiguration/writeTimeout`` (``closeCode`` is 1006 then).
+  public var peerStoppedReading: Bool {
+    shared.state.withLock { $0.peerStoppedReading }
+  }
+
   private func send(opcode: WebSocketOpcode, payload: some Collection<UInt8>)
     throws(WebSocketError)
   {
@@ -108,7 +115,10 @@ public final class WebSocket: Sendable {
     let limit = channel.configuration.maxBufferedBytes
     let accepted: Result<Void, WebSocketError> = shared.state.withLock { state in
       if state.isClosing { return .failure(.closed) }
-      if state.queuedBytes + frame.count > limit { return .failure(.bufferFull) }
+      if state.queuedBytes + frame.count > limit {
+        state.peerStoppedReading = true
+        return .failure(.bufferFull)
+      }
       state.queuedBytes += frame.count
       return .success(())
     }
@@ -206,6 +216,8 @@ final class WebSocketShared: Sendable {
     var queuedIncomingBytes = 0
     /// Whether the TCP connection is closed.
     var isClosed = false
+    /// It was dropped because the peer stopped reading (see ``WebSocket/peerStoppedReading``).
+    var peerStoppedReading = false
     var closeWaiters: [CheckedContinuation<Void, Never>] = []
   }
 

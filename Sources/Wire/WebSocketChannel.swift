@@ -137,6 +137,7 @@ final class WebSocketChannel: ConnectionHandler, @unchecked Sendable {
       state.isClosing = true
       state.isClosed = true
       if state.closeCode == nil { state.closeCode = .abnormalClosure }
+      if connection.peerStoppedReading { state.peerStoppedReading = true }
       defer { state.closeWaiters = [] }
       return state.closeWaiters
     }

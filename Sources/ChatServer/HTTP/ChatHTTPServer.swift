@@ -86,6 +86,8 @@ public final class ChatHTTPServer: Sendable {
         for await text in socket.messages { await subscription.receive(text) }
       }
       await group.next()
+      // Before the cancel below, which closes the subscription too (without a reason).
+      if socket.peerStoppedReading { await subscription.peerStoppedReading() }
       socket.close(code: .goingAway)
       group.cancelAll()
     }

@@ -9,7 +9,9 @@ import Support
 /// - Every event but typing is a change `/v1/sync` shows: it wakes the users' long polls too.
 /// - A frame is encoded only when someone listens (a socket here, or other nodes).
 /// - A socket whose buffer is full is closed (`fellBehind`): it has fallen behind, and its
-///   client reconnects and catches up; the drop is logged and counted.
+///   client reconnects and catches up; the drop is logged and counted. Its buffer is full
+///   past `liveEventBufferLimit` events unread by the network layer, or past the bytes the
+///   network layer holds for a peer that stopped reading (`chat-server --live-buffer-bytes`).
 /// - When the relay was cut, events may have been missed: every socket closes (`catchUp`)
 ///   and every long poll looks again.
 ///
@@ -108,13 +110,26 @@ struct LiveFanOut {
       }
     }
     for subscriber in fallenBehind {
-      close(subscriber.id, because: .fellBehind)
+      dropBehind(subscriber, unread: "events")
       closed.append(subscriber.id)
-      counters.subscriptionsDropped += 1
-      log.write(
-        LogRecord(
-          .warning, "live_dropped", [("user", subscriber.userId), ("device", subscriber.deviceId)]))
     }
     return closed
+  }
+
+  /// Subscription `id`'s peer stopped reading: more bytes wait for it than the network layer
+  /// holds. Closed as fallen behind; nothing when it was closed already.
+  mutating func peerStoppedReading(_ id: UInt64) {
+    guard let subscriber = hub.subscriber(id) else { return }
+    dropBehind(subscriber, unread: "bytes")
+  }
+
+  /// Closes a subscription that fell behind (`unread`: what piled up), logged and counted.
+  private mutating func dropBehind(_ subscriber: LiveHub.Subscriber, unread: String) {
+    close(subscriber.id, because: .fellBehind)
+    counters.subscriptionsDropped += 1
+    log.write(
+      LogRecord(
+        .warning, "live_dropped",
+        [("user", subscriber.userId), ("device", subscriber.deviceId), ("unread", unread)]))
   }
 }

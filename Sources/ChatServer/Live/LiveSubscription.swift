@@ -54,6 +54,13 @@ public final class LiveSubscription: Sendable {
   public func close() async {
     await service.closeLive(id)
   }
+
+  /// The network layer dropped the socket: its peer stopped reading and more bytes waited for
+  /// it than the layer holds. The subscription closes as fallen behind (logged, counted in
+  /// `chat_live_subscriptions_dropped_total`); the client catches up when it is back.
+  public func peerStoppedReading() async {
+    await service.peerStoppedReading(id)
+  }
 }
 
 /// Why the service ended a live subscription. The network layer says it in the close frame

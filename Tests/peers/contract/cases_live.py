@@ -8,6 +8,7 @@ import shutil
 import socket
 import struct
 import tempfile
+import threading
 import time
 import uuid
 
@@ -146,10 +147,10 @@ def typing_dropped(server):
     return total
 
 
-def raw_upgrade(server, token):
+def raw_upgrade(server, token, receive_buffer=None):
     """A bare WebSocket client over a raw socket (TLS when the server serves it): it never
-    answers pings."""
-    conn = server.open_socket(10)
+    answers pings, and reads only when the caller does."""
+    conn = server.open_socket(10, receive_buffer)
     key = base64.b64encode(os.urandom(16)).decode()
     conn.sendall((f"GET /v1/live HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                   f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
@@ -177,6 +178,91 @@ def read_frame(conn):
     while len(payload) < length:
         payload += conn.recv(length - len(payload))
     return opcode, payload
+
+
+def live_metric(server, name):
+    for line in server.request("GET", "/metrics").text.splitlines():
+        if line.startswith(name + " "):
+            return int(float(line.split()[1]))
+    return 0
+
+
+def run_slow_reader(report):
+    """A device that stops reading its socket while its group keeps talking (a phone in a lift):
+    the server holds at most --live-buffer-bytes for it, then drops it and says why; the other
+    members get every event meanwhile, in order, and the device catches up when it is back."""
+    report.start_group("slow reader")
+    with Server("--dev", "--rate-limit", "off", "--live-buffer-bytes", "65536") as server:
+        alice, bob, carol = (Device(server, f"sr-{name}") for name in ("alice", "bob", "carol"))
+        conversation = alice.create([bob.user, carol.user], title="Lift")["id"]
+        stalled, head = raw_upgrade(server, bob.token, receive_buffer=4096)
+        report.check("the stalled device's upgrade: 101", head.startswith(b"HTTP/1.1 101"), head[:40])
+        carol_live = Live(carol)
+        # Carol reads all along (on a thread of her own), as a phone out of the lift does.
+        carol_got = []
+
+        def read_carol():
+            try:
+                while True:
+                    event = carol_live.next(timeout=60)
+                    if event["type"] == "message":
+                        carol_got.append(event["message"]["id"])
+            except Exception:  # noqa: BLE001 - the socket closed, or went quiet for a minute
+                pass
+
+        reader = threading.Thread(target=read_carol, daemon=True)
+        reader.start()
+        sent = []
+        for n in range(20_000):  # Until the server drops the stalled socket.
+            response = alice.send(conversation, f"{n} " + "z" * 1_000)
+            if response.status_code != 201:
+                report.check("every send is acknowledged", False, str(response.status_code))
+                break
+            sent.append(response.json())
+            if n % 50 == 49 and live_metric(server, "chat_live_subscriptions_dropped_total") > 0:
+                break
+        report.check(f"the socket that stopped reading was dropped ({len(sent)} messages of 1 KB)",
+                     live_metric(server, "chat_live_subscriptions_dropped_total") == 1)
+        dropped = [line for line in server.read_log().splitlines() if "event=live_dropped" in line]
+        report.check("the log says whose socket and why (unread bytes)",
+                     len(dropped) == 1 and "user=sr-bob" in dropped[0] and "unread=bytes" in dropped[0],
+                     str(dropped))
+        # The server closed it: reading what was sent ends, well within the bound.
+        received, ended = 0, False
+        stalled.settimeout(10)
+        try:
+            while True:
+                chunk = stalled.recv(65536)
+                if not chunk:
+                    ended = True
+                    break
+                received += len(chunk)
+        except ConnectionResetError:
+            ended = True
+        except OSError:
+            pass
+        stalled.close()
+        report.check(f"its connection ended after {received} bytes reached it", ended)
+        wanted = [item["id"] for item in sent]
+        wait_for(lambda: list(carol_got), lambda got: len(got) >= len(wanted), timeout=30)
+        report.check("the member who reads got every message, once, in order",
+                     carol_got == wanted, f"{len(carol_got)} of {len(wanted)}")
+        carol_live.close()
+        reader.join(10)
+        held, after = [], 0
+        while True:  # Bob is back: a catch-up from the last sequence he holds (none).
+            page = bob.messages(conversation, after=after).json()
+            held += page["items"]
+            if not page["hasMore"]:
+                break
+            after = held[-1]["sequence"]
+        report.check("back, the device catches up every message",
+                     [item["id"] for item in held] == [item["id"] for item in sent])
+        bob_live = Live(bob)
+        again = alice.send(conversation, "you are back").json()
+        event = bob_live.until(lambda e: e["type"] == "message")[-1]
+        report.check("and its new socket gets events live", event["message"] == again, str(event))
+        bob_live.close()
 
 
 def run_keepalive(report):

@@ -197,10 +197,10 @@ class Server:
                                additional_headers=headers, **options)
         return connect(self.ws_url, additional_headers=headers, **options)
 
-    def open_socket(self, timeout):
+    def open_socket(self, timeout, receive_buffer=None):
         """A raw connection to the server: TCP, or over TLS the handshake done (the test CA,
         127.0.0.1 as the name checked) and the socket an ssl.SSLSocket."""
-        return open_socket(self.port, timeout, self.ssl_context)
+        return open_socket(self.port, timeout, self.ssl_context, receive_buffer)
 
     def read_log(self):
         with open(self.log_path, "rb") as handle:
@@ -287,8 +287,8 @@ class Cluster:
     def connect_live(self, headers, **options):
         return self.next_node().connect_live(headers, **options)
 
-    def open_socket(self, timeout):
-        return self.next_node().open_socket(timeout)
+    def open_socket(self, timeout, receive_buffer=None):
+        return self.next_node().open_socket(timeout, receive_buffer)
 
     def read_log(self):
         return "".join(node.read_log() for node in self.nodes)
@@ -305,9 +305,16 @@ class Cluster:
         self.cleanup()
 
 
-def open_socket(port, timeout, ssl_context=None):
-    """socket.create_connection to 127.0.0.1:port, wrapped in TLS when given a context."""
-    conn = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+def open_socket(port, timeout, ssl_context=None, receive_buffer=None):
+    """A TCP connection to 127.0.0.1:port, wrapped in TLS when given a context; with
+    `receive_buffer`, its SO_RCVBUF in bytes (set before connecting, so the window is small)."""
+    if receive_buffer is None:
+        conn = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    else:
+        conn = socket.socket()
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        conn.settimeout(timeout)
+        conn.connect(("127.0.0.1", port))
     if ssl_context is None:
         return conn
     try:

@@ -74,6 +74,7 @@ OWN = [
     ("expiry", cases_auth.run_expiry),
     ("production", cases_auth.run_production),
     ("keepalive", cases_live.run_keepalive),
+    ("slow-reader", cases_live.run_slow_reader),
     ("unavailable", cases_ops.run_unavailable),
     ("media", cases_media.run_uploads),
     ("media-off", cases_media.run_without_store),
