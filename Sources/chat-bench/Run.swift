@@ -136,7 +136,12 @@ struct Run {
       }
       if options.wants("B7") {
         _ = await figure("B7") {
-          Part(rows: [try await FanOutFigure.run(server: server, messages: quick ? 100 : 1_000)])
+          let messages = quick ? 100 : 1_000
+          return Part(rows: [
+            try await FanOutFigure.run(server: server, messages: messages),
+            try await FanOutFigure.run(
+              server: server, messages: messages, stalled: FanOutFigure.stalledMembers),
+          ])
         }
       }
       if options.wants("B9") {
