@@ -4,7 +4,8 @@ photos and search, as phones do. Every 10 s it samples the server's resident mem
 descriptors and threads, and the p99 latency of the requests answered in those 10 s; at the end
 it fits a line through the samples after the first fifth (the warm-up) and says the slopes.
 
-    scripts/soak MINUTES [--json FILE]       (the release server; CHAT_SERVER_BINARY for another)
+    scripts/soak MINUTES [--json FILE] [--actions send,search,…] [--access-token-ttl S]
+                       (the release server; CHAT_SERVER_BINARY for another)
 
 It fails (exit 1) when a request got an answer it should not (a 5xx, a 4xx other than the
 expected), when a socket event was lost or doubled (each device's socket is checked against
@@ -23,7 +24,8 @@ import uuid
 
 import chatserver
 from cases_live import Live
-from cases_media import create as create_upload, put_part
+from cases_media import put_part
+from websockets.exceptions import InvalidStatus
 from chatserver import Device, Server
 
 SAMPLE_SECONDS = 10
@@ -31,6 +33,9 @@ USERS = 24
 GROUP_SIZE = 4
 WORKERS = 6
 WORDS = ["hiking", "sunday", "lunch", "train", "concert", "coffee", "later", "photo"]
+# What devices do, and how often (weights): `--actions send,search` keeps some only.
+ACTIONS = {"send": 55, "receipt": 15, "typing": 8, "reconnect": 4, "sync": 6, "search": 7,
+           "photo": 5}
 
 
 class Member:
@@ -43,25 +48,42 @@ class Member:
         # One reconnect at a time: two would leave a socket no reader holds.
         self.socket_lock = threading.Lock()
         self.live = None
+        # The server closed the socket (its token expired, say): the device opens another.
+        self.closed_by_server = False
+        self.refreshes = 0
         self.events = []
         self.reader = None
 
     def request(self, method, path, body=None, params=None, content=None):
+        """One request; a 401 (the access token expired) refreshes once and tries again. Under
+        the device's lock: two refreshes with one refresh token would revoke its family."""
         with self.lock:
             response = self.device.request(method, path, body, params=params, content=content)
-            if response.status_code == 401:
-                refreshed = self.device.http.post(
-                    "/v1/auth/refresh", json={"refreshToken": self.device.tokens["refreshToken"]})
-                if refreshed.status_code == 200:
-                    self.device.tokens = refreshed.json()
-                    self.device.token = self.device.tokens["accessToken"]
-                    response = self.device.request(method, path, body, params=params, content=content)
+            if response.status_code == 401 and self.refresh():
+                response = self.device.request(method, path, body, params=params, content=content)
             return response
+
+    def refresh(self):
+        """A new token pair (the caller holds the lock); False when the server refused."""
+        refreshed = self.device.http.post(
+            "/v1/auth/refresh", json={"refreshToken": self.device.tokens["refreshToken"]})
+        if refreshed.status_code != 200:
+            return False
+        self.refreshes += 1
+        self.device.tokens = refreshed.json()
+        self.device.token = self.device.tokens["accessToken"]
+        return True
 
     def open_live(self):
         with self.lock:
-            self.live = Live(self.device)
-        live = self.live
+            try:
+                live = Live(self.device)
+            except InvalidStatus as refused:
+                if refused.response.status_code != 401 or not self.refresh():
+                    raise
+                live = Live(self.device)
+            self.live = live
+            self.closed_by_server = False
         self.reader = threading.Thread(target=self.read, args=(live,), daemon=True)
         self.reader.start()
 
@@ -69,21 +91,26 @@ class Member:
         while True:
             try:
                 event = live.next(timeout=3600)
-            except Exception:  # noqa: BLE001 - closed (a reconnect, a token's end, the end)
+            except Exception:  # noqa: BLE001 - closed: by a reconnect, the server, the end
+                if live is self.live:
+                    self.closed_by_server = True
                 return
             if event["type"] == "message":
                 self.events.append(event["message"])
 
     def reconnect(self):
         with self.socket_lock:
-            self.live.close()
+            old = self.live
+            self.live = None  # The reader of `old` sees its close as ours.
+            old.close()
             self.reader.join(10)
             self.open_live()
 
 
 class Load:
-    def __init__(self, server, members, conversations):
+    def __init__(self, server, members, conversations, actions=tuple(ACTIONS)):
         self.server = server
+        self.actions = actions
         self.members = members
         self.conversations = conversations  # id -> member names
         self.stop = threading.Event()
@@ -116,41 +143,44 @@ class Load:
                     self.unexpected.append(f"{type(error).__name__}: {error}")
 
     def act(self, rng):
-        names = list(self.members)
-        name = rng.choice(names)
+        name = rng.choice(list(self.members))
         member = self.members[name]
-        mine = [c for c, people in self.conversations.items() if name in people]
-        chat = rng.choice(mine)
-        roll = rng.random()
-        if roll < 0.55:
+        chat = rng.choice([c for c, people in self.conversations.items() if name in people])
+        if member.closed_by_server:  # As the engine does: reconnect, refreshing if need be.
+            with self.lock:
+                self.counts["reopened"] = self.counts.get("reopened", 0) + 1
+            member.reconnect()
+        actions = [action for action in ACTIONS if action in self.actions]
+        action = rng.choices(actions, weights=[ACTIONS[a] for a in actions])[0]
+        if action == "send":
             words = " ".join(rng.choice(WORDS) for _ in range(6))
             sent = self.timed("send", member, "POST", f"/v1/conversations/{chat}/messages",
                               {201}, {"clientMessageId": str(uuid.uuid4()), "text": words})
             if sent.status_code == 201:
                 self.raise_last(chat, sent.json()["sequence"])
-        elif roll < 0.70:
+        elif action == "receipt":
             last = self.last_sequence[chat]
             self.timed("catch-up", member, "GET", f"/v1/conversations/{chat}/messages",
                        {200}, params={"after": max(0, last - 20), "limit": 50})
             kind = rng.choice(["read", "delivered"])
             self.timed("receipt", member, "POST", f"/v1/conversations/{chat}/{kind}", {204},
                        {"upToSequence": last})
-        elif roll < 0.78:
+        elif action == "typing":
             try:
                 member.live.typing(chat)
             except Exception:  # noqa: BLE001 - a socket closing now: the next one types
                 pass
-        elif roll < 0.82:
+        elif action == "reconnect":
             with self.lock:
                 self.counts["reconnect"] = self.counts.get("reconnect", 0) + 1
             member.reconnect()
-        elif roll < 0.88:
+        elif action == "sync":
             cursor = self.cursors.get(name)
             params = {"cursor": cursor, "wait": 1} if cursor else {}
             reply = self.timed("sync", member, "GET", "/v1/sync", {200}, params=params)
             if reply.status_code == 200:
                 self.cursors[name] = reply.json()["cursor"]
-        elif roll < 0.95:
+        elif action == "search":
             self.timed("search", member, "GET", "/v1/search", {200},
                        params={"q": rng.choice(WORDS), "limit": 20})
         else:
@@ -159,9 +189,9 @@ class Load:
     def photo(self, member, chat, rng):
         photo = rng.randbytes(4_000)
         digest = hashlib.sha256(photo).hexdigest()
-        with member.lock:
-            created = create_upload(member.device, "file", len(photo), digest, "application/pdf",
-                                    "soak.pdf")
+        created = member.request("POST", "/v1/media/uploads", {
+            "kind": "file", "contentType": "application/pdf", "byteCount": len(photo),
+            "sha256": digest, "fileName": "soak.pdf"})
         if created.status_code != 201:
             with self.lock:
                 self.unexpected.append(f"upload: {created.status_code} {created.text[:120]}")
@@ -269,11 +299,22 @@ def check_sockets(members, conversations):
 
 def main(arguments):
     if not arguments or not arguments[0].replace(".", "", 1).isdigit():
-        sys.exit("soak.py MINUTES [--json FILE]")
+        sys.exit("soak.py MINUTES [--json FILE] [--actions send,search,…] [--access-token-ttl S]")
     minutes = float(arguments[0])
     out = arguments[arguments.index("--json") + 1] if "--json" in arguments else None
+    actions = tuple(ACTIONS)
+    if "--actions" in arguments:
+        actions = tuple(arguments[arguments.index("--actions") + 1].split(","))
+        unknown = [a for a in actions if a not in ACTIONS]
+        if unknown or not actions:
+            sys.exit(f"soak.py: unknown actions {unknown}; known: {', '.join(ACTIONS)}")
     duration = minutes * 60
-    with Server("--dev", "--rate-limit", "off", "--log", "off") as server:
+    # A short access-token life (CI: 30 s) makes refreshes and sockets closed at expiry part of
+    # the load.
+    ttl = []
+    if "--access-token-ttl" in arguments:
+        ttl = ["--access-token-ttl", arguments[arguments.index("--access-token-ttl") + 1]]
+    with Server("--dev", "--rate-limit", "off", "--log", "off", *ttl) as server:
         pid = server.process.pid
         warm_up(server, Load)
         before = settled(pid)
@@ -289,7 +330,7 @@ def main(arguments):
             conversations[chat] = [first, second]
         for member in members.values():
             member.open_live()
-        load = Load(server, members, conversations)
+        load = Load(server, members, conversations, actions)
         workers = [threading.Thread(target=load.work, args=(n,), daemon=True) for n in range(WORKERS)]
         started = time.monotonic()
         for worker in workers:
@@ -310,16 +351,19 @@ def main(arguments):
             worker.join(30)
         problems = check_sockets(members, conversations)
         for member in members.values():
-            member.live.close()
+            if member.live:
+                member.live.close()
             member.device.close()
         # Every client gone: the server's descriptors go back to what it held before them.
-        after = chatserver.wait_for(lambda: process_sample(pid), lambda s: s["fds"] <= before["fds"],
-                                    timeout=15)
+        after = chatserver.wait_for(
+            lambda: process_sample(pid),
+            lambda s: s["fds"] <= before["fds"] and s["threads"] <= before["threads"], timeout=15)
     steady = [s for s in samples if s["seconds"] >= duration / 5]
     summary = {
         "minutes": minutes,
         "requests": len(load.latencies),
         "answers": load.counts,
+        "tokenRefreshes": sum(member.refreshes for member in members.values()),
         "unexpected": load.unexpected[:20],
         "unexpectedCount": len(load.unexpected),
         "socketProblems": problems,
