@@ -148,7 +148,9 @@ public struct ServerOptions: ParsableArguments, Sendable {
     help: ArgumentHelp(
       "Bytes waiting for a live socket that stopped reading before it is dropped.",
       valueName: "N"),
-    environment: "CHAT_SERVER_LIVE_BUFFER_BYTES", transform: Int.inRange(4_096...(1 << 30)))
+    // At least 64 KiB: one event (a long text, a thumbnail) always fits, so only a reader
+    // that stopped is dropped.
+    environment: "CHAT_SERVER_LIVE_BUFFER_BYTES", transform: Int.inRange(65_536...(1 << 30)))
   public var liveBufferBytes = 1 << 20
 
   /// Seconds a graceful stop waits for requests in flight and closing handshakes.

@@ -173,7 +173,8 @@ public final class Database {
       let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
       sqlite3_free(message)
       throw SQLiteError(
-        code: code, extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        code: code, extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql,
+        systemErrno: sqlite3_system_errno(handle))
     }
     flushChangesIfAutocommit()
   }

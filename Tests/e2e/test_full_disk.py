@@ -93,13 +93,14 @@ def main():
             unmount(server_disk)
             remove(root)
             return 0
-    server = Server(server_disk, tls=False).start()
+    server = Server(server_disk, tls=False)
     alice = Device(server, "alice", "phone", root)
     bob = Device(server, "bob", "phone", root)
     # Alice's tablet keeps its database on the small device disk.
     tablet = Device(server, "alice", "tablet", device_disk)
     state = {"acknowledged": []}
     try:
+        server.start()
         chat = state["chat"] = sign_in_and_create([alice, bob, tablet], alice, "Full", "bob")
         raw = Raw(server, "alice", "raw")
         for n in range(5):

@@ -192,8 +192,9 @@ public final class ChatEngine: Sendable {
     do {
       try await store.saveSetting(SendClock.settingKey, sendClock.checkpoint())
     } catch .full {
-      // A full disk: the engine still opens, to show what it holds. A send fails then
-      // (`ChatError.deviceFull`), so no time is handed out that the checkpoint should cover.
+      // A full disk: the engine still opens, to show what it holds. Sends fail while it is
+      // full (`ChatError.deviceFull`); once space returns, the times they take are covered by
+      // the checkpoint saved at `stop()` (a crash before it falls back to the one before).
     } catch {
       throw fail(error.chatError)
     }

@@ -192,7 +192,9 @@ def run_slow_reader(report):
     the server holds at most --live-buffer-bytes for it, then drops it and says why; the other
     members get every event meanwhile, in order, and the device catches up when it is back."""
     report.start_group("slow reader")
-    with Server("--dev", "--rate-limit", "off", "--live-buffer-bytes", "65536") as server:
+    # No pings: a socket that never answers one would be dropped for that after 40 s instead.
+    with Server("--dev", "--rate-limit", "off", "--live-buffer-bytes", "65536",
+                "--ping-interval", "3600") as server:
         alice, bob, carol = (Device(server, f"sr-{name}") for name in ("alice", "bob", "carol"))
         conversation = alice.create([bob.user, carol.user], title="Lift")["id"]
         stalled, head = raw_upgrade(server, bob.token, receive_buffer=4096)

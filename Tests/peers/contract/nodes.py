@@ -506,8 +506,9 @@ def run_nats_fault_on(report, name, a, b, fault, heal, on_sender):
     crossed, detail = False, ""
     for attempt in range(3):
         live = alice.send(conversation, f"live again {attempt}").json()
-        try:
-            event = again.until(lambda e: e["type"] == "message")[-1]
+        try:  # Its own event: a late message of the burst may come first.
+            event = again.until(lambda e: e["type"] == "message" and
+                                e["message"]["id"] == live["id"], timeout=10)[-1]
         except ConnectionClosed:
             again = Live(bob)
             continue
