@@ -141,15 +141,12 @@ public struct ServerOptions: ParsableArguments, Sendable {
     environment: "CHAT_SERVER_PING_TIMEOUT", transform: Int.inRange(1...3_600))
   public var pingTimeout = 10
 
-  /// Bytes a live socket may have waiting to be sent; a peer that stops reading while more
-  /// pile up is dropped (its device catches up when it is back), so a phone in a lift costs
-  /// the server at most this much.
+  /// Bytes a live socket may have waiting; past it its device (which stopped reading) is dropped
+  /// and catches up when back. At least 64 KiB, so one event (a long text) always fits.
   @Option(
     help: ArgumentHelp(
       "Bytes waiting for a live socket that stopped reading before it is dropped.",
       valueName: "N"),
-    // At least 64 KiB: one event (a long text, a thumbnail) always fits, so only a reader
-    // that stopped is dropped.
     environment: "CHAT_SERVER_LIVE_BUFFER_BYTES", transform: Int.inRange(65_536...(1 << 30)))
   public var liveBufferBytes = 1 << 20
 
