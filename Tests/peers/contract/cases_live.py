@@ -142,11 +142,15 @@ def check_typing_budget(report, server, sockets, conversation):
 
 
 def typing_dropped(server):
-    """chat_live_typing_dropped_total over every node (each counts its own sockets' frames)."""
+    return metric_total(server, "chat_live_typing_dropped_total")
+
+
+def metric_total(server, name):
+    """Counter `name` over every node (each counts its own sockets)."""
     total = 0
     for node in getattr(server, "nodes", [server]):
         for line in node.request("GET", "/metrics").text.splitlines():
-            if line.startswith("chat_live_typing_dropped_total "):
+            if line.startswith(name + " "):
                 total += int(float(line.split()[1]))
     return total
 
@@ -184,13 +188,6 @@ def read_frame(conn):
     return opcode, payload
 
 
-def live_metric(server, name):
-    for line in server.request("GET", "/metrics").text.splitlines():
-        if line.startswith(name + " "):
-            return int(float(line.split()[1]))
-    return 0
-
-
 def run_slow_reader(report):
     """A device that stops reading its socket while its group keeps talking (a phone in a lift):
     the server holds at most --live-buffer-bytes for it, then drops it and says why; the other
@@ -225,10 +222,10 @@ def run_slow_reader(report):
                 report.check("every send is acknowledged", False, str(response.status_code))
                 break
             sent.append(response.json())
-            if n % 50 == 49 and live_metric(server, "chat_live_subscriptions_dropped_total") > 0:
+            if n % 50 == 49 and metric_total(server, "chat_live_subscriptions_dropped_total") > 0:
                 break
         report.check(f"the socket that stopped reading was dropped ({len(sent)} messages of 1 KB)",
-                     live_metric(server, "chat_live_subscriptions_dropped_total") == 1)
+                     metric_total(server, "chat_live_subscriptions_dropped_total") == 1)
         dropped = [line for line in server.read_log().splitlines() if "event=live_dropped" in line]
         report.check("the log says whose socket and why (unread bytes)",
                      len(dropped) == 1 and "user=sr-bob" in dropped[0] and "unread=bytes" in dropped[0],

@@ -234,7 +234,7 @@ def process_sample(pid):
     }
 
 
-def warm_up(server, load_class):
+def warm_up(server):
     """One device does each action once (a conversation of its own, a photo, a search, a long
     poll, a socket), then leaves: what the server opens for good on first use (files, the
     object store's) is open before the descriptors are counted."""
@@ -242,7 +242,7 @@ def warm_up(server, load_class):
     other = Member(server, "soak-warm-up-2")
     chat = member.device.create([other.device.user], title="warm-up")["id"]
     member.open_live()
-    load = load_class(server, {"soak-warm-up": member}, {chat: ["soak-warm-up"]})
+    load = Load(server, {"soak-warm-up": member}, {chat: ["soak-warm-up"]})
     rng = random.Random(0)
     load.timed("send", member, "POST", f"/v1/conversations/{chat}/messages", {201},
                {"clientMessageId": str(uuid.uuid4()), "text": "warm"})
@@ -327,7 +327,7 @@ def main(arguments):
         ttl = ["--access-token-ttl", arguments[arguments.index("--access-token-ttl") + 1]]
     with Server("--dev", "--rate-limit", "off", "--log", "off", *ttl) as server:
         pid = server.process.pid
-        warm_up(server, Load)
+        warm_up(server)
         before = settled(pid)
         names = [f"soak-{n}" for n in range(USERS)]
         members = {name: Member(server, name) for name in names}
