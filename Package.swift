@@ -173,8 +173,11 @@ let package = Package(
     // vocabulary of faults (the demo's network switch is that network too, so `chat` links it).
     // Not a product, and nothing of it in ChatData.
     .target(
-      name: "ChatWorld", dependencies: ["ChatAPI", "ChatData", "Support"],
+      name: "ChatWorld", dependencies: ["ChatAPI", "ChatData", "CPowerLoss", "Support"],
       swiftSettings: engineSettings),
+    // The page cache under the world's SQLite files: a VFS that forgets unsynced writes when the
+    // power goes (ChatWorld's `PageCache`).
+    .target(name: "CPowerLoss", dependencies: ["CSQLite"]),
 
     // Test support shared by the test targets.
     .target(
@@ -200,7 +203,7 @@ let package = Package(
       name: "SimulationTests",
       dependencies: [
         "ChatAPI", "ChatSimulation", "ChatData", "ChatDataInspection", "ChatDomain",
-        "ChatIdentifiers", "ChatPresentation", "Hashing", "Support",
+        "ChatIdentifiers", "ChatPresentation", "ChatWorld", "Hashing", "SQLite", "Support",
       ],
       swiftSettings: engineSettings),
 

@@ -13,6 +13,7 @@ public enum FaultKind: String, CaseIterable, Sendable, Comparable {
   case offline = "device offline"
   case deviceKilled = "device killed"
   case serverRestarted = "server restarted"
+  case powerLost = "power lost (unsynced writes gone)"
   case tokenExpired = "access token expired (401)"
   case clockSkewed = "device clock off by hours"
   case backgrounded = "app sent to the background"
@@ -65,6 +66,10 @@ struct FaultPlan: Sendable {
   var offlineEvery: Duration?
   var killEvery: Duration?
   var serverRestartEvery: Duration?
+  /// Per device kill and per server crash: the machine lost its power, not just the process, so
+  /// its SQLite files lose what was not synced (`PageCache`). Drawn from a stream of its own
+  /// (`Simulation.powerRandom`), so the seeds' other draws are the ones they made before.
+  var powerLoss = 0.0
   /// The server never closes a socket for its token's expiry within the run (a grace of a
   /// year): `Focus.failingSync`, where nothing else may drop a socket. Off in the seeds' own
   /// plans, whose sockets close `liveTokenGrace` after their token expired.

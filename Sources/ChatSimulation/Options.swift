@@ -53,11 +53,19 @@ package enum Focus: String, Sendable, CaseIterable {
   /// Half the downloads of media bytes come back spoiled (a byte changed on the way): each
   /// must be refused by its sha256 and nothing kept.
   case spoiledDownloads
+  /// Every device kill and server crash is a power loss too, and both come often (one device
+  /// or another dies about every minute, the server about every two): what a commit did not
+  /// sync is lost again and again.
+  case powerLoss
 
   func apply(to plan: inout FaultPlan) {
     switch self {
     case .none:
       break
+    case .powerLoss:
+      plan.powerLoss = 1
+      plan.killEvery = .seconds(60)
+      plan.serverRestartEvery = .seconds(120)
     case .spoiledDownloads:
       plan.spoilDownload = 0.5
     case .refusedChanges:

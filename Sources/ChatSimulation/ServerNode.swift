@@ -26,6 +26,8 @@ final class ServerNode: @unchecked Sendable {
   private(set) var incarnation = 0
   private(set) var executor: SteppedExecutor?
   private(set) var service: ChatService?
+  /// The incarnations that crashed, for the teardown (`stopCrashedIncarnations`).
+  private var crashed: [(executor: SteppedExecutor, service: ChatService)] = []
 
   init(
     path: String, world: World, seed: UInt64, accessTokenTTL: Duration,
@@ -52,7 +54,8 @@ final class ServerNode: @unchecked Sendable {
   func start() throws {
     incarnation += 1
     let executor = world.makeExecutor("server#\(incarnation)")
-    let store = try ServerStore(.file(path: path), executor: executor)
+    let store = try ServerStore(
+      .file(path: path), executor: executor, knownBugs: configuration.knownBugs)
     service = ChatService(
       store: store, configuration: configuration,
       clock: world.clock.offset(by: .zero, wholeMilliseconds: true),
@@ -67,8 +70,19 @@ final class ServerNode: @unchecked Sendable {
   func crash() {
     guard let executor else { return }
     world.freeze(executor)
+    if let service { crashed.append((executor, service)) }
     self.executor = nil
     service = nil
+  }
+
+  /// The teardown thaws every executor so that what was queued ends; a crashed incarnation's
+  /// push dispatcher is stopped then, as its process would be. (After a power loss its
+  /// database connection is dead: the dispatcher would otherwise try its queue again every
+  /// second for the rest of the teardown.)
+  func stopCrashedIncarnations() {
+    for (executor, service) in crashed {
+      executor.spawn { await service.stopPushes() }
+    }
   }
 
   /// True while `executor` is the live server's.

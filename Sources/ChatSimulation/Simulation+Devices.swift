@@ -190,6 +190,7 @@ extension Simulation {
     device.current = nil
     count(.deviceKilled)
     history.trace("kill \(incarnation.name) after \(world.steps) steps")
+    losePowerMaybe(under: device.path, of: device.name)
     // The server notices the dead sockets only when TCP gives up.
     for socket in device.sockets {
       world.schedule(after: faultRandom.duration(.seconds(1)...(.seconds(30)))) {
@@ -224,6 +225,7 @@ extension Simulation {
     server.crash()
     count(.serverRestarted)
     history.trace("crash \(executor.name) after \(world.steps) steps")
+    losePowerMaybe(under: server.path, of: "the server")
     // Every socket on it, those whose upgrade reply is still on its way included.
     for socket in sockets where socket.serverExecutor === executor {
       socket.drop(reason: "the server went away")
@@ -232,6 +234,19 @@ extension Simulation {
       [self] in
       guard !server.isUp else { return }
       restartServer()
+    }
+  }
+
+  /// With the plan's chance, the machine that just died lost its power too: its SQLite files
+  /// keep only what they had synced, and its connections die for good.
+  private func losePowerMaybe(under path: String, of machine: String) {
+    guard powerRandom.chance(faults.powerLoss) else { return }
+    count(.powerLost)
+    do {
+      let lost = try PageCache.losePower(under: path)
+      history.trace("power lost on \(machine): \(lost) bytes not synced")
+    } catch {
+      checker.report(.relaunch, "\(machine) lost its power: \(error)", keys: [machine])
     }
   }
 

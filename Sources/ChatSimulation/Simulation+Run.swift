@@ -235,6 +235,7 @@ extension Simulation {
     phase = .done
     world.isEnding = true
     world.thawAll()
+    server.stopCrashedIncarnations()
     for device in devices {
       for socket in device.sockets { socket.drop(reason: "teardown") }
     }

@@ -47,6 +47,8 @@ final class Simulation: @unchecked Sendable {
   var blockRandom: SimRandom
   /// Forwards, drawn apart for the same reason.
   var forwardRandom: SimRandom
+  /// Whether a kill or a server crash is a power loss, drawn apart for the same reason.
+  var powerRandom: SimRandom
   var faultCounts: [FaultKind: Int] = [:]
   var phase = Phase.setup
 
@@ -94,8 +96,15 @@ final class Simulation: @unchecked Sendable {
     folder =
       options.folder + "/chat-sim-\(getpid())-\(seed)-\(UInt32.random(in: 0...UInt32.max))"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    // Every SQLite file of the run (the server's and the devices') is under the page-cache
+    // model, so a power loss can take what was not synced.
+    try PageCache.install()
+    PageCache.track(folder + "/")
     var planRandom = SimRandom(seed: seed, stream: "plan")
     var plan = FaultPlan.draw(&planRandom)
+    var powerRandom = SimRandom(seed: seed, stream: "power")
+    plan.powerLoss = powerRandom.chance(0.7) ? powerRandom.unit() : 0
+    self.powerRandom = powerRandom
     options.focus.apply(to: &plan)
     self.plan = plan
     faultRandom = SimRandom(seed: seed, stream: "faults")
@@ -119,6 +128,8 @@ final class Simulation: @unchecked Sendable {
     }
     server.pushes.onPush = { [unowned self] delivery in deliver(delivery) }
   }
+
+  deinit { PageCache.forget(folder + "/") }
 
   func count(_ kind: FaultKind, _ times: Int = 1) {
     faultCounts[kind, default: 0] += times

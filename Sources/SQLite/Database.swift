@@ -23,11 +23,11 @@ public final class Database {
 
   /// How hard each commit waits for the disk.
   public enum Durability: String, Sendable {
-    /// `synchronous=NORMAL` in WAL mode: a crash of the process loses nothing; a power loss may
-    /// lose the last commits. Enough for a client that can catch up from the server.
+    /// `synchronous=NORMAL` in WAL mode: a crash of the process loses nothing; a power loss
+    /// loses the commits since the last checkpoint (the simulation's power losses show it).
     case normal = "NORMAL"
     /// `synchronous=FULL`: every commit is on disk before it returns. What a server needs
-    /// before it acknowledges.
+    /// before it acknowledges, and a device before it shows what the user did as saved.
     case full = "FULL"
   }
 

@@ -47,6 +47,9 @@
 /// - `blockedIgnoresSync` (API.md Part 3): `/v1/sync`'s `blocked` is never taken, only the
 ///   socket's event, so a device away during a block never learns it
 ///   (`ConversationsRepository.performSync`).
+/// - `unsyncedCommits` (issue 38): the database commits with `synchronous=NORMAL`, so a power
+///   loss takes the last commits: a message saved as sending, shown with its clock, is gone
+///   (`MessageStore.open`).
 /// - `keepRefusedDelete`: a delete of mine the server refuses keeps its tombstone here, while
 ///   the message lives on everywhere else (`MessagesTable.undoRefused`). Found by the simulation
 ///   before it was fixed.
@@ -72,6 +75,7 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
   package static let pinsKeepLastWhenNoneServed = KnownBugs(rawValue: 1 << 14)
   package static let draftsIgnoreServed = KnownBugs(rawValue: 1 << 15)
   package static let blockedIgnoresSync = KnownBugs(rawValue: 1 << 16)
+  package static let unsyncedCommits = KnownBugs(rawValue: 1 << 17)
 
   /// Each switch by the name tools and tests use for it.
   package static let byName: [(name: String, bug: KnownBugs)] = [
@@ -85,5 +89,6 @@ package struct KnownBugs: OptionSet, Sendable, Hashable {
     ("mentionsIgnoreRead", .mentionsIgnoreRead),
     ("pinsKeepLastWhenNoneServed", .pinsKeepLastWhenNoneServed),
     ("draftsIgnoreServed", .draftsIgnoreServed), ("blockedIgnoresSync", .blockedIgnoresSync),
+    ("unsyncedCommits", .unsyncedCommits),
   ]
 }

@@ -72,7 +72,13 @@ package actor MessageStore {
     }
     let result: Result<MessageStore, StoreError> = await executor.spawn {
       do {
-        let db = try Database(location, incrementalVacuum: true, keepsLogFiles: true)
+        // Every commit is synced (`synchronous=FULL`): what the user saw saved (a message
+        // shown as sending, an edit, a reaction) outlives a power loss, not only a crash of
+        // the app. NORMAL would lose the commits since the last checkpoint (issue 38).
+        let durability: Database.Durability =
+          knownBugs.contains(.unsyncedCommits) ? .normal : .full
+        let db = try Database(
+          location, durability: durability, incrementalVacuum: true, keepsLogFiles: true)
         // A delete is real (API.md Part 2): what SQLite frees is overwritten, not left behind.
         try db.execute("PRAGMA secure_delete = ON")
         try Self.migrator.migrate(db)

@@ -38,13 +38,16 @@ actor SQLiteStoreBackend: StoreBackend {
 
   /// Opens (creating if needed) the database and applies the migrations this version knows.
   /// Throws `MigrationError.unknownMigrations` for a database written by a newer version.
+  /// `durability` is `.full` but in the simulation's known bug: a server acknowledges only
+  /// what is synced.
   init(
-    _ location: ServerStore.Location, executor: any SerialTaskExecutor, maxBatchSize: Int
+    _ location: ServerStore.Location, executor: any SerialTaskExecutor, maxBatchSize: Int,
+    durability: Database.Durability = .full
   ) throws {
     precondition(maxBatchSize >= 1)
     let database =
       switch location {
-      case .file(let path): try Database(.file(path), durability: .full)
+      case .file(let path): try Database(.file(path), durability: durability)
       case .memory: try Database(.memory)
       }
     // A delete is real (API.md): what SQLite frees is overwritten, not left in free pages.

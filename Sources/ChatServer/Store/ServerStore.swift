@@ -49,8 +49,18 @@ public actor ServerStore {
   public init(
     _ location: Location, executor: any SerialTaskExecutor, maxBatchSize: Int = 1_024
   ) throws {
+    try self.init(location, executor: executor, maxBatchSize: maxBatchSize, knownBugs: [])
+  }
+
+  /// The same, with the simulation's known bugs (`acknowledgeUnsynced` opens the file with
+  /// `synchronous=NORMAL`).
+  package init(
+    _ location: Location, executor: any SerialTaskExecutor, maxBatchSize: Int = 1_024,
+    knownBugs: ServerKnownBugs
+  ) throws {
     let backend = try SQLiteStoreBackend(
-      location, executor: executor, maxBatchSize: maxBatchSize)
+      location, executor: executor, maxBatchSize: maxBatchSize,
+      durability: knownBugs.contains(.acknowledgeUnsynced) ? .normal : .full)
     self.init(backend: backend, executor: executor)
   }
 
