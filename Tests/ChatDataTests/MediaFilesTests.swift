@@ -94,4 +94,34 @@ import Testing
     #expect(folder.names() == [])
     await store.close()
   }
+
+  /// A media file that finds no room is a full device (`ChatError.deviceFull`), not a storage
+  /// failure: the kernel's own `ENOSPC`, from `/dev/full` behind the file the folder writes,
+  /// reaches the failure through Foundation's error. Another failure is not "full".
+  @Test func aMediaWriteThatFindsNoRoomSaysTheDeviceIsFull() throws {
+    let root = NSTemporaryDirectory() + "media-full-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let folder = MediaFolder(databasePath: root + "/db.sqlite")
+    try folder.create()
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("photo.jpg.tmp"), withDestinationPath: "/dev/full")
+    try FileManager.default.createSymbolicLink(
+      atPath: folder.file("download.part"), withDestinationPath: "/dev/full")
+    let photo = #expect(throws: MediaFolder.Failure.self) {
+      try folder.write([1, 2, 3], as: "photo.jpg")
+    }
+    #expect(photo?.isFull == true, "\(String(describing: photo))")
+    let download = #expect(throws: MediaFolder.Failure.self) {
+      try folder.append([1, 2, 3], to: "download.part")
+    }
+    #expect(download?.isFull == true, "\(String(describing: download))")
+    #expect(folder.size(of: "photo.jpg") == nil)
+    // A folder that cannot be made (a file stands in its way) is not a full disk.
+    let blocked = MediaFolder(databasePath: root + "/other.sqlite")
+    FileManager.default.createFile(atPath: blocked.path, contents: Data())
+    let failure = #expect(throws: MediaFolder.Failure.self) {
+      try blocked.write([1], as: "photo.jpg")
+    }
+    #expect(failure?.isFull == false)
+  }
 }

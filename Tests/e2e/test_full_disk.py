@@ -7,8 +7,8 @@ file, then freed.
   server takes writes again by itself (no restart), the outbox empties, and after a stop the
   database passes `PRAGMA integrity_check` and a restart serves every acknowledged message once,
   in order.
-- A device: `chat send` is refused with exit 73 and a message that says the storage is full; the
-  device still opens and shows every message it held; once space returns the next send goes.
+- A device: `chat send` is refused with exit 73 and a message that says the storage is full (a
+  send with a document too, whose bytes find no room in the media folder); the device still opens and shows every message it held; once space returns the next send goes.
 
 Mounting a tmpfs needs root (CI runs as root): elsewhere the test says why it skips."""
 
@@ -178,9 +178,17 @@ def main():
             assert "storage is full" in refused.stderr and "nothing saved was lost" in refused.stderr, \
                 refused.stderr
             assert tablet.messages(chat) == state["held"], "the device lost what it held"
+            # A document's bytes find no room in the media folder either: the same answer.
+            document = os.path.join(root, "document.txt")
+            with open(document, "wb") as handle:
+                handle.write(b"d" * 65536)
+            refused = tablet.run("send", chat, "a document", "--file", document, check=False)
+            assert refused.returncode == 73, (refused.returncode, refused.stderr)
+            assert "storage is full" in refused.stderr, refused.stderr
+            assert tablet.messages(chat) == state["held"], "the device lost what it held"
 
-        results.check("a full device: the send is refused saying the storage is full, and the "
-                      "device still shows all it held", device_full)
+        results.check("a full device: a send, and one with a document, refused saying the "
+                      "storage is full, and the device still shows all it held", device_full)
 
         def device_recovers():
             os.remove(state["device_filler"])

@@ -111,6 +111,8 @@ actor MediaTransfers: MediaRepository {
       let fileName = Self.fileName(of: path)
       do {
         try await processing.perform { try folder.copy(path, as: name) }
+      } catch let failure as MediaFolder.Failure {
+        throw failure.isFull ? .deviceFull : .storage(failure.description)
       } catch {
         throw .storage("\(error)")
       }
@@ -201,7 +203,7 @@ actor MediaTransfers: MediaRepository {
     do {
       try body()
     } catch {
-      throw .storage(error.description)
+      throw error.isFull ? .deviceFull : .storage(error.description)
     }
   }
 

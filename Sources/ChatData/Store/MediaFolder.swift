@@ -16,6 +16,37 @@ struct MediaFolder: Sendable, Equatable {
   /// Why a file could not be written or read.
   struct Failure: Error, CustomStringConvertible {
     let description: String
+    /// The file system had no room (`ENOSPC`, `EDQUOT`): `ChatError.deviceFull`, not a
+    /// storage failure.
+    var isFull = false
+
+    /// A failure whose cause is `errno` (as a failed system call left it).
+    init(description: String, errno code: Int32) {
+      self.description = description
+      isFull = code == ENOSPC || code == EDQUOT
+    }
+
+    /// A failure whose cause is `error` (Foundation's file errors included).
+    init(description: String, error: any Error) {
+      self.description = description
+      isFull = Self.saysFull(error as NSError)
+    }
+
+    init(description: String) { self.description = description }
+
+    /// Foundation reports a full disk as `NSFileWriteOutOfSpaceError`, or as the POSIX error
+    /// itself, possibly under `NSUnderlyingErrorKey`.
+    static func saysFull(_ error: NSError) -> Bool {
+      if error.domain == NSCocoaErrorDomain, error.code == CocoaError.fileWriteOutOfSpace.rawValue {
+        return true
+      }
+      if error.domain == NSPOSIXErrorDomain, error.code == Int(ENOSPC) || error.code == Int(EDQUOT)
+      {
+        return true
+      }
+      guard let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError else { return false }
+      return saysFull(underlying)
+    }
   }
 
   func file(_ name: String) -> String { path + "/" + name }
@@ -37,7 +68,7 @@ struct MediaFolder: Sendable, Equatable {
         atPath: path, withIntermediateDirectories: true,
         attributes: [.posixPermissions: 0o700])
     } catch {
-      throw Failure(description: "cannot create the media folder: \(error)")
+      throw Failure(description: "cannot create the media folder: \(error)", error: error)
     }
   }
 
@@ -45,14 +76,16 @@ struct MediaFolder: Sendable, Equatable {
   func write(_ bytes: [UInt8], as name: String) throws(Failure) {
     try create()
     let temporary = file(name + ".tmp")
-    guard
-      FileManager.default.createFile(
-        atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600])
-    else { throw Failure(description: "cannot write to the media folder") }
-    guard rename(temporary, file(name)) == 0 else {
+    let output = try openForWriting(temporary, truncating: true)
+    do {
+      defer { try? output.close() }
+      try output.write(contentsOf: bytes)
+      try output.synchronize()
+    } catch {
       unlink(temporary)
-      throw Failure(description: "cannot write to the media folder (errno \(errno))")
+      throw Failure(description: "cannot write to the media folder: \(error)", error: error)
     }
+    try finish(temporary, as: name)
   }
 
   /// Copies the file at `source` in as `name` (0600), in pieces, whole or not at all.
@@ -72,11 +105,17 @@ struct MediaFolder: Sendable, Equatable {
       try output.synchronize()
     } catch {
       unlink(temporary)
-      throw Failure(description: "cannot copy \(source): \(error)")
+      throw Failure(description: "cannot copy \(source): \(error)", error: error)
     }
+    try finish(temporary, as: name)
+  }
+
+  /// Renames the finished `temporary` (a path) to `name`, or removes it.
+  private func finish(_ temporary: String, as name: String) throws(Failure) {
     guard rename(temporary, file(name)) == 0 else {
+      let code = errno
       unlink(temporary)
-      throw Failure(description: "cannot write to the media folder (errno \(errno))")
+      throw Failure(description: "cannot write to the media folder (errno \(code))", errno: code)
     }
   }
 
@@ -103,7 +142,7 @@ struct MediaFolder: Sendable, Equatable {
       try handle.seekToEnd()
       try handle.write(contentsOf: bytes)
     } catch {
-      throw Failure(description: "cannot write to the media folder: \(error)")
+      throw Failure(description: "cannot write to the media folder: \(error)", error: error)
     }
   }
 
@@ -114,7 +153,20 @@ struct MediaFolder: Sendable, Equatable {
     return Int(info.st_size)
   }
 
+  /// Renames `name` to `other`, its bytes synced first: a power loss cannot leave a file under
+  /// its final name shorter than the bytes a row says it holds.
   func move(_ name: String, to other: String) throws(Failure) {
+    let descriptor = open(file(name), O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      let code = errno
+      throw Failure(description: "cannot read the media file (errno \(code))", errno: code)
+    }
+    let synced = fsync(descriptor) == 0
+    let code = errno
+    close(descriptor)
+    guard synced else {
+      throw Failure(description: "cannot write to the media folder (errno \(code))", errno: code)
+    }
     guard rename(file(name), file(other)) == 0 else {
       throw Failure(description: "cannot rename in the media folder (errno \(errno))")
     }
@@ -143,7 +195,8 @@ struct MediaFolder: Sendable, Equatable {
     let descriptor = open(
       path, O_WRONLY | O_CREAT | (truncating ? O_TRUNC : 0) | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
-      throw Failure(description: "cannot write to the media folder (errno \(errno))")
+      let code = errno
+      throw Failure(description: "cannot write to the media folder (errno \(code))", errno: code)
     }
     return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
   }
