@@ -60,8 +60,7 @@ extension ChatService {
     defer { if let poll { fanOut.longPolls.disarm(poll) } }
     // The block list is read after the conversations: a block between the two reads is
     // answered now and again next time (the whole list: the same answer), never missed.
-    var (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
-    var blocked = try await store.blockedIfChanged(caller, since: cursor)
+    var (items, next, blocked) = try await changes(for: caller, after: cursor)
     if let poll, let wait {
       // A wake-up that brings nothing for the cursor (a change the caller cannot see, or one
       // already answered) holds again, for the rest of `wait`.
@@ -69,13 +68,24 @@ extension ChatService {
       while items.isEmpty, blocked == nil, !fanOut.longPolls.isEnding, clock.uptime() < deadline {
         await hold(poll, until: deadline)
         fanOut.longPolls.rearm(poll)
-        (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
-        blocked = try await store.blockedIfChanged(caller, since: cursor)
+        (items, next, blocked) = try await changes(for: caller, after: cursor)
       }
     }
     // API.md: nothing changed for the caller, the same cursor.
     if items.isEmpty, blocked == nil, let cursor { next = cursor }
     return .json(200, SyncResponse(conversations: items, cursor: next, blocked: blocked))
+  }
+
+  /// The conversations changed after `cursor` and the block list when it changed: one
+  /// catch-up read (a long poll held counts only while it reads).
+  private func changes(for caller: String, after cursor: String?) async throws -> (
+    [ConversationItem], String, [String]?
+  ) {
+    try await admittingCatchUp {
+      let (items, next) = try await store.conversations(of: caller, changedAfter: cursor)
+      let blocked = try await store.blockedIfChanged(caller, since: cursor)
+      return (items, next, blocked)
+    }
   }
 
   /// API.md: `wait` is 1–60 seconds.

@@ -13,7 +13,9 @@ extension ChatService {
       after: try QueryParameters.integer("after", in: request.query),
       around: try QueryParameters.integer("around", in: request.query),
       limit: try QueryParameters.integer("limit", in: request.query) ?? APILimits.defaultPageSize)
-    let page = try await store.messages(in: conversation, visibleTo: caller, query: query)
+    let page = try await admittingCatchUp {
+      try await store.messages(in: conversation, visibleTo: caller, query: query)
+    }
     return .json(200, page)
   }
 

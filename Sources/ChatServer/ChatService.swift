@@ -45,6 +45,8 @@ public actor ChatService {
   /// Receipt changes being coalesced into `receipts` frames, by conversation.
   var receipts = ReceiptCoalescer()
   var metrics = ServiceMetrics()
+  /// Catch-up reads running now (`admittingCatchUp`).
+  var catchUpsInFlight = 0
   /// Hands the pushes owed to the gateway; nil without one: no push is queued (tokens are
   /// still kept).
   let pushes: PushDispatcher?

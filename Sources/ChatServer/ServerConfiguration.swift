@@ -35,6 +35,10 @@ public struct ServerConfiguration: Sendable {
   /// The largest image and document an upload may declare (413 above).
   public var maxImageBytes = APILimits.defaultMaxImageBytes
   public var maxFileBytes = APILimits.defaultMaxFileBytes
+  /// Catch-up reads (`/v1/sync`, a page of a conversation) served at once; past it they are
+  /// answered 503 with `Retry-After` (`ChatService.admittingCatchUp`), so a crowd reconnecting
+  /// together cannot queue without bound.
+  public var maxCatchUpsInFlight = 64
   /// Days media bytes are kept after their upload; past them a download is 410 and the bytes
   /// are deleted (text and thumbnails stay).
   public var mediaRetentionDays = 365

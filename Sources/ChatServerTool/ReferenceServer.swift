@@ -130,6 +130,7 @@ public final class ReferenceServer: Sendable {
     // request budget, the per-address one included.
     configuration.addressRateLimit = options.rateLimit == nil ? nil : options.addressRateLimit
     configuration.typingLimit = options.typingLimit
+    configuration.maxCatchUpsInFlight = options.maxCatchUps
     var objectStore: ObjectStoreEndpoint?
     if let storePort = options.builtInStorePort {
       do {

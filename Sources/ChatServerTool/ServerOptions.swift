@@ -13,29 +13,6 @@ import ObjectStorage
 /// variable `CHAT_SERVER_<NAME>` (the command line wins). `parse(_:environment:)` is the pure
 /// function tests call; `ServerCommand` includes these options and runs the server.
 public struct ServerOptions: ParsableArguments, Sendable {
-  /// Where the log lines go: `stderr` (or `-`, or empty), `off` (or `none`), or a file path.
-  public enum LogDestination: ExpressibleByArgument, Sendable, Equatable {
-    case standardError
-    case file(String)
-    case off
-
-    public init?(argument: String) {
-      switch argument {
-      case "", "stderr", "-": self = .standardError
-      case "off", "none": self = .off
-      default: self = .file(argument)
-      }
-    }
-
-    public var defaultValueDescription: String {
-      switch self {
-      case .standardError: return "stderr"
-      case .file(let path): return path
-      case .off: return "off"
-      }
-    }
-  }
-
   @Option(
     help: ArgumentHelp(
       "Address to listen on: loopback only by default; 0.0.0.0 or :: listen on every interface.",
@@ -149,6 +126,16 @@ public struct ServerOptions: ParsableArguments, Sendable {
       valueName: "N"),
     environment: "CHAT_SERVER_LIVE_BUFFER_BYTES", transform: Int.inRange(65_536...(1 << 30)))
   public var liveBufferBytes = 1 << 20
+
+  /// Catch-up reads served at once; more are answered 503 with Retry-After (a crowd of
+  /// devices reconnecting together waits its turn at the client, not in the server's memory).
+  @Option(
+    name: .customLong("max-catch-ups"),
+    help: ArgumentHelp(
+      "Catch-up reads (sync, a page of messages) served at once; more get 503 and Retry-After.",
+      valueName: "N"),
+    environment: "CHAT_SERVER_MAX_CATCH_UPS", transform: Int.inRange(1...100_000))
+  public var maxCatchUps = 64
 
   /// Seconds a graceful stop waits for requests in flight and closing handshakes.
   @Option(

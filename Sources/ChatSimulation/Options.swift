@@ -102,6 +102,10 @@ public struct SimulationOptions: Sendable {
   /// --without-edits`. It found that a refused edit or delete left the device showing it
   /// (`undoRefused`).
   public var editsAndDeletes = true
+  /// Kills and server crashes may be power losses (`FaultPlan.powerLoss`); on by default, off
+  /// with `chat-sim --without-power-loss` (the faults before issue 38: the same histories but
+  /// for the power losses, which draw from a stream of their own).
+  public var powerLoss = true
   /// Users also add members to their groups, remove them and leave; on by default, off with
   /// `chat-sim --without-member-changes`.
   public var memberChanges = true

@@ -104,6 +104,7 @@ final class Simulation: @unchecked Sendable {
     var plan = FaultPlan.draw(&planRandom)
     var powerRandom = SimRandom(seed: seed, stream: "power")
     plan.powerLoss = powerRandom.chance(0.7) ? powerRandom.unit() : 0
+    if !options.powerLoss { plan.powerLoss = 0 }
     self.powerRandom = powerRandom
     options.focus.apply(to: &plan)
     self.plan = plan

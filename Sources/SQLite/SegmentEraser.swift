@@ -156,6 +156,10 @@ public struct SegmentEraser {
   /// that held an erased text are gone from the log too. Needs no transaction open and no
   /// reader holding an older snapshot; returns false when it could not complete (the next
   /// pass tries again).
+  ///
+  /// The truncated log is synced: SQLite does not sync a truncation, and a power loss before
+  /// the log's next sync would give it its old pages back, the erased text with them (the
+  /// simulation's power losses found it).
   @discardableResult
   public static func checkpoint(_ db: Database) -> Bool {
     guard !db.isInTransaction else { return false }
@@ -163,6 +167,11 @@ public struct SegmentEraser {
     var checkpointed: Int32 = 0
     let code = sqlite3_wal_checkpoint_v2(
       db.handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &checkpointed)
-    return code == SQLITE_OK
+    guard code == SQLITE_OK else { return false }
+    var log: UnsafeMutablePointer<sqlite3_file>?
+    guard sqlite3_file_control(db.handle, "main", SQLITE_FCNTL_JOURNAL_POINTER, &log) == SQLITE_OK,
+      let log, let methods = log.pointee.pMethods
+    else { return true }
+    return methods.pointee.xSync(log, SQLITE_SYNC_NORMAL) == SQLITE_OK
   }
 }

@@ -62,6 +62,8 @@ struct ChatSim: ParsableCommand {
   var withoutMedia = false
   @Flag(help: "Leave out reactions, replies and mentions (API.md Part 3; before issue 35).")
   var withoutPartThree = false
+  @Flag(help: "Kills and crashes never lose power (the faults before issue 38).")
+  var withoutPowerLoss = false
   @Option(
     help: ArgumentHelp(
       "Devices keep a window of N messages per conversation and prune (retention).",
@@ -99,6 +101,7 @@ struct ChatSim: ParsableCommand {
     options.memberChanges = !withoutMemberChanges
     options.partThree = !withoutPartThree
     options.media = !withoutMedia
+    options.powerLoss = !withoutPowerLoss
     options.retainMessages = retainMessages
     options.staleAfter = staleAfter.map { .seconds($0) }
     return options

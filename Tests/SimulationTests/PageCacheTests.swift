@@ -73,6 +73,23 @@ import Testing
     #expect(try folder.rowsAfterReopening() == nil)
   }
 
+  /// An erasure pass empties the log (`SegmentEraser.checkpoint`); a power loss must not give
+  /// the log its old pages back, the erased text with them. (SQLite does not sync a
+  /// truncation: without the pass's own sync, the text came back in the `-wal` file.)
+  @Test func anEmptiedLogStaysEmptyThroughAPowerLoss() throws {
+    let folder = try Folder()
+    let database = try Database(.file(folder.database), durability: .full)
+    try database.execute("PRAGMA secure_delete = ON")
+    try database.execute("CREATE TABLE notes (text TEXT NOT NULL)")
+    let secret = "a text to forget 7f3a"
+    try database.write { try $0.run("INSERT INTO notes (text) VALUES (?)", secret) }
+    try database.write { try $0.run("DELETE FROM notes") }
+    #expect(SegmentEraser.checkpoint(database))
+    _ = try PageCache.losePower(under: folder.path + "/")
+    #expect(try Database.occurrences(of: Array(secret.utf8), inFilesAt: folder.database) == 0)
+    #expect(try folder.rowsAfterReopening() == nil)
+  }
+
   @Test func aFileOutsideTheTrackedPrefixIsUntouched() throws {
     let tracked = try Folder()
     let other = try Folder()

@@ -33,6 +33,7 @@ struct ServiceMetrics {
   var mediaDeletesFailed = 0
   var refreshTokenReuses = 0
   var typingFramesDropped = 0
+  var catchUpsShed = 0
 
   mutating func recordRequest(method: String, route: String, status: Int, duration: Duration) {
     requests[RequestKey(method: method, route: route, status: status), default: 0] += 1
@@ -100,6 +101,11 @@ struct ServiceMetrics {
       (
         "chat_live_subscriptions_dropped_total",
         "Live subscriptions closed because they fell too far behind.", live.subscriptionsDropped
+      ),
+      (
+        "chat_catch_ups_shed_total",
+        "Catch-up reads answered 503: more were in flight than the server serves at once.",
+        catchUpsShed
       ),
       (
         "chat_media_deletes_failed_total",

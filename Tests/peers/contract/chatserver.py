@@ -150,10 +150,11 @@ class Server:
         self.port = None
         self.lines = []
 
-    def start(self):
+    def start(self, port=0):
+        """Starts the process; `port` 0 takes a free one (a restart may ask for its old one)."""
         self.log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
-            [binary(), "--port", "0", "--data", self.data, *self.arguments],
+            [binary(), "--port", str(port), "--data", self.data, *self.arguments],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log, preexec_fn=self.preexec)
         line = self.process.stdout.readline().decode().strip()
         match = re.match(r"chat-server listening on (https?)://127\.0\.0\.1:(\d+)$", line)
