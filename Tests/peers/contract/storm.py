@@ -216,7 +216,9 @@ async def storm_run(options):
     try:
         async with httpx.AsyncClient(base_url=server.url, timeout=120, limits=limits) as http:
             users = [f"u{index}" for index in range(devices)]
+            began = time.monotonic()
             tokens = dict(zip(users, await in_batches([sign_in(http, user) for user in users], 64)))
+            print(f"storm: {devices} devices signed in in {time.monotonic() - began:.1f} s", flush=True)
             conversations = []
             for start in range(0, devices, MEMBERS):
                 members = users[start:start + MEMBERS]
