@@ -126,6 +126,33 @@ struct EngineDraftTests {
     await p.close()
   }
 
+  /// A draft the server refuses because I am no longer a member goes here too: added again,
+  /// the server serves none, and this device alone would show it (seeds 1494 and 3207 of the
+  /// 10,000-seed run, before the fix).
+  @Test func aDraftRefusedBecauseIWasRemovedGoesHereToo() async throws {
+    let p = try await Pair.make()
+    let carol = try await p.world.device("carol", seed: 4)
+    try await p.alice.list.changeMembers(in: p.chat, add: [UserID("carol")], remove: [])
+    await p.world.settle()
+    p.bob.network.isOnline = false
+    try await p.bob.messages.saveDraft("still coming?", replyTo: nil, in: p.chat)
+    try await p.alice.list.changeMembers(in: p.chat, add: [], remove: [UserID("bob")])
+    await p.world.settle()
+    p.bob.network.isOnline = true
+    await p.world.advance(by: .seconds(5))
+    let onBob = summary(p.bob, p.world, p.chat)
+    await p.world.settle()
+    #expect(draftPuts(p.bob) == ["still coming?"], "sent once, refused for good")
+    #expect(onBob.latest??.draft == nil)
+    // Added again: the server has no draft of bob's, and neither has his device.
+    try await p.alice.list.changeMembers(in: p.chat, add: [UserID("bob")], remove: [])
+    await p.world.advance(by: .seconds(5))
+    #expect(try await p.world.conversationItem(p.chat, as: "bob").draft == nil)
+    #expect(onBob.latest??.draft == nil)
+    await carol.engine.close()
+    await p.close()
+  }
+
   @Test func aDraftTooLongToSendIsRefusedHere() async throws {
     let p = try await Pair.make()
     await #expect(throws: ChatError.self) {

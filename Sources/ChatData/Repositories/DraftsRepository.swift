@@ -146,9 +146,13 @@ actor DraftsRepository {
     } catch let error where error.isTemporary {
       return .retry(error)
     } catch {
-      // Refused for good (I left the conversation): owed no more; it stays here.
+      // Refused for good: owed no more. When I am no longer a member (403, 404) it goes here
+      // too: it can never reach my other devices, and were I added again the server would
+      // serve none, so this device alone would show it for ever. Otherwise it stays here.
       context.log.write(LogRecord(.warning, "draft.refused", [("reason", error.label)]))
-      try? await store.dropOwedDraft(owed.conversation)
+      var notMember = false
+      if case .rejected(let status, _, _) = error { notMember = status == 403 || status == 404 }
+      try? await store.dropOwedDraft(owed.conversation, discarding: notMember)
       return .stop
     }
     do {

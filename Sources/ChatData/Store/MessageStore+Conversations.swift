@@ -116,7 +116,9 @@ extension MessageStore {
     }
   }
 
-  func dropOwedDraft(_ conversation: ConversationID) throws(StoreError) {
-    try write { try ConversationsTable.dropOwedDraft(conversation, tx: $0) }
+  func dropOwedDraft(_ conversation: ConversationID, discarding: Bool) throws(StoreError) {
+    try write {
+      try ConversationsTable.dropOwedDraft(conversation, discarding: discarding, tx: $0)
+    }
   }
 }

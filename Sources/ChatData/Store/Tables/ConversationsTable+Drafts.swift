@@ -96,9 +96,21 @@ extension ConversationsTable {
       "UPDATE conversations SET draft_version = ? WHERE id = ?", version, conversation.rawValue)
   }
 
-  /// The server refused the draft for good (I left, it is too long): it is owed no more.
-  static func dropOwedDraft(_ conversation: ConversationID, tx: StoreTransaction) throws {
+  /// The server refused the draft for good: it is owed no more, and with `discarding` (I am no
+  /// longer a member) its text goes too.
+  static func dropOwedDraft(
+    _ conversation: ConversationID, discarding: Bool, tx: StoreTransaction
+  ) throws {
+    guard discarding else {
+      try tx.db.run(
+        "UPDATE conversations SET draft_dirty = 0 WHERE id = ?", conversation.rawValue)
+      return
+    }
     try tx.db.run(
-      "UPDATE conversations SET draft_dirty = 0 WHERE id = ?", conversation.rawValue)
+      """
+      UPDATE conversations SET draft_text = NULL, draft_reply_to = NULL, draft_dirty = 0
+      WHERE id = ?
+      """, conversation.rawValue)
+    if tx.db.changes > 0 { tx.touch(conversation) }
   }
 }
