@@ -95,10 +95,13 @@ static void freeUndo(Tracked *t) {
 /// current size), before a write or truncation changes them. Called with the lock held.
 static int remember(PLFile *p, sqlite3_int64 offset, sqlite3_int64 end) {
   Tracked *t = p->tracked;
+  // Past the synced size there is nothing to keep (the cut takes it all): a log that grows
+  // costs no system call here.
+  if (end > t->syncedSize) end = t->syncedSize;
+  if (end <= offset) return SQLITE_OK;
   sqlite3_int64 size = 0;
   int rc = p->real->pMethods->xFileSize(p->real, &size);
   if (rc != SQLITE_OK) return rc;
-  if (end > t->syncedSize) end = t->syncedSize;
   if (end > size) end = size;
   if (end <= offset) return SQLITE_OK;
   int length = (int)(end - offset);
