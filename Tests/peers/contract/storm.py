@@ -135,6 +135,8 @@ class Phone:
                     self.storm.unexpected.append(("socket upgrade", status, ""))
             except (ConnectionClosed, OSError, asyncio.TimeoutError, httpx.HTTPError):
                 pass
+            except Exception:  # a handshake cut by the kill, say: try again
+                pass
             self.live.clear()
             self.reconnects += 1
             failures += 1
@@ -181,7 +183,7 @@ async def sender(storm, http, tokens, conversations, interval):
                     storm.unexpected.append(("send", response.status_code, response.text[:200]))
                     break
                 wait = retry_after(response.headers)
-            except httpx.HTTPError:
+            except (httpx.HTTPError, OSError):
                 wait = 0.0
             failures += 1
             await asyncio.sleep(backoff(failures, wait))
