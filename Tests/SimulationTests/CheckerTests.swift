@@ -506,6 +506,76 @@ import Testing
     #expect(twice.violations == [.receiptBackwards], "one tap, one unseen clock")
   }
 
+  /// Failed to sent is backwards, unless the server acknowledged a post of the message (an
+  /// earlier post held back on the way, accepted after the refusal): then the device shows
+  /// what the server holds (seed 1073).
+  @Test func failedToSentNeedsTheServerToHoldTheMessage() throws {
+    func verdict(acknowledged: Bool) throws -> [Violation.Invariant] {
+      let s = try Scenario()
+      s.showUnsent(Self.id1, .sending)
+      s.showUnsent(Self.id1, .failed(reason: "refused"))
+      if acknowledged {
+        s.simulation.history.acknowledged(
+          History.Acknowledgement(
+            conversation: Self.chat, clientMessageID: Self.id1, sender: "alice", sequence: 1))
+      }
+      s.show([(Self.id1, 1, "sim 1", .unknown)], on: "alice.phone")
+      return s.violations
+    }
+    #expect(try verdict(acknowledged: false) == [.receiptBackwards])
+    #expect(try verdict(acknowledged: true) == [])
+  }
+
+  /// A forward of a forward whose call a kill cut short (its row saved, its return lost) is
+  /// followed to the original's text through it; a text nobody sent is still caught (seed 1730).
+  @Test func aForwardOfACutShortForwardFollowsItToItsText() throws {
+    func verdict(_ text: String) throws -> [Violation.Invariant] {
+      let s = try Scenario()
+      let history = s.simulation.history
+      let sent = history.invokeSend(
+        device: "alice.phone#1", user: Self.alice, conversation: Self.chat, text: "sim 1 the walk")
+      history.sendSaved(sent, as: MessageID(rawValue: Self.id1)!)
+      // bob's forward into the other chat: saved, then killed before it returned.
+      _ = history.forwardInvoked(
+        History.Forward(
+          device: "bob.phone#1", user: Self.bob, source: Self.chat,
+          message: MessageID(rawValue: Self.id1)!, conversation: Self.other))
+      let third = "01a229f1-b89c-7002-8c1e-5a55a1d1e001"
+      let again = history.forwardInvoked(
+        History.Forward(
+          device: "alice.phone#1", user: Self.alice, source: Self.other,
+          message: MessageID(rawValue: Self.id2)!, conversation: Self.chat))
+      history.forwardSaved(again, as: MessageID(rawValue: third)!)
+      func item(
+        _ id: String, _ sequence: Int, _ sender: UserID, _ text: String, in chat: ConversationID,
+        forwarded: Bool? = nil
+      ) -> Item {
+        Item(
+          id: "s-\(id)", clientMessageId: id, conversationId: chat.rawValue,
+          senderId: sender.rawValue, text: text, sequence: sequence,
+          sentAt: "2026-11-30T14:02:03.123Z", forwarded: forwarded)
+      }
+      let log = [
+        LoggedConversation(
+          id: Self.chat, members: [Self.alice, Self.bob],
+          messages: [
+            item(Self.id1, 1, Self.alice, "sim 1 the walk", in: Self.chat),
+            item(third, 2, Self.alice, text, in: Self.chat, forwarded: true),
+          ], views: [:]),
+        LoggedConversation(
+          id: Self.other, members: [Self.alice, Self.bob],
+          messages: [
+            item(Self.id2, 1, Self.bob, "sim 1 the walk", in: Self.other, forwarded: true)
+          ],
+          views: [:]),
+      ]
+      s.checker.checkForwards(log: log, finals: [], history: history, simulation: s.simulation)
+      return s.violations
+    }
+    #expect(try verdict("sim 1 the walk") == [])
+    #expect(try verdict("sim 9 never sent") == [.unexpected])
+  }
+
   /// A held message its user discarded may end as a tombstone, or nowhere, on the server;
   /// not as a message, unless the server refused its delete for good.
   @Test func aDiscardedMessageTheServerStillHoldsIsKept() throws {
